@@ -1,0 +1,117 @@
+// The one backend switch. Everything that differs between CPU (OpenMP), CUDA and HIP lives in this header and in
+// kernels/parallel_for.hpp; physics code never uses the preprocessor.
+//
+// Exactly one of EDDY_BACKEND_CPU, EDDY_BACKEND_CUDA, EDDY_BACKEND_HIP is defined by CMake (option EDDY_BACKEND).
+//
+// It provides:
+//  - EDDY_HOST_DEVICE: marks per-cell functions callable from host and device code;
+//  - EDDY_UNROLL: full unrolling of loops over the lattice directions, spelled for each compiler;
+//  - EDDY_GPU_CHECK(call): the checked wrapper for every GPU runtime call (throws DeviceError with file, line,
+//    call text and the runtime's error string);
+//  - eddy::backend: memory, copies and synchronisation with the same names on every backend. On the CPU
+//    backend "device" memory is ordinary (64-byte aligned) host memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+/// EDDY_UNROLL: fully unroll the next loop over lattice directions (constant trip count), so per-direction
+/// constants fold and the 19 populations stay in registers.
+#if defined(__CUDACC__) || defined(__HIPCC__) || defined(__clang__)
+#define EDDY_UNROLL _Pragma("unroll")
+#else
+#define EDDY_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+#if defined(EDDY_BACKEND_CUDA)
+#include <cuda_runtime.h>
+#define EDDY_HOST_DEVICE __host__ __device__
+#define EDDY_GPU_RUNTIME_PREFIX cuda
+#elif defined(EDDY_BACKEND_HIP)
+#include <hip/hip_runtime.h>
+#define EDDY_HOST_DEVICE __host__ __device__
+#define EDDY_GPU_RUNTIME_PREFIX hip
+#elif defined(EDDY_BACKEND_CPU)
+#define EDDY_HOST_DEVICE
+#else
+#error "define one of EDDY_BACKEND_CPU, EDDY_BACKEND_CUDA, EDDY_BACKEND_HIP (set by CMake's EDDY_BACKEND)"
+#endif
+
+namespace eddy {
+
+/// A GPU runtime call failed, or device memory ran out. main() reports it once (exit code 4 for memory,
+/// 1 otherwise).
+class DeviceError : public std::runtime_error {
+ public:
+  DeviceError(const std::string& what, bool out_of_memory) : std::runtime_error(what), out_of_memory_(out_of_memory) {}
+  bool out_of_memory() const { return out_of_memory_; }
+
+ private:
+  bool out_of_memory_;
+};
+
+namespace backend {
+
+/// "cpu", "cuda" or "hip".
+const char* name();
+/// True when this build runs kernels on a GPU.
+constexpr bool is_gpu() {
+#if defined(EDDY_BACKEND_CPU)
+  return false;
+#else
+  return true;
+#endif
+}
+
+/// Description of the compute device: name, memory in bytes (total / free), compute units.
+struct DeviceInfo {
+  std::string name;
+  std::size_t total_memory = 0;
+  std::size_t free_memory = 0;
+  int compute_units = 0;  ///< SMs / CUs, or OpenMP threads on cpu
+  int count = 0;          ///< devices visible (1 on cpu)
+};
+
+/// Number of GPUs visible (1 on the CPU backend; 0 when a GPU build finds none, never throws for that).
+int device_count();
+/// Information on device `index`; throws DeviceError when no device is visible.
+DeviceInfo device_info(int index = 0);
+/// Selects device `index` for this thread (no-op on cpu).
+void select_device(int index);
+
+/// Allocates `bytes` of device memory. Throws DeviceError(out_of_memory = true) naming the size and the free
+/// memory when it does not fit.
+void* allocate(std::size_t bytes);
+void release(void* ptr) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_on_device(void* dst, const void* src, std::size_t bytes);
+/// Waits for all queued device work; also reports asynchronous kernel errors.
+void synchronize();
+/// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
+void check_launch(const char* what, const char* file, int line);
+
+}  // namespace backend
+
+/// Throws DeviceError "<file>:<line>: <call> failed: <error string>" when a GPU runtime call fails.
+[[noreturn]] void throw_device_error(const char* call, const char* file, int line, const char* error_name,
+                                     const char* error_string, bool out_of_memory);
+
+}  // namespace eddy
+
+#if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
+#define EDDY_GPU_CONCAT2(a, b) a##b
+#define EDDY_GPU_CONCAT(a, b) EDDY_GPU_CONCAT2(a, b)
+/// Runtime names shared by CUDA and HIP, spelled once: gpu(Malloc) -> cudaMalloc / hipMalloc.
+#define gpu(name) EDDY_GPU_CONCAT(EDDY_GPU_RUNTIME_PREFIX, name)
+#define EDDY_GPU_CHECK(call)                                                                               \
+  do {                                                                                                     \
+    auto eddy_gpu_status_ = (call);                                                                        \
+    if (eddy_gpu_status_ != gpu(Success)) {                                                                \
+      ::eddy::throw_device_error(#call, __FILE__, __LINE__, gpu(GetErrorName)(eddy_gpu_status_),           \
+                                 gpu(GetErrorString)(eddy_gpu_status_), eddy_gpu_status_ == gpu(ErrorMemoryAllocation)); \
+    }                                                                                                      \
+  } while (0)
+#endif

@@ -1,0 +1,37 @@
+// The D3Q19 velocity set: lattice velocities c_i, weights w_i, opposite directions opp(i), c_s^2 = 1/3.
+// Source: Krueger et al. (2017), The Lattice Boltzmann Method, Springer, Table 3.3 (eq. 3.60).
+//
+// Ordering: 0 is the rest population; every other direction i is paired with its opposite, stored adjacently:
+// opp(i) = i + 1 for odd i, i - 1 for even i > 0. Axis directions 1..6, face diagonals 7..18.
+#pragma once
+
+#include "kernels/backend.hpp"
+
+namespace eddy::d3q19 {
+
+inline constexpr int Q = 19;
+
+/// Component `axis` (0 = x, 1 = y, 2 = z) of lattice velocity c_i, in lattice units (dx / dt).
+EDDY_HOST_DEVICE constexpr int c(int i, int axis) {
+  constexpr int cx[Q] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
+  constexpr int cy[Q] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
+  constexpr int cz[Q] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
+  return axis == 0 ? cx[i] : (axis == 1 ? cy[i] : cz[i]);
+}
+
+/// Lattice weight w_i: 1/3 (rest), 1/18 (axis), 1/36 (face diagonal).
+template <class R>
+EDDY_HOST_DEVICE constexpr R w(int i) {
+  return i == 0 ? R(1) / R(3) : (i <= 6 ? R(1) / R(18) : R(1) / R(36));
+}
+
+/// Index of the direction opposite to i: c_opp(i) = -c_i.
+EDDY_HOST_DEVICE constexpr int opp(int i) { return i == 0 ? 0 : ((i & 1) ? i + 1 : i - 1); }
+
+/// Speed of sound squared, c_s^2 = 1/3 (lattice units).
+template <class R>
+EDDY_HOST_DEVICE constexpr R cs2() {
+  return R(1) / R(3);
+}
+
+}  // namespace eddy::d3q19

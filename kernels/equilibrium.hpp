@@ -1,0 +1,42 @@
+// Second-order equilibrium of the lattice Boltzmann BGK model and the macroscopic moments with Guo's forcing
+// correction.
+//
+//   f_eq_i = w_i rho (1 + c_i.u / c_s^2 + (c_i.u)^2 / (2 c_s^4) - u.u / (2 c_s^2))      Krueger et al. 2017, eq. 3.54
+//   rho = sum_i f_i,   rho u = sum_i f_i c_i + F / 2                                       Guo et al. 2002, eq. 17
+//
+// All quantities in lattice units. R is the arithmetic type (float or double).
+#pragma once
+
+#include "kernels/backend.hpp"
+#include "kernels/d3q19.hpp"
+
+namespace eddy {
+
+/// Equilibrium population f_eq_i(rho, u) for direction i.
+template <class R>
+EDDY_HOST_DEVICE inline R equilibrium(int i, R rho, R ux, R uy, R uz) {
+  const R cu = R(d3q19::c(i, 0)) * ux + R(d3q19::c(i, 1)) * uy + R(d3q19::c(i, 2)) * uz;
+  const R usq = ux * ux + uy * uy + uz * uz;
+  return d3q19::w<R>(i) * rho * (R(1) + R(3) * cu + R(4.5) * cu * cu - R(1.5) * usq);
+}
+
+/// Density and velocity of populations f[0..18] under body force density F: rho = sum f_i,
+/// u = (sum f_i c_i + F/2) / rho.
+template <class R>
+EDDY_HOST_DEVICE inline void moments(const R (&f)[d3q19::Q], const R (&force)[3], R& rho, R (&u)[3]) {
+  rho = R(0);
+  R j[3] = {R(0), R(0), R(0)};
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) {
+    rho += f[i];
+    j[0] += R(d3q19::c(i, 0)) * f[i];
+    j[1] += R(d3q19::c(i, 1)) * f[i];
+    j[2] += R(d3q19::c(i, 2)) * f[i];
+  }
+  const R inv_rho = R(1) / rho;
+  u[0] = (j[0] + R(0.5) * force[0]) * inv_rho;
+  u[1] = (j[1] + R(0.5) * force[1]) * inv_rho;
+  u[2] = (j[2] + R(0.5) * force[2]) * inv_rho;
+}
+
+}  // namespace eddy

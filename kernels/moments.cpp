@@ -1,0 +1,55 @@
+// Macroscopic fields of a block: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho (Guo et al. 2002, eq. 17),
+// from the populations streaming into each interior cell (same gather as the fused kernel, no collision).
+// Bytes per cell: 19 * sizeof(T) read + 1 flag byte + 4 * sizeof(T) written. Used for output and diagnostics.
+#include "kernels/equilibrium.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/parallel_for.hpp"
+#include "kernels/streaming.hpp"
+
+namespace eddy {
+namespace {
+
+template <class T>
+struct Moments {
+  PopulationView<T> src;
+  FlagView flags;
+  BlockShape shape;
+  T force[3];
+  WallVelocities<T> walls;
+  MomentView<T> out;
+
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = shape.index(x, y, z);
+    const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
+    const CellFlag own = flags.flag[cell];
+    if (is_solid(own)) {
+      out.rho[k] = T(0);
+      out.u[0][k] = out.u[1][k] = out.u[2][k] = T(0);
+      return;
+    }
+    T f[d3q19::Q];
+    gather_populations(src, flags, shape, cell, own, walls, f);
+    T rho, u[3];
+    moments(f, force, rho, u);
+    out.rho[k] = rho;
+    out.u[0][k] = u[0];
+    out.u[1][k] = u[1];
+    out.u[2][k] = u[2];
+  }
+};
+
+}  // namespace
+
+template <class T>
+void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
+                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out) {
+  Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out};
+  parallel_for(shape.interior(), m, "compute_moments");
+}
+
+template void compute_moments<float>(const PopulationView<float>&, const FlagView&, const BlockShape&,
+                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&);
+template void compute_moments<double>(const PopulationView<double>&, const FlagView&, const BlockShape&,
+                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&);
+
+}  // namespace eddy

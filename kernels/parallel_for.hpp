@@ -1,0 +1,55 @@
+// parallel_for over a box of cells: a GPU grid launch on cuda/hip, an OpenMP loop nest on cpu.
+// Included only by kernel sources (kernels/*.cpp), which CMake compiles with the backend's device compiler.
+//
+// The functor is called as f(x, y, z) with block-local cell coordinates (ghost layer included, see
+// kernels/block.hpp) for every cell of the half-open box [lo, hi). It is passed by value, so it must be a
+// small struct of plain values and pointers (a "view").
+#pragma once
+
+#include "kernels/backend.hpp"
+#include "kernels/block.hpp"
+
+namespace eddy {
+
+#if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
+
+/// Threads per block along x; y and z are covered by the grid (grid-stride when they exceed the grid limit).
+inline constexpr int kBlockSizeX = 128;
+
+template <class F>
+__global__ void __launch_bounds__(kBlockSizeX) box_kernel(F f, Box box) {
+  const int x = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (x >= box.hi[0]) return;
+  for (int z = box.lo[2] + static_cast<int>(blockIdx.z); z < box.hi[2]; z += static_cast<int>(gridDim.z)) {
+    for (int y = box.lo[1] + static_cast<int>(blockIdx.y); y < box.hi[1]; y += static_cast<int>(gridDim.y)) {
+      f(x, y, z);
+    }
+  }
+}
+
+template <class F>
+void parallel_for(const Box& box, const F& f, const char* name) {
+  if (box.empty()) return;
+  const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
+  const dim3 block(kBlockSizeX, 1, 1);
+  const dim3 grid((nx + kBlockSizeX - 1) / kBlockSizeX, ny < 65535 ? ny : 65535, nz < 65535 ? nz : 65535);
+  box_kernel<<<grid, block>>>(f, box);
+  backend::check_launch(name, __FILE__, __LINE__);
+}
+
+#else
+
+template <class F>
+void parallel_for(const Box& box, const F& f, const char* /*name*/) {
+  if (box.empty()) return;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = box.lo[2]; z < box.hi[2]; ++z) {
+    for (int y = box.lo[1]; y < box.hi[1]; ++y) {
+      for (int x = box.lo[0]; x < box.hi[0]; ++x) f(x, y, z);
+    }
+  }
+}
+
+#endif
+
+}  // namespace eddy

@@ -1,0 +1,50 @@
+// DeviceBuffer<T>: RAII owner of an array in device memory (host memory on the CPU backend).
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend.hpp"
+
+namespace eddy {
+
+/// Owns `size` elements of T on the device. Allocation failures throw DeviceError (out_of_memory) naming the
+/// size; the buffer is never left half-allocated. Move-only.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) : data_(static_cast<T*>(backend::allocate(size * sizeof(T)))), size_(size) {}
+  ~DeviceBuffer() { backend::release(data_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+
+  /// Copies host data (host.size() must equal size()) to the device.
+  void upload(const std::vector<T>& host) { backend::copy_to_device(data_, host.data(), bytes()); }
+  /// Copies the whole buffer to a new host vector.
+  std::vector<T> download() const {
+    std::vector<T> host(size_);
+    backend::copy_to_host(host.data(), data_, bytes());
+    return host;
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace eddy

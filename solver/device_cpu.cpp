@@ -1,0 +1,76 @@
+// CPU backend of eddy::backend (kernels/backend.hpp): "device" memory is 64-byte aligned host memory, copies are
+// memcpy, kernels are OpenMP loops (kernels/parallel_for.hpp).
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <string>
+
+#include "kernels/backend.hpp"
+
+namespace eddy::backend {
+
+const char* name() { return "cpu"; }
+
+int device_count() { return 1; }
+
+namespace {
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "CPU";
+}
+
+std::size_t meminfo_bytes(const char* key) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name;
+  std::size_t kib = 0;
+  std::string unit;
+  while (meminfo >> name >> kib >> unit) {
+    if (name == key) return kib * 1024;
+  }
+  return 0;
+}
+}  // namespace
+
+DeviceInfo device_info(int /*index*/) {
+  DeviceInfo info;
+  info.name = cpu_model_name();
+  info.total_memory = meminfo_bytes("MemTotal:");
+  info.free_memory = meminfo_bytes("MemAvailable:");
+  info.compute_units = omp_get_max_threads();
+  info.count = 1;
+  return info;
+}
+
+void select_device(int /*index*/) {}
+
+void* allocate(std::size_t bytes) {
+  constexpr std::size_t kAlign = 64;
+  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  void* ptr = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
+  if (ptr == nullptr) {
+    const DeviceInfo info = device_info(0);
+    throw DeviceError("out of host memory: could not allocate " + std::to_string(bytes) + " bytes (" +
+                          std::to_string(info.free_memory) + " bytes available); use a smaller domain",
+                      true);
+  }
+  return ptr;
+}
+
+void release(void* ptr) noexcept { std::free(ptr); }
+void copy_to_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void copy_to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void copy_on_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
+void synchronize() {}
+void check_launch(const char* /*what*/, const char* /*file*/, int /*line*/) {}
+
+}  // namespace eddy::backend
