@@ -1,0 +1,116 @@
+// Atomic file replacement (see atomic_file.hpp): write "<path>.tmp.<pid>", flush it to disk, rename it over
+// <path>. Every failure throws OutputError naming the path and the system error, removes the temporary file and
+// leaves the previous <path> as it was.
+#include "io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "io/output_error.hpp"
+
+namespace eddy {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// "<what> '<path>': <strerror(error)>", the one message format of this file.
+std::string describe(const std::string& what, const std::string& path, int error) {
+  return what + " '" + path + "': " + std::strerror(error);
+}
+
+/// Removes the file `path` if it exists; never removes a directory, never throws (used on error paths).
+void remove_quietly(const std::string& path) { ::unlink(path.c_str()); }
+
+/// The directory that holds `path` ("." for a bare file name).
+std::string parent_directory(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+/// Writes all of `contents` to the open descriptor `fd`, retrying short writes and EINTR.
+/// Returns 0 or the errno of the failed write (ENOSPC on a full disk).
+int write_all(int fd, const std::string& contents) {
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t written = ::write(fd, data, left);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  return 0;
+}
+
+/// Flushes the file `path` to stable storage, so that the rename never exposes an empty or partial file after
+/// a power loss. Returns 0 or the errno of the failed open/fsync/close (delayed write errors show up here).
+int sync_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int error = 0;
+  if (::fsync(fd) != 0 && errno != EINVAL) error = errno;  // EINVAL: the file system does not support fsync
+  if (::close(fd) != 0 && error == 0) error = errno;
+  return error;
+}
+
+/// Best effort: makes the rename itself durable. Failures are ignored (the new file is already complete).
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
+
+void ensure_writable_directory(const std::string& dir) {
+  const std::string target = dir.empty() ? std::string(".") : dir;
+  std::error_code ec;
+  fs::create_directories(target, ec);
+  if (ec) throw OutputError("cannot create output directory '" + target + "': " + ec.message());
+  if (!fs::is_directory(target, ec)) {
+    throw OutputError("cannot write into '" + target + "': " + (ec ? ec.message() : "not a directory"));
+  }
+  if (::access(target.c_str(), W_OK | X_OK) != 0) throw OutputError(describe("cannot write into", target, errno));
+}
+
+void commit_temporary_file(const std::string& tmp_path, const std::string& path) {
+  const int sync_error = sync_file(tmp_path);
+  if (sync_error != 0) {
+    remove_quietly(tmp_path);
+    throw OutputError(describe("cannot write output file", path, sync_error));
+  }
+  if (std::rename(tmp_path.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    remove_quietly(tmp_path);
+    throw OutputError("cannot rename '" + tmp_path + "' to '" + path + "': " + std::strerror(error));
+  }
+  sync_directory(parent_directory(path));
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  ensure_writable_directory(parent_directory(path));
+  const std::string tmp = temporary_name(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(describe("cannot write output file", path, errno));
+  int error = write_all(fd, contents);
+  if (::close(fd) != 0 && error == 0) error = errno;  // NFS and quota errors can surface only at close
+  if (error != 0) {
+    remove_quietly(tmp);
+    throw OutputError(describe("cannot write output file", path, error));
+  }
+  commit_temporary_file(tmp, path);
+}
+
+}  // namespace eddy

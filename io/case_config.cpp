@@ -1,0 +1,956 @@
+// io/case_config.cpp: reads a TOML case file into a CaseConfig, applies --set overrides, validates every key and
+// fills the derived values (nu, tau, Re, length, report_every, name).
+//
+// Layout, top to bottom:
+//   1. formatting helpers and Source (the one place that builds InputError messages: "<file>: <key> = <value> ...");
+//   2. the schema (sections and their keys) and the key checker;
+//   3. Section: typed getters that report a wrong type, a non-finite number or a bad enum string;
+//   4. --set overrides applied to the parsed TOML tree;
+//   5. one reader per section (file -> CaseConfig, checks that need the file's own values or units);
+//   6. finalize (checks on the plain struct, shared with cases built in code) and the public functions.
+//
+// toml++ (Debian 12: 3.3.0) is included only here: it does not compile under nvcc. Every key, its units and its
+// default are documented in cases/README.md; keep that table in sync with schema() below.
+
+#include "io/case_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+namespace eddy {
+namespace {
+
+constexpr double kMachLimit = 0.3;
+constexpr std::array<const char*, 3> kAxisNames = {"x", "y", "z"};
+
+// ---- 1. formatting and the error source ----------------------------------------------------------------------------
+
+/// Shortest faithful text of a computed double (up to `digits` significant digits), e.g. 0.5, 0.173205.
+std::string fmt(double value, int digits = 10) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
+}
+
+template <class T>
+std::string fmt3(const std::array<T, 3>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (i > 0) text += ", ";
+    if constexpr (std::is_same_v<T, bool>) {
+      text += values[i] ? "true" : "false";
+    } else if constexpr (std::is_floating_point_v<T>) {
+      text += fmt(values[i]);
+    } else {
+      text += std::to_string(values[i]);
+    }
+  }
+  return text + "]";
+}
+
+std::string join(const std::vector<std::string_view>& items, std::string_view separator = ", ") {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += separator;
+    text += items[i];
+  }
+  return text;
+}
+
+/// InputError messages are one line (main() prints "eddy: error: <what()>").
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+/// True when dotted keys `a` and `b` are equal or one is a parent table of the other ("boundary.y_max" and
+/// "boundary.y_max.velocity").
+bool keys_related(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.substr(0, a.size()) == a && (b.size() == a.size() || b[a.size()] == '.');
+}
+
+/// Where the configuration came from: the file (or origin) name, and which keys --set replaced. All InputErrors
+/// are built here so that every message starts with the origin and mentions the --set that caused it, if any.
+class Source {
+ public:
+  explicit Source(std::string origin) : origin_(origin.empty() ? std::string("case") : std::move(origin)) {}
+
+  const std::string& origin() const { return origin_; }
+
+  void record_override(std::string key, std::string text) { overrides_.emplace_back(std::move(key), std::move(text)); }
+  bool overridden(std::string_view key) const {
+    return std::any_of(overrides_.begin(), overrides_.end(), [&](const auto& o) { return o.first == key; });
+  }
+
+  /// Throws InputError "<origin>: <message>", noting the latest --set that touched `key` (a dotted key).
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
+    std::string text = origin_ + ": " + message;
+    for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+      if (!key.empty() && keys_related(it->first, key)) {
+        text += " (from --set " + it->second + ")";
+        break;
+      }
+    }
+    throw InputError(one_line(text));
+  }
+
+ private:
+  std::string origin_;
+  std::vector<std::pair<std::string, std::string>> overrides_;  // dotted key, the full --set text
+};
+
+// ---- 2. schema -----------------------------------------------------------------------------------------------------
+
+struct SectionSchema {
+  std::string_view name;
+  std::vector<std::string_view> keys;
+};
+
+const std::vector<SectionSchema>& schema() {
+  static const std::vector<SectionSchema> sections = {
+      {"case", {"name"}},
+      {"domain", {"size", "periodic"}},
+      {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
+      {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
+      {"initial", {"type", "amplitude"}},
+      {"numerics", {"collision", "magic", "precision"}},
+      {"run", {"steps", "report_every"}},
+      {"output", {"every", "directory", "vtk", "centerlines"}},
+  };
+  return sections;
+}
+
+const std::vector<std::string_view> kFaceKeys = {"type", "velocity"};
+
+std::vector<std::string_view> section_names() {
+  std::vector<std::string_view> names;
+  for (const auto& section : schema()) names.push_back(section.name);
+  return names;
+}
+
+const std::vector<std::string_view>& section_keys(std::string_view name) {
+  for (const auto& section : schema()) {
+    if (section.name == name) return section.keys;
+  }
+  static const std::vector<std::string_view> none;
+  return none;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// " (did you mean 'x'?)" for the closest allowed name within two edits, else "".
+std::string suggestion(std::string_view given, const std::vector<std::string_view>& allowed) {
+  std::string_view best;
+  std::size_t best_distance = 3;
+  for (auto candidate : allowed) {
+    const std::size_t distance = edit_distance(given, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best.empty() ? std::string() : " (did you mean '" + std::string(best) + "'?)";
+}
+
+// ---- 3. typed access -----------------------------------------------------------------------------------------------
+
+std::string type_name(const toml::node& node);
+
+/// Shortest text of a double that reads back to the same value (1e-05 style exponents are fine in messages).
+std::string float_text(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  for (int digits = 6; digits < 17; ++digits) {
+    const std::string text = fmt(value, digits);
+    if (std::strtod(text.c_str(), nullptr) == value) return text;
+  }
+  return fmt(value, 17);
+}
+
+/// One-line TOML-like text of a node for messages: strings in double quotes, arrays as [a, b, c], tables as {...}.
+std::string node_text(const toml::node& node) {
+  if (const auto* s = node.as_string()) {
+    std::string text = "\"";
+    for (char ch : s->get()) {
+      if (ch == '"' || ch == '\\') text += '\\';
+      text += (ch == '\n' || ch == '\r') ? ' ' : ch;
+    }
+    return text + "\"";
+  }
+  if (const auto* i = node.as_integer()) return std::to_string(i->get());
+  if (const auto* f = node.as_floating_point()) return float_text(f->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* array = node.as_array()) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < array->size(); ++i) text += (i > 0 ? ", " : "") + node_text((*array)[i]);
+    return text + "]";
+  }
+  if (node.is_table()) return "{...}";
+  std::ostringstream out;  // dates and times
+  node.visit([&](const auto& n) { out << n; });
+  return one_line(out.str());
+}
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::array: {
+      const auto& array = *node.as_array();
+      std::string text = "an array of " + std::to_string(array.size()) + " elements";
+      if (array.empty()) return text;
+      text += " (";
+      for (std::size_t i = 0; i < array.size(); ++i) {
+        std::string element = type_name(array[i]);
+        text += (i > 0 ? ", " : "") + element.substr(element.find(' ') + 1);
+      }
+      return text + ")";
+    }
+    default:
+      return "no value";
+  }
+}
+
+std::optional<double> as_number(const toml::node& node) {
+  if (const auto* i = node.as_integer()) return static_cast<double>(i->get());
+  if (const auto* f = node.as_floating_point()) return f->get();
+  return std::nullopt;
+}
+std::optional<std::int64_t> as_integer(const toml::node& node) {
+  if (const auto* i = node.as_integer()) return i->get();
+  return std::nullopt;
+}
+std::optional<bool> as_boolean(const toml::node& node) {
+  if (const auto* b = node.as_boolean()) return b->get();
+  return std::nullopt;
+}
+
+/// One table of the case file ([physics], [boundary.y_max], ...), possibly absent, with typed getters. Each getter
+/// returns nullopt when the key is absent and throws InputError naming "<section>.<key>" on a wrong type.
+class Section {
+ public:
+  Section(const Source& source, const toml::table* table, std::string name)
+      : source_(source), table_(table), name_(std::move(name)) {}
+
+  const Source& source() const { return source_; }
+  const std::string& name() const { return name_; }
+  const toml::table* table() const { return table_; }
+  const toml::node* find(std::string_view key) const { return table_ ? table_->get(key) : nullptr; }
+  bool has(std::string_view key) const { return find(key) != nullptr; }
+  std::string path(std::string_view key) const { return name_ + "." + std::string(key); }
+
+  /// "<section>.<key> = <value as written>", the start of most messages.
+  std::string quote(std::string_view key) const { return path(key) + " = " + node_text(*find(key)); }
+
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const { source_.fail(path(key), message); }
+
+  /// Rejects any key of this table that is not in `allowed`, listing the allowed keys.
+  void check_keys(const std::vector<std::string_view>& allowed) const {
+    if (!table_) return;
+    for (auto&& [key, node] : *table_) {
+      if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
+      fail(key.str(), "unknown key '" + path(key.str()) + "'" + suggestion(key.str(), allowed) + "; allowed keys in [" +
+                          name_ + "]: " + join(allowed));
+    }
+  }
+
+  [[noreturn]] void wrong_type(std::string_view key, std::string_view expected) const {
+    fail(key, quote(key) + " has the wrong type (" + type_name(*find(key)) + "): expected " + std::string(expected));
+  }
+
+  std::optional<double> number(std::string_view key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const auto value = as_number(*node);
+    if (!value) wrong_type(key, "a number (integer or float)");
+    if (!std::isfinite(*value)) fail(key, quote(key) + " is not a finite number");
+    return value;
+  }
+
+  std::optional<std::int64_t> integer(std::string_view key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const auto value = as_integer(*node);
+    if (!value) wrong_type(key, "an integer (write 100, not 100.0)");
+    return value;
+  }
+
+  std::optional<bool> boolean(std::string_view key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const auto value = as_boolean(*node);
+    if (!value) wrong_type(key, "a boolean (true or false)");
+    return value;
+  }
+
+  std::optional<std::string> string(std::string_view key) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const auto* value = node->as_string();
+    if (!value) wrong_type(key, "a string (in double quotes)");
+    return value->get();
+  }
+
+  std::optional<std::array<double, 3>> number3(std::string_view key) const {
+    auto values = array3<double>(key, as_number, "an array of 3 numbers [x, y, z]");
+    if (values) {
+      for (double v : *values) {
+        if (!std::isfinite(v)) fail(key, quote(key) + " is not an array of finite numbers");
+      }
+    }
+    return values;
+  }
+  std::optional<std::array<std::int64_t, 3>> integer3(std::string_view key) const {
+    return array3<std::int64_t>(key, as_integer, "an array of 3 integers [x, y, z]");
+  }
+  std::optional<std::array<bool, 3>> boolean3(std::string_view key) const {
+    return array3<bool>(key, as_boolean, "an array of 3 booleans [x, y, z]");
+  }
+
+  /// A string that must be one of `choices` (string, value).
+  template <class E>
+  std::optional<E> choice(std::string_view key, const std::vector<std::pair<std::string_view, E>>& choices) const {
+    const auto text = string(key);
+    if (!text) return std::nullopt;
+    std::vector<std::string_view> allowed;
+    for (const auto& [name, value] : choices) {
+      if (name == *text) return value;
+      allowed.push_back(name);
+    }
+    std::string list;
+    for (auto name : allowed) list += (list.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    fail(key, quote(key) + " is not allowed" + suggestion(*text, allowed) + ": allowed values are " + list);
+  }
+
+ private:
+  template <class T, class Convert>
+  std::optional<std::array<T, 3>> array3(std::string_view key, Convert convert, std::string_view expected) const {
+    const toml::node* node = find(key);
+    if (!node) return std::nullopt;
+    const auto* array = node->as_array();
+    if (!array || array->size() != 3) wrong_type(key, expected);
+    std::array<T, 3> values{};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto value = convert((*array)[i]);
+      if (!value) wrong_type(key, expected);
+      values[i] = *value;
+    }
+    return values;
+  }
+
+  const Source& source_;
+  const toml::table* table_;
+  std::string name_;
+};
+
+/// The table `key` inside `parent` (e.g. [boundary.y_max] inside [boundary]), possibly absent; a non-table is a type
+/// error.
+Section sub_section(const Section& parent, std::string_view key) {
+  const toml::node* node = parent.find(key);
+  if (node && !node->is_table()) parent.wrong_type(key, "a table ([" + parent.path(key) + "] with its keys)");
+  return Section(parent.source(), node ? node->as_table() : nullptr, parent.path(key));
+}
+
+/// The top-level table [name], possibly absent; a non-table is a type error.
+Section top_section(const Source& source, const toml::table& root, std::string_view name) {
+  const toml::node* node = root.get(name);
+  if (node && !node->is_table()) {
+    source.fail(name, std::string(name) + " = " + node_text(*node) + " has the wrong type (" + type_name(*node) +
+                          "): expected a table [" + std::string(name) + "]");
+  }
+  return Section(source, node ? node->as_table() : nullptr, std::string(name));
+}
+
+/// Rejects unknown top-level names and sections that are not tables; a key that belongs in a section ("steps") gets
+/// a hint ("run.steps").
+void check_top_level(const Source& source, const toml::table& root) {
+  const auto names = section_names();
+  for (auto&& [key, node] : root) {
+    if (std::find(names.begin(), names.end(), key.str()) != names.end()) {
+      top_section(source, root, key.str());  // throws unless a table
+      continue;
+    }
+    std::string hint = suggestion(key.str(), names);
+    for (const auto& section : schema()) {
+      if (std::find(section.keys.begin(), section.keys.end(), key.str()) != section.keys.end()) {
+        hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under [" +
+               std::string(section.name) + "]?)";
+      }
+    }
+    source.fail(key.str(), "unknown section or top-level key '" + std::string(key.str()) + "'" + hint +
+                               "; allowed sections: " + join(names));
+  }
+}
+
+// ---- 4. --set overrides --------------------------------------------------------------------------------------------
+
+[[noreturn]] void bad_override(const Source& source, const std::string& text, const std::string& why) {
+  source.fail("", "bad --set '" + text + "': " + why);
+}
+
+std::vector<std::string> split_override_key(const Source& source, const std::string& text, const std::string& key) {
+  std::vector<std::string> path;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = key.find('.', start);
+    const std::string segment = trim(std::string_view(key).substr(start, dot == std::string::npos ? dot : dot - start));
+    const bool bare = !segment.empty() && std::all_of(segment.begin(), segment.end(), [](unsigned char ch) {
+      return std::isalnum(ch) || ch == '_' || ch == '-';
+    });
+    if (!bare) {
+      bad_override(source, text,
+                   segment.empty() ? "the key has an empty part; expected SECTION.KEY=VALUE, e.g. run.steps=100"
+                                   : "key part '" + segment + "' may only contain letters, digits, '_' and '-'");
+    }
+    path.push_back(segment);
+    if (dot == std::string::npos) return path;
+    start = dot + 1;
+  }
+}
+
+/// An override that fixes one quantity replaces the file's keys that fix the same quantity, so that e.g.
+/// `--set physics.reynolds=400` works on a case that gives tau, and `--set boundary.y_max.type="wall"` on a lid.
+/// Keys set by an earlier --set are kept (two conflicting --set are reported by validation).
+void drop_superseded(toml::table& parent, const std::vector<std::string>& path, const toml::node& value,
+                     const Source& source) {
+  const auto drop = [&](std::string_view key) {
+    std::string dotted;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) dotted += path[i] + ".";
+    if (!source.overridden(dotted + std::string(key))) parent.erase(key);
+  };
+  if (path.size() == 2 && path[0] == "physics") {
+    const std::vector<std::string_view> viscosity_keys = {"reynolds", "tau", "viscosity"};
+    if (std::find(viscosity_keys.begin(), viscosity_keys.end(), path[1]) != viscosity_keys.end()) {
+      for (auto key : viscosity_keys) {
+        if (key != path[1]) drop(key);
+      }
+    }
+  }
+  if (path.size() == 3 && path[0] == "boundary" && path[2] == "type" && value.value<std::string>() == "wall") {
+    drop("velocity");
+  }
+}
+
+/// `--set domain.periodic=[...]` replaces the file's [boundary.<face>] tables on the axes it makes periodic.
+void drop_boundaries_on_periodic_axes(toml::table& root, const std::vector<std::string>& path, const toml::node& value,
+                                      const Source& source) {
+  const auto* periodic = value.as_array();
+  auto* boundary = root["boundary"].as_table();
+  if (path != std::vector<std::string>{"domain", "periodic"} || !periodic || !boundary) return;
+  for (std::size_t axis = 0; axis < 3 && axis < periodic->size(); ++axis) {
+    if ((*periodic)[axis].value<bool>() != true) continue;
+    for (std::size_t side = 0; side < 2; ++side) {
+      const std::string face = kFaceNames[2 * axis + side];
+      bool overridden = false;
+      for (const std::string& key :
+           {"boundary." + face, "boundary." + face + ".type", "boundary." + face + ".velocity"}) {
+        overridden = overridden || source.overridden(key);
+      }
+      if (!overridden) boundary->erase(face);
+    }
+  }
+}
+
+/// Applies one "section.key=value" override to the parsed tree (creating missing tables).
+void apply_override(toml::table& root, const std::string& text, Source& source) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos) bad_override(source, text, "expected KEY=VALUE, e.g. run.steps=100");
+  const std::string key = trim(std::string_view(text).substr(0, equals));
+  const std::string value = trim(std::string_view(text).substr(equals + 1));
+  if (key.empty()) bad_override(source, text, "the key is empty; expected SECTION.KEY=VALUE, e.g. run.steps=100");
+  const std::vector<std::string> path = split_override_key(source, text, key);
+  const std::string quoting_hint =
+      "values are written as in TOML: strings need quotes, e.g. --set 'output.directory=\"out\"'";
+  if (value.empty()) bad_override(source, text, "the value is empty; " + quoting_hint);
+
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value + "\n", std::string_view("--set"));
+  } catch (const toml::parse_error& e) {
+    bad_override(source, text,
+                 "'" + value + "' is not a TOML value (" + std::string(e.description()) + "); " + quoting_hint);
+  }
+  if (parsed.size() != 1 || !parsed.contains("v")) bad_override(source, text, "expected a single TOML value");
+
+  toml::table* table = &root;
+  std::string dotted;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    dotted += (i > 0 ? "." : "") + path[i];
+    toml::node* node = table->get(path[i]);
+    if (!node) {
+      table->insert(path[i], toml::table{});
+      node = table->get(path[i]);
+    }
+    table = node->as_table();
+    if (!table) bad_override(source, text, "'" + dotted + "' is " + type_name(*node) + ", not a table");
+  }
+  toml::node& new_value = *parsed.get("v");
+  drop_superseded(*table, path, new_value, source);
+  drop_boundaries_on_periodic_axes(root, path, new_value, source);
+  new_value.visit([&](auto& v) { table->insert_or_assign(path.back(), std::move(v)); });
+  source.record_override(key, text);
+}
+
+// ---- 5. section readers (file values and units -> CaseConfig) ------------------------------------------------------
+
+int face_axis(int face) { return face / 2; }
+
+void read_case_section(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("case"));
+  if (const auto name = section.string("name")) {
+    const bool ok = !name->empty() && *name != "." && *name != ".." &&
+                    std::all_of(name->begin(), name->end(), [](unsigned char ch) {
+                      return std::isalnum(ch) || ch == '_' || ch == '-' || ch == '.';
+                    });
+    if (!ok) {
+      section.fail("name", section.quote("name") +
+                               " is not allowed: the name is used in output file names; use letters, digits, '_', "
+                               "'-' and '.' (non-empty)");
+    }
+    config.name = *name;
+  }
+}
+
+void read_domain(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("domain"));
+  const auto size = section.integer3("size");
+  if (!size) section.fail("size", "missing required key 'domain.size' (fluid cells [nx, ny, nz], e.g. [128, 128, 1])");
+  for (std::int64_t n : *size) {
+    if (n < 1 || n > std::numeric_limits<int>::max()) {
+      section.fail("size", section.quote("size") +
+                               " is out of range: each of nx, ny, nz must be an integer >= 1 (and <= " +
+                               std::to_string(std::numeric_limits<int>::max()) + ")");
+    }
+  }
+  const auto periodic = section.boolean3("periodic").value_or(std::array<bool, 3>{false, false, false});
+  for (int axis = 0; axis < 3; ++axis) {
+    config.size[axis] = static_cast<int>((*size)[axis]);
+    const FaceKind kind = periodic[axis] ? FaceKind::periodic : FaceKind::wall;
+    config.faces[2 * axis] = FaceBoundary{kind, {0.0, 0.0, 0.0}};
+    config.faces[2 * axis + 1] = FaceBoundary{kind, {0.0, 0.0, 0.0}};
+  }
+}
+
+/// Reads [physics]; exactly one of reynolds / tau / viscosity; finalize derives the other two.
+void read_physics(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("physics"));
+  config.velocity = section.number("velocity").value_or(0.0);
+  if (config.velocity < 0) {
+    section.fail("velocity", section.quote("velocity") +
+                                 " is out of range: velocity must be >= 0 (a speed in lattice units; directions are "
+                                 "set by boundary.<face>.velocity)");
+  }
+  if (const auto length = section.number("length")) {
+    if (*length <= 0) section.fail("length", section.quote("length") + " is out of range: length must be > 0 (cells)");
+    config.length = *length;
+  }
+
+  std::vector<std::string_view> given;
+  for (std::string_view key : {"reynolds", "tau", "viscosity"}) {
+    if (section.has(key)) given.push_back(key);
+  }
+  if (given.empty()) {
+    section.fail("reynolds",
+                 "missing key: [physics] needs exactly one of reynolds, tau, viscosity (each fixes the viscosity: "
+                 "nu = (tau - 1/2)/3 = U L / Re)");
+  }
+  if (given.size() > 1) {
+    section.fail(given[1],
+                 "physics." + join(given, " and physics.") +
+                     " are given together: give exactly one of reynolds, tau, viscosity (each fixes the viscosity "
+                     "nu = (tau - 1/2)/3 = U L / Re)");
+  }
+  if (const auto reynolds = section.number("reynolds")) {
+    if (*reynolds <= 0) section.fail("reynolds", section.quote("reynolds") + " is out of range: reynolds must be > 0");
+    config.reynolds = *reynolds;
+  }
+  if (const auto viscosity = section.number("viscosity")) {
+    if (*viscosity <= 0) {
+      section.fail("viscosity", section.quote("viscosity") +
+                                    " is out of range: viscosity must be > 0 (lattice units, nu = (tau - 1/2)/3)");
+    }
+    config.nu = *viscosity;
+  }
+  if (const auto tau = section.number("tau")) {
+    if (*tau <= 0.5) {
+      section.fail("tau", section.quote("tau") +
+                              " is out of range: tau must be > 0.5 (nu = (tau - 1/2)/3 must be positive); raise tau");
+    }
+    config.tau = *tau;
+  }
+  config.body_force = section.number3("body_force").value_or(std::array<double, 3>{0.0, 0.0, 0.0});
+}
+
+/// Reads [boundary.<face>]; needs the domain (periodic axes) and physics.velocity (wall velocities are in units of U).
+void read_boundary(const Section& boundary, CaseConfig& config) {
+  boundary.check_keys(section_keys("boundary"));
+  for (int face = 0; face < 6; ++face) {
+    const Section section = sub_section(boundary, kFaceNames[face]);
+    if (!section.table()) continue;
+    section.check_keys(kFaceKeys);
+    const int axis = face_axis(face);
+    if (config.faces[face].kind == FaceKind::periodic) {
+      boundary.fail(kFaceNames[face], "[" + section.name() + "] is given but the " + kAxisNames[axis] +
+                                          " axis is periodic (domain.periodic); remove [" + section.name() +
+                                          "] or make " + kAxisNames[axis] + " non-periodic");
+    }
+    const FaceKind kind =
+        section.choice<FaceKind>("type", {{"wall", FaceKind::wall}, {"moving_wall", FaceKind::moving_wall}})
+            .value_or(FaceKind::wall);
+    const auto velocity = section.number3("velocity");
+    if (kind == FaceKind::wall && velocity) {
+      section.fail("velocity", section.path("velocity") +
+                                   " is only allowed with type = \"moving_wall\" (this face is a resting wall)");
+    }
+    if (kind == FaceKind::moving_wall && !velocity) {
+      section.fail("velocity", "missing key '" + section.path("velocity") +
+                                   "': type = \"moving_wall\" needs velocity = [vx, vy, vz] (in units of "
+                                   "physics.velocity)");
+    }
+    FaceBoundary result{kind, {0.0, 0.0, 0.0}};
+    if (velocity) {
+      if ((*velocity)[axis] != 0.0) {
+        section.fail("velocity", section.quote("velocity") + " is not tangential: the " + kAxisNames[axis] +
+                                     " component (normal to face " + kFaceNames[face] + ") must be 0");
+      }
+      const bool moves = (*velocity)[0] != 0.0 || (*velocity)[1] != 0.0 || (*velocity)[2] != 0.0;
+      if (moves && config.velocity == 0.0) {
+        section.fail("velocity", section.quote("velocity") +
+                                     " is in units of physics.velocity, which is 0: set physics.velocity > 0 (the "
+                                     "wall speed in lattice units)");
+      }
+      for (int i = 0; i < 3; ++i) result.velocity[i] = (*velocity)[i] * config.velocity;
+    }
+    config.faces[face] = result;
+  }
+}
+
+void read_initial(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("initial"));
+  config.initial.kind = section
+                            .choice<InitialKind>("type", {{"rest", InitialKind::rest},
+                                                          {"taylor_green_2d", InitialKind::taylor_green_2d},
+                                                          {"taylor_green_3d", InitialKind::taylor_green_3d}})
+                            .value_or(InitialKind::rest);
+  const auto amplitude = section.number("amplitude");
+  if (amplitude && config.initial.kind == InitialKind::rest) {
+    section.fail("amplitude", section.path("amplitude") +
+                                  " is only used by type = \"taylor_green_2d\" or "
+                                  "\"taylor_green_3d\" (type is \"rest\")");
+  }
+  if (amplitude && *amplitude == 0.0) {
+    section.fail("amplitude",
+                 section.quote("amplitude") + " must be non-zero (for a fluid at rest use initial.type = \"rest\")");
+  }
+  if (config.initial.kind != InitialKind::rest) {
+    config.initial.amplitude = amplitude.value_or(1.0) * config.velocity;  // lattice units: A * U
+  }
+}
+
+void read_numerics(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("numerics"));
+  config.collision = section.choice<Collision>("collision", {{"trt", Collision::trt}, {"bgk", Collision::bgk}})
+                         .value_or(Collision::trt);
+  config.magic = section.number("magic").value_or(3.0 / 16.0);
+  config.precision =
+      section.choice<Precision>("precision", {{"float", Precision::float32}, {"double", Precision::float64}})
+          .value_or(Precision::float32);
+}
+
+void read_run(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("run"));
+  const auto steps = section.integer("steps");
+  if (!steps) section.fail("steps", "missing required key 'run.steps' (time steps to run, an integer >= 0)");
+  config.steps = *steps;
+  if (const auto every = section.integer("report_every")) {
+    if (*every < 1) {
+      section.fail("report_every", section.quote("report_every") + " is out of range: report_every must be >= 1");
+    }
+    config.report_every = *every;
+  }
+}
+
+void read_output(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("output"));
+  config.output_every = section.integer("every").value_or(0);
+  config.output_directory = section.string("directory").value_or("output");
+  config.write_vtk = section.boolean("vtk").value_or(true);
+  config.write_centerlines = section.boolean("centerlines").value_or(false);
+}
+
+CaseConfig read_case(const toml::table& root, const Source& source) {
+  check_top_level(source, root);
+  CaseConfig config;
+  // Order matters: boundary velocities are in units of physics.velocity, periodic axes come from the domain.
+  read_case_section(top_section(source, root, "case"), config);
+  read_domain(top_section(source, root, "domain"), config);
+  read_physics(top_section(source, root, "physics"), config);
+  read_boundary(top_section(source, root, "boundary"), config);
+  read_initial(top_section(source, root, "initial"), config);
+  read_numerics(top_section(source, root, "numerics"), config);
+  read_run(top_section(source, root, "run"), config);
+  read_output(top_section(source, root, "output"), config);
+  return config;
+}
+
+// ---- 6. finalize: checks on the plain struct and derived values ----------------------------------------------------
+
+void require_finite(const Source& source, const std::string& key, double value) {
+  if (!std::isfinite(value)) source.fail(key, key + " = " + fmt(value) + " is not a finite number");
+}
+
+/// The largest speed the case imposes (lattice units) and the key it comes from: |U|, moving-wall speeds and the
+/// Taylor-Green amplitude (the peak speed of either vortex is its amplitude).
+std::pair<double, std::string> max_speed(const CaseConfig& config) {
+  std::pair<double, std::string> result{std::abs(config.velocity), "physics.velocity"};
+  for (int face = 0; face < 6; ++face) {
+    if (config.faces[face].kind != FaceKind::moving_wall) continue;
+    const auto& v = config.faces[face].velocity;
+    const double speed = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (speed > result.first) result = {speed, "boundary." + std::string(kFaceNames[face]) + ".velocity"};
+  }
+  if (config.initial.kind != InitialKind::rest && std::abs(config.initial.amplitude) > result.first) {
+    result = {std::abs(config.initial.amplitude), "initial.amplitude"};
+  }
+  return result;
+}
+
+void finalize_domain(CaseConfig& config, const Source& source) {
+  for (int n : config.size) {
+    if (n < 1) {
+      source.fail("domain.size", "domain.size = " + fmt3(config.size) +
+                                     " is out of range: each of nx, ny, nz must be an integer >= 1");
+    }
+  }
+  for (int face = 0; face < 6; ++face) {
+    const int axis = face_axis(face);
+    const FaceBoundary& boundary = config.faces[face];
+    const std::string key = "boundary." + std::string(kFaceNames[face]) + ".velocity";
+    if ((boundary.kind == FaceKind::periodic) != (config.faces[face ^ 1].kind == FaceKind::periodic)) {
+      source.fail("domain.periodic", std::string("faces ") + kFaceNames[2 * axis] + " and " + kFaceNames[2 * axis + 1] +
+                                         " must be both periodic or both non-periodic (domain.periodic)");
+    }
+    for (double v : boundary.velocity) require_finite(source, key, v);
+    const bool moves = boundary.velocity[0] != 0.0 || boundary.velocity[1] != 0.0 || boundary.velocity[2] != 0.0;
+    if (boundary.kind != FaceKind::moving_wall && moves) {
+      source.fail(key, key + " = " + fmt3(boundary.velocity) + " (lattice units) is only allowed on a moving_wall");
+    }
+    if (boundary.velocity[axis] != 0.0) {
+      source.fail(key, key + " = " + fmt3(boundary.velocity) + " (lattice units) is not tangential: the " +
+                           kAxisNames[axis] + " component (normal to face " + kFaceNames[face] + ") must be 0");
+    }
+  }
+}
+
+void check_tau(const Source& source, const std::string& key, double value, double tau, const std::string& how) {
+  if (tau > 0.5) return;
+  source.fail(key, key + " = " + fmt(value) + how + " is out of range: tau must be > 0.5 (nu = (tau - 1/2)/3 must be " +
+                       "positive); raise tau, or lower reynolds / raise velocity or length");
+}
+
+/// Derives nu, tau and Re from whichever fixes the viscosity: tau > 0, else nu > 0, else reynolds > 0 (needs U > 0).
+void finalize_physics(CaseConfig& config, const Source& source) {
+  require_finite(source, "physics.velocity", config.velocity);
+  require_finite(source, "physics.length", config.length);
+  require_finite(source, "physics.tau", config.tau);
+  require_finite(source, "physics.viscosity", config.nu);
+  require_finite(source, "physics.reynolds", config.reynolds);
+  for (double f : config.body_force) require_finite(source, "physics.body_force", f);
+  if (config.velocity < 0) {
+    source.fail("physics.velocity",
+                "physics.velocity = " + fmt(config.velocity) + " is out of range: velocity must be >= 0");
+  }
+  if (config.length == 0.0) config.length = config.size[0];
+  if (config.length < 0) {
+    source.fail("physics.length",
+                "physics.length = " + fmt(config.length) + " is out of range: length must be > 0 (cells)");
+  }
+
+  if (config.tau > 0) {
+    check_tau(source, "physics.tau", config.tau, config.tau, "");
+    config.nu = (config.tau - 0.5) / 3.0;
+  } else if (config.nu > 0) {
+    config.tau = 3.0 * config.nu + 0.5;
+    check_tau(source, "physics.viscosity", config.nu, config.tau, " (tau = " + fmt(config.tau) + ")");
+  } else if (config.reynolds > 0) {
+    if (config.velocity <= 0) {
+      source.fail("physics.reynolds", "physics.reynolds = " + fmt(config.reynolds) +
+                                          " needs physics.velocity > 0 (Re = U L / nu; U is 0 here): set "
+                                          "physics.velocity, or give tau or viscosity instead of reynolds");
+    }
+    config.nu = config.velocity * config.length / config.reynolds;
+    config.tau = 3.0 * config.nu + 0.5;
+    check_tau(source, "physics.reynolds", config.reynolds, config.tau,
+              " (nu = U L / Re = " + fmt(config.nu) + ", tau = " + fmt(config.tau) + ")");
+  } else {
+    source.fail("physics",
+                "one of physics.reynolds, physics.tau, physics.viscosity must be given and positive (each "
+                "fixes the viscosity nu = (tau - 1/2)/3 = U L / Re)");
+  }
+  config.reynolds = config.velocity > 0 ? config.velocity * config.length / config.nu : 0.0;
+}
+
+void finalize_initial(CaseConfig& config, const Source& source) {
+  require_finite(source, "initial.amplitude", config.initial.amplitude);
+  if (config.initial.kind == InitialKind::rest) return;
+  if (config.initial.amplitude == 0.0) config.initial.amplitude = config.velocity;
+  const char* type = config.initial.kind == InitialKind::taylor_green_2d ? "taylor_green_2d" : "taylor_green_3d";
+  if (config.initial.amplitude == 0.0) {
+    source.fail("initial.amplitude", std::string("initial.type = \"") + type +
+                                         "\" needs a non-zero amplitude: set physics.velocity > 0 (initial.amplitude "
+                                         "is in units of it)");
+  }
+  const int axes = config.initial.kind == InitialKind::taylor_green_2d ? 2 : 3;
+  for (int axis = 0; axis < axes; ++axis) {
+    if (config.faces[2 * axis].kind != FaceKind::periodic) {
+      source.fail("initial.type",
+                  std::string("initial.type = \"") + type + "\" needs " +
+                      (axes == 2 ? "x and y periodic: set domain.periodic = [true, true, ...]"
+                                 : "all three axes periodic: set domain.periodic = [true, true, true]") +
+                      " (axis " + kAxisNames[axis] + " is not periodic)");
+    }
+  }
+}
+
+void finalize_mach(const CaseConfig& config, const Source& source) {
+  const auto [speed, key] = max_speed(config);
+  const double ma = config.mach();
+  if (ma <= kMachLimit) return;
+  source.fail(
+      key, "Mach number Ma = " + fmt(ma, 4) + " exceeds the limit " + fmt(kMachLimit) +
+               " (Ma = sqrt(3) u_max, u_max = " + fmt(speed, 6) + " lattice units from " + key +
+               "); use a smaller velocity: u_max <= " + fmt(kMachLimit / std::sqrt(3.0), 4) +
+               " keeps Ma <= 0.3 (lower physics.velocity; at fixed reynolds this also lowers tau, so refine the grid "
+               "if tau nears 0.5)");
+}
+
+void finalize_numerics_run_output(CaseConfig& config, const Source& source) {
+  require_finite(source, "numerics.magic", config.magic);
+  if (config.magic <= 0) {
+    source.fail("numerics.magic", "numerics.magic = " + fmt(config.magic) +
+                                      " is out of range: magic must be > 0 (TRT Lambda; 3/16 = 0.1875 is the usual "
+                                      "choice, 1/4 the most stable)");
+  }
+  if (config.steps < 0) {
+    source.fail("run.steps", "run.steps = " + std::to_string(config.steps) + " is out of range: steps must be >= 0");
+  }
+  if (config.report_every == 0) config.report_every = std::max<std::int64_t>(1, config.steps / 10);
+  if (config.report_every < 1) {
+    source.fail("run.report_every", "run.report_every = " + std::to_string(config.report_every) +
+                                        " is out of range: report_every must be >= 1");
+  }
+  if (config.output_every < 0) {
+    source.fail("output.every", "output.every = " + std::to_string(config.output_every) +
+                                    " is out of range: every must be >= 0 (0 = only the final state)");
+  }
+  if (config.output_directory.empty()) {
+    source.fail("output.directory", "output.directory = \"\" is not allowed: the directory must be a non-empty path");
+  }
+}
+
+void finalize_with(CaseConfig& config, const Source& source) {
+  if (config.name.empty()) {
+    config.name = std::filesystem::path(config.source_file).stem().string();
+    if (config.name.empty()) config.name = "case";
+  }
+  finalize_domain(config, source);
+  finalize_physics(config, source);
+  finalize_initial(config, source);
+  finalize_mach(config, source);
+  finalize_numerics_run_output(config, source);
+}
+
+}  // namespace
+
+double CaseConfig::mach() const { return max_speed(*this).first * std::sqrt(3.0); }
+
+void finalize_case(CaseConfig& config) { finalize_with(config, Source(config.source_file)); }
+
+CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
+                      const std::vector<std::string>& overrides) {
+  Source source(origin);
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source.origin());
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw InputError(one_line(source.origin() + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+                              ": TOML syntax error: " + std::string(e.description())));
+  }
+  for (const auto& text : overrides) apply_override(root, text, source);
+  CaseConfig config = read_case(root, source);
+  config.source_file = origin;
+  finalize_with(config, source);
+  return config;
+}
+
+CaseConfig load_case(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR)));
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw InputError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
+  std::string text;
+  char buffer[65536];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, count);
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
+  return parse_case(text, path, overrides);
+}
+
+}  // namespace eddy

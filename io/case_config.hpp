@@ -1,0 +1,100 @@
+// CaseConfig: the plain, validated description of one eddy run, read from a TOML case file.
+//
+// io/ parses and validates (toml++ lives only in io/case_config.cpp); solver/ consumes the plain struct.
+// All quantities are in lattice units (dx = dt = 1, rho0 = 1) unless the name ends in _si.
+// Every key, its meaning, units and default is listed in cases/README.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace eddy {
+
+/// Thrown for any invalid user input (unknown key, wrong type, out-of-range value, missing file).
+/// main() reports what() once and exits with code 2 (kExitInputError).
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Collision { bgk, trt };
+enum class Precision { float32, float64 };
+
+/// Boundary condition on one face of the domain.
+enum class FaceKind { periodic, wall, moving_wall };
+
+/// Face order used everywhere: x_min, x_max, y_min, y_max, z_min, z_max (index = 2 * axis + side).
+inline constexpr std::array<const char*, 6> kFaceNames = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+
+struct FaceBoundary {
+  FaceKind kind = FaceKind::wall;
+  /// Wall velocity in lattice units (only for moving_wall; must be tangential to the face).
+  std::array<double, 3> velocity = {0.0, 0.0, 0.0};
+};
+
+/// Initial macroscopic field; populations start at equilibrium f_eq(rho, u).
+enum class InitialKind { rest, taylor_green_2d, taylor_green_3d };
+
+struct InitialCondition {
+  InitialKind kind = InitialKind::rest;
+  /// Velocity amplitude (lattice units) of the Taylor-Green vortex; default: physics.velocity.
+  double amplitude = 0.0;
+};
+
+struct CaseConfig {
+  std::string name;         ///< case name ([case] name, default: file stem)
+  std::string source_file;  ///< path the case was read from ("" when built in code)
+
+  // [domain]
+  std::array<int, 3> size = {0, 0, 0};  ///< fluid cells nx, ny, nz (each >= 1)
+  std::array<FaceBoundary, 6> faces{};  ///< per face, see kFaceNames; periodic faces come in pairs
+
+  // [physics]: exactly one of reynolds / tau / viscosity fixes nu
+  double velocity = 0.0;   ///< characteristic lattice velocity U (lid speed for cavities), |U| <= 0.3 * c_s-ish
+  double length = 0.0;     ///< characteristic length L in cells (default: size[0])
+  double reynolds = 0.0;   ///< Re = U L / nu (derived when tau or viscosity is given)
+  double nu = 0.0;         ///< lattice kinematic viscosity, nu = (tau - 1/2) / 3
+  double tau = 0.0;        ///< BGK relaxation time, tau = 3 nu + 1/2; must be > 0.5
+  std::array<double, 3> body_force = {0.0, 0.0, 0.0};  ///< force density F (lattice units), Guo forcing
+
+  InitialCondition initial{};
+
+  // [numerics]
+  Collision collision = Collision::trt;
+  double magic = 3.0 / 16.0;  ///< TRT magic parameter Lambda = (tau_plus - 1/2)(tau_minus - 1/2)
+  Precision precision = Precision::float32;
+
+  // [run]
+  std::int64_t steps = 0;         ///< time steps to run (>= 0)
+  std::int64_t report_every = 0;  ///< progress line interval in steps (default: max(1, steps / 10))
+
+  // [output]
+  std::int64_t output_every = 0;    ///< VTK snapshot interval in steps; 0 = only the final state
+  std::string output_directory = "output";
+  bool write_vtk = true;            ///< write .vti snapshots and the .pvd collection
+  bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
+
+  /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude) / c_s, c_s = 1/sqrt(3).
+  double mach() const;
+  /// omega = 1 / tau.
+  double omega() const { return 1.0 / tau; }
+};
+
+/// Reads and validates a case file. `overrides` are "section.key=value" strings, the value written as in
+/// TOML (e.g. `output.directory="out"`, `run.steps=100`, `domain.size=[32,32,1]`); they replace or add
+/// keys before validation.
+/// Throws InputError naming the file, the key and the allowed values on any problem.
+CaseConfig load_case(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// Same as load_case, from TOML text (`origin` names the source in messages).
+CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
+                      const std::vector<std::string>& overrides = {});
+
+/// Checks cross-key consistency and fills derived values (nu, tau, Re, length, report_every).
+/// Called by parse_case; exposed for cases built in code (tests, bench). Throws InputError.
+void finalize_case(CaseConfig& config);
+
+}  // namespace eddy

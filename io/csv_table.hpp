@@ -1,0 +1,26 @@
+// Small CSV tables: centerline profiles written by cavity runs, and reference data read by validation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace eddy {
+
+/// A table of named numeric columns; columns[c][r] is row r of column c.
+struct CsvTable {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;
+  /// Column by name; throws InputError naming the file's columns when absent.
+  const std::vector<double>& column(const std::string& name) const;
+};
+
+/// Writes `table` atomically: a header line of names, then one line per row, values with 17 significant
+/// digits. All columns must have equal length (std::invalid_argument otherwise). Throws OutputError.
+void write_csv(const std::string& path, const CsvTable& table);
+
+/// Reads a CSV file: lines starting with '#' and blank lines are skipped, the first other line holds the
+/// column names, every further line numbers (empty cells read as NaN). Throws InputError (missing file,
+/// ragged row, non-numeric cell) naming the file and line.
+CsvTable read_csv(const std::string& path);
+
+}  // namespace eddy

@@ -1,0 +1,215 @@
+// write_vti through the VTK library (built with EDDY_WITH_VTK=ON; io/vtk_output_unavailable.cpp otherwise).
+//
+// File layout: XML ImageData, appended raw (unencoded, uncompressed) binary data, UInt64 block headers, so that
+// arrays over 4 GiB are valid and ParaView can memory-map the data. Scalar fields are handed to VTK without a
+// copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per field, as VTK expects.
+#include "io/vtk_output.hpp"
+
+#include <vtkCommand.h>
+#include <vtkDoubleArray.h>
+#include <vtkErrorCode.h>
+#include <vtkExecutive.h>
+#include <vtkFieldData.h>
+#include <vtkFloatArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkSmartPointer.h>
+#include <vtkXMLImageDataWriter.h>
+
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "io/atomic_file.hpp"
+#include "io/output_error.hpp"
+
+namespace eddy {
+namespace {
+
+/// vtkFloatArray for float, vtkDoubleArray for double (Float32 / Float64 in the file).
+template <class T>
+using VtkArrayOf = std::conditional_t<std::is_same_v<T, float>, vtkFloatArray, vtkDoubleArray>;
+
+/// Collects the messages of ErrorEvents raised by a VTK object instead of printing them to the output window.
+class ErrorCollector : public vtkCommand {
+ public:
+  static ErrorCollector* New() { return new ErrorCollector; }
+  void Execute(vtkObject* /*caller*/, unsigned long /*event_id*/, void* call_data) override {
+    if (!message_.empty()) message_ += "; ";
+    message_ += call_data != nullptr ? essence(static_cast<const char*>(call_data)) : "unknown VTK error";
+  }
+  bool has_error() const { return !message_.empty(); }
+  const std::string& message() const { return message_; }
+
+ private:
+  /// The last line of a vtkErrorMacro text ("ERROR: In <file>, line <n>\n<class> (<address>): <what>\n\n")
+  /// without the class prefix: just <what>.
+  static std::string essence(std::string text) {
+    const std::size_t end = text.find_last_not_of(" \t\r\n");
+    text.resize(end == std::string::npos ? 0 : end + 1);
+    const std::size_t newline = text.rfind('\n');
+    if (newline != std::string::npos) text.erase(0, newline + 1);
+    const std::size_t prefix = text.find("): ");
+    if (prefix != std::string::npos) text.erase(0, prefix + 3);
+    return text;
+  }
+  std::string message_;
+};
+
+/// Number of grid nodes, 64-bit (can exceed 2^31 on large grids).
+vtkIdType node_count(const GridGeometry& grid) {
+  return static_cast<vtkIdType>(grid.size[0]) * grid.size[1] * grid.size[2];
+}
+
+/// Rejects malformed arguments (programming errors, not output errors): std::invalid_argument.
+template <class T>
+void check_arguments(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (grid.size[axis] < 1) throw std::invalid_argument("write_vti('" + path + "'): grid size must be >= 1");
+  }
+  std::set<std::string> names;
+  for (const PointField<T>& field : fields) {
+    const std::size_t n = field.components.size();
+    if (field.name.empty()) throw std::invalid_argument("write_vti('" + path + "'): a field has no name");
+    if (!names.insert(field.name).second) {
+      throw std::invalid_argument("write_vti('" + path + "'): duplicate field '" + field.name + "'");
+    }
+    if (n != 1 && n != 3) {
+      throw std::invalid_argument("write_vti('" + path + "'): field '" + field.name + "' must have 1 or 3 components");
+    }
+    for (const T* component : field.components) {
+      if (component == nullptr) {
+        throw std::invalid_argument("write_vti('" + path + "'): field '" + field.name + "' has a null component");
+      }
+    }
+  }
+}
+
+/// Wraps one field as a VTK point-data array: scalars without a copy (VTK never frees or writes it), vectors
+/// interleaved into tuples (x, y, z) in node order i + nx * (j + ny * k).
+template <class T>
+vtkSmartPointer<VtkArrayOf<T>> make_array(const PointField<T>& field, vtkIdType nodes) {
+  auto array = vtkSmartPointer<VtkArrayOf<T>>::New();
+  array->SetName(field.name.c_str());
+  const int components = static_cast<int>(field.components.size());
+  array->SetNumberOfComponents(components);
+  if (components == 1) {
+    array->SetArray(const_cast<T*>(field.components[0]), nodes, /*save=*/1);
+    return array;
+  }
+  if (!array->SetNumberOfValues(3 * nodes)) {
+    throw OutputError("cannot allocate " + std::to_string(3 * nodes * vtkIdType{sizeof(T)}) +
+                      " bytes to write field '" + field.name + "'");
+  }
+  T* out = array->GetPointer(0);
+  const T* x = field.components[0];
+  const T* y = field.components[1];
+  const T* z = field.components[2];
+  for (vtkIdType n = 0; n < nodes; ++n) {  // sequential writes, three sequential read streams
+    out[3 * n] = x[n];
+    out[3 * n + 1] = y[n];
+    out[3 * n + 2] = z[n];
+  }
+  return array;
+}
+
+/// Builds the image: geometry, point-data arrays (velocity active vectors, density active scalars), TimeValue.
+template <class T>
+vtkSmartPointer<vtkImageData> make_image(const GridGeometry& grid, const std::vector<PointField<T>>& fields,
+                                         double time) {
+  auto image = vtkSmartPointer<vtkImageData>::New();
+  image->SetDimensions(grid.size[0], grid.size[1], grid.size[2]);
+  image->SetOrigin(grid.origin[0], grid.origin[1], grid.origin[2]);
+  image->SetSpacing(grid.spacing[0], grid.spacing[1], grid.spacing[2]);
+  const vtkIdType nodes = node_count(grid);
+  vtkPointData* point_data = image->GetPointData();
+  for (const PointField<T>& field : fields) {
+    point_data->AddArray(make_array(field, nodes));
+    if (field.name == "velocity" && field.components.size() == 3) point_data->SetActiveVectors("velocity");
+    if (field.name == "density" && field.components.size() == 1) point_data->SetActiveScalars("density");
+  }
+  vtkNew<vtkDoubleArray> time_value;
+  time_value->SetName("TimeValue");
+  time_value->SetNumberOfTuples(1);
+  time_value->SetValue(0, time);
+  image->GetFieldData()->AddArray(time_value);
+  return image;
+}
+
+/// Text for a writer's error code: system errors (< FirstVTKErrorCode) are errno values. Spelled out here because
+/// vtkErrorCode::GetStringFromErrorCode lives in vtkCommonMisc, a module eddy does not link directly.
+std::string describe_error_code(unsigned long code) {
+  if (code < vtkErrorCode::FirstVTKErrorCode) return std::strerror(static_cast<int>(code));
+  switch (code) {
+    case vtkErrorCode::FileNotFoundError:
+      return "file not found";
+    case vtkErrorCode::CannotOpenFileError:
+      return "cannot open file";
+    case vtkErrorCode::NoFileNameError:
+      return "no file name";
+    case vtkErrorCode::OutOfDiskSpaceError:
+      return "out of disk space";
+    default:
+      return "VTK error code " + std::to_string(code);
+  }
+}
+
+/// Writes `image` to `file` (appended raw binary, UInt64 headers, no compression). Throws OutputError naming
+/// `path` (the final name) with VTK's own messages.
+void write_image(vtkImageData* image, const std::string& file, const std::string& path) {
+  vtkNew<vtkXMLImageDataWriter> writer;
+  vtkNew<ErrorCollector> errors;
+  writer->AddObserver(vtkCommand::ErrorEvent, errors);
+  // The pipeline repeats every writer failure as "Algorithm ... returned failure for request"; keep it quiet.
+  vtkNew<ErrorCollector> pipeline_errors;
+  writer->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline_errors);
+  writer->SetInputData(image);
+  writer->SetFileName(file.c_str());
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  writer->SetHeaderTypeToUInt64();
+  writer->SetCompressorTypeToNone();
+  const int ok = writer->Write();
+  const unsigned long code = writer->GetErrorCode();
+  if (ok != 0 && code == vtkErrorCode::NoError && !errors->has_error()) return;
+  std::string reason = errors->message();
+  const std::string code_text = describe_error_code(code);
+  if (code != vtkErrorCode::NoError && reason.find(code_text) == std::string::npos) {
+    reason += (reason.empty() ? "" : "; ") + code_text;
+  }
+  if (reason.empty()) reason = pipeline_errors->has_error() ? pipeline_errors->message() : "VTK writer failed";
+  throw OutputError("cannot write VTK file '" + path + "': " + reason);
+}
+
+}  // namespace
+
+template <class T>
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
+               double time) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "write_vti: T must be float or double");
+  check_arguments(path, grid, fields);
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  ensure_writable_directory(parent.empty() ? std::string(".") : parent.string());
+  vtkSmartPointer<vtkImageData> image = make_image(grid, fields, time);
+  const std::string tmp = temporary_name(path);
+  try {
+    write_image(image, tmp, path);
+  } catch (...) {
+    std::filesystem::path tmp_path(tmp);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(tmp_path, ec)) std::filesystem::remove(tmp_path, ec);
+    throw;
+  }
+  commit_temporary_file(tmp, path);
+}
+
+template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double);
+template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&,
+                                double);
+
+}  // namespace eddy

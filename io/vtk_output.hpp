@@ -1,0 +1,51 @@
+// VTK output for ParaView: XML ImageData (.vti) snapshots and the .pvd collection that indexes them by time.
+//
+// Written through the VTK library (vtkXMLImageDataWriter): raw binary appended data with UInt64 headers, so
+// arrays over 4 GiB work. Every file is written to a temporary name in the same directory and renamed, so a
+// crash never leaves a truncated snapshot or collection.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace eddy {
+
+/// Uniform grid of nodes: node (i, j, k) sits at origin + (i, j, k) * spacing.
+struct GridGeometry {
+  std::array<int, 3> size = {0, 0, 0};            ///< nodes per axis (>= 1)
+  std::array<double, 3> origin = {0.0, 0.0, 0.0};  ///< position of node (0, 0, 0)
+  std::array<double, 3> spacing = {1.0, 1.0, 1.0};
+};
+
+/// One point-data array. Layout: each component is a separate array of size nx*ny*nz, x fastest
+/// (index = i + nx * (j + ny * k)); the writer interleaves them into VTK tuples.
+template <class T>
+struct PointField {
+  std::string name;
+  std::vector<const T*> components;  ///< 1 (scalar) or 3 (vector) pointers
+};
+
+/// Writes `fields` on `grid` to `path` (.vti) atomically. T is float or double (Float32 / Float64 arrays).
+/// `time` is stored as field data TimeValue. Throws OutputError when the file cannot be written.
+template <class T>
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
+               double time);
+
+/// The .pvd collection of a run: one DataSet entry per snapshot, rewritten atomically after each add.
+class PvdCollection {
+ public:
+  /// `path` is the .pvd file; snapshot file names are stored relative to its directory.
+  explicit PvdCollection(std::string path);
+  /// Records `file` (a path relative to the .pvd's directory) at `time` and rewrites the collection.
+  /// Throws OutputError when the file cannot be written.
+  void add(double time, const std::string& file);
+  const std::string& path() const { return path_; }
+
+ private:
+  void write() const;
+  std::string path_;
+  std::vector<std::pair<double, std::string>> entries_;
+};
+
+}  // namespace eddy
