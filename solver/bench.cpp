@@ -1,0 +1,156 @@
+#include "solver/bench.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/d3q19.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/simulation.hpp"
+
+namespace eddy {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+CaseConfig bench_case(const BenchOptions& o) {
+  CaseConfig c;
+  c.name = "bench_cavity";
+  c.size = {o.size, o.size, o.size};
+  for (auto& face : c.faces) face.kind = FaceKind::wall;
+  c.faces[3].kind = FaceKind::moving_wall;
+  c.faces[3].velocity = {0.1, 0.0, 0.0};
+  c.velocity = 0.1;
+  c.reynolds = 1000.0;
+  c.collision = o.collision;
+  c.precision = o.precision;
+  c.steps = 1;
+  c.write_vtk = false;
+  finalize_case(c);
+  return c;
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second), median-free mean over repetitions.
+double copy_bandwidth(std::size_t bytes, int repetitions) {
+  DeviceBuffer<char> a(bytes), b(bytes);
+  backend::copy_on_device(b.data(), a.data(), bytes);  // warm-up (and touch the pages on cpu)
+  backend::synchronize();
+  const auto start = Clock::now();
+  for (int r = 0; r < repetitions; ++r) backend::copy_on_device(r % 2 ? a.data() : b.data(), r % 2 ? b.data() : a.data(), bytes);
+  backend::synchronize();
+  return 2.0 * double(bytes) * repetitions / seconds_since(start) * 1e-9;
+}
+
+/// Host <-> device time of one population buffer (pageable host memory), apart from the kernel timing.
+void measure_transfers(std::size_t bytes, BenchResult& r) {
+  std::vector<char> host(bytes, 1);
+  DeviceBuffer<char> device(bytes);
+  backend::copy_to_device(device.data(), host.data(), bytes);  // warm-up
+  backend::synchronize();
+  auto start = Clock::now();
+  backend::copy_to_device(device.data(), host.data(), bytes);
+  backend::synchronize();
+  r.upload_seconds = seconds_since(start);
+  start = Clock::now();
+  backend::copy_to_host(host.data(), device.data(), bytes);
+  backend::synchronize();
+  r.download_seconds = seconds_since(start);
+}
+
+std::string json(const BenchResult& r) {
+  std::ostringstream s;
+  s.precision(10);
+  s << "{\n  \"backend\": \"" << r.backend << "\",\n  \"device\": \"" << r.device << "\",\n  \"precision\": \""
+    << r.precision << "\",\n  \"size\": " << r.size << ",\n  \"steps_per_repetition\": " << r.steps
+    << ",\n  \"mlups\": [";
+  for (std::size_t i = 0; i < r.mlups.size(); ++i) s << (i ? ", " : "") << r.mlups[i];
+  s << "],\n  \"mlups_mean\": " << r.mlups_mean << ",\n  \"mlups_sd\": " << r.mlups_sd
+    << ",\n  \"bytes_per_cell_step\": " << r.bytes_per_cell_step << ",\n  \"bandwidth_gbs\": " << r.bandwidth_gbs
+    << ",\n  \"copy_bandwidth_gbs\": " << r.copy_bandwidth_gbs << ",\n  \"upload_seconds\": " << r.upload_seconds
+    << ",\n  \"download_seconds\": " << r.download_seconds << ",\n  \"memory_per_cell\": " << r.memory_per_cell
+    << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
+    << "\n}\n";
+  return s.str();
+}
+
+}  // namespace
+
+BenchResult run_bench(const BenchOptions& o, std::ostream& log) {
+  if (o.size < 2) throw InputError("bench: --size must be >= 2 (got " + std::to_string(o.size) + ")");
+  if (o.repetitions < 1) throw InputError("bench: --repeat must be >= 1");
+  if (o.steps < 0) throw InputError("bench: --steps must be >= 0 (0 = calibrate)");
+  const CaseConfig config = bench_case(o);
+  auto sim = Simulation::create(config);
+  const double cells = double(o.size) * o.size * o.size;
+
+  BenchResult r;
+  r.backend = backend::name();
+  r.device = backend::device_info(0).name;
+  r.precision = o.precision == Precision::float64 ? "double" : "float";
+  r.size = o.size;
+  r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
+  r.memory_per_cell = double(sim->bytes_per_cell());
+  log << "bench: lid-driven cavity " << o.size << "^3, " << r.precision << " storage, " << r.backend << " on "
+      << r.device << "\n";
+
+  const double mass0 = sim->diagnose().mass;
+  // Warm-up, then calibrate steps per repetition to about one second.
+  sim->synchronize();
+  auto start = Clock::now();
+  sim->advance(o.warmup_steps);
+  sim->synchronize();
+  const double warm = seconds_since(start);
+  r.steps = o.steps > 0 ? o.steps
+                        : std::max<std::int64_t>(5, std::int64_t(1.0 / std::max(warm / double(std::max<std::int64_t>(o.warmup_steps, 1)), 1e-6)));
+
+  for (int rep = 0; rep < o.repetitions; ++rep) {
+    sim->synchronize();
+    start = Clock::now();
+    sim->advance(r.steps);
+    sim->synchronize();
+    r.mlups.push_back(cells * double(r.steps) / seconds_since(start) * 1e-6);
+  }
+  for (double m : r.mlups) r.mlups_mean += m / r.mlups.size();
+  for (double m : r.mlups) r.mlups_sd += (m - r.mlups_mean) * (m - r.mlups_mean);
+  r.mlups_sd = r.mlups.size() > 1 ? std::sqrt(r.mlups_sd / (r.mlups.size() - 1)) : 0.0;
+  r.bandwidth_gbs = r.bytes_per_cell_step * r.mlups_mean * 1e6 * 1e-9;
+
+  const Diagnostics d = sim->diagnose();
+  r.state_finite = d.finite;
+  r.mass_drift = d.mass / mass0 - 1.0;
+
+  const std::size_t population_bytes = std::size_t(d3q19::Q) * std::size_t(cells) *
+                                       (o.precision == Precision::float64 ? sizeof(double) : sizeof(float));
+  sim.reset();  // free the device for the transfer and copy measurements
+  measure_transfers(population_bytes, r);
+  r.copy_bandwidth_gbs = copy_bandwidth(population_bytes, 10);
+
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "  %lld steps x %d repetitions (after %lld warm-up steps)\n"
+                "  MLUPS          %.1f +- %.1f\n"
+                "  bandwidth      %.1f GB/s effective (%.0f B/cell/step), %.1f%% of the device copy bandwidth "
+                "%.1f GB/s\n"
+                "  memory         %.0f B/cell\n"
+                "  transfers      one population buffer (%.3f GB): host->device %.4f s, device->host %.4f s\n"
+                "  check          state %s, mass drift %+.2e\n",
+                static_cast<long long>(r.steps), o.repetitions, static_cast<long long>(o.warmup_steps),
+                r.mlups_mean, r.mlups_sd, r.bandwidth_gbs, r.bytes_per_cell_step,
+                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.memory_per_cell, double(population_bytes) * 1e-9,
+                r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
+  log << line;
+  if (!o.json_path.empty()) {
+    write_file_atomically(o.json_path, json(r));
+    log << "  wrote " << o.json_path << "\n";
+  }
+  return r;
+}
+
+}  // namespace eddy

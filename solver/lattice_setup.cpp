@@ -1,0 +1,92 @@
+#include "solver/lattice_setup.hpp"
+
+#include <cmath>
+
+#include "kernels/d3q19.hpp"
+
+namespace eddy {
+
+BlockShape domain_shape(const CaseConfig& config) {
+  return BlockShape{{config.size[0], config.size[1], config.size[2]}};
+}
+
+namespace {
+
+/// Flag of a block cell from the faces it lies beyond (none: fluid).
+CellFlag flag_from_faces(const CaseConfig& config, const BlockShape& shape, int x, int y, int z) {
+  const int p[3] = {x, y, z};
+  bool any_wall = false;
+  int moving_face = -1;
+  for (int axis = 0; axis < 3; ++axis) {
+    int face = -1;
+    if (p[axis] == 0) face = 2 * axis;
+    if (p[axis] == shape.n[axis] + 1) face = 2 * axis + 1;
+    if (face < 0) continue;
+    const FaceKind kind = config.faces[face].kind;
+    if (kind == FaceKind::wall) any_wall = true;
+    if (kind == FaceKind::moving_wall && moving_face < 0) moving_face = face;
+  }
+  if (any_wall) return kWall;
+  if (moving_face >= 0) return static_cast<CellFlag>(kMovingWall + moving_face);
+  return kFluid;
+}
+
+}  // namespace
+
+std::vector<CellFlag> build_flags(const CaseConfig& config, const BlockShape& shape) {
+  std::vector<CellFlag> flags(static_cast<std::size_t>(shape.n_cells()), kFluid);
+  const Box whole = shape.whole();
+  for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
+    for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, shape, x, y, z);
+
+  const Box interior = shape.interior();
+  for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
+    for (int y = interior.lo[1]; y < interior.hi[1]; ++y)
+      for (int x = interior.lo[0]; x < interior.hi[0]; ++x) {
+        const std::int64_t cell = shape.index(x, y, z);
+        if (is_solid(flags[cell])) continue;
+        for (int i = 1; i < d3q19::Q; ++i) {
+          const std::int64_t neighbour = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+          if (is_solid(flags[neighbour])) flags[cell] = kFluidNearSolid;
+        }
+      }
+  return flags;
+}
+
+template <class T>
+WallVelocities<T> wall_velocities(const CaseConfig& config) {
+  WallVelocities<T> walls{};
+  for (int face = 0; face < 6; ++face)
+    for (int a = 0; a < 3; ++a)
+      walls.u[face][a] = config.faces[face].kind == FaceKind::moving_wall ? T(config.faces[face].velocity[a]) : T(0);
+  return walls;
+}
+
+template <class T>
+Relaxation<T> relaxation(const CaseConfig& config) {
+  const double omega_plus = 1.0 / config.tau;
+  const double omega_minus =
+      config.collision == Collision::bgk ? omega_plus : trt_omega_minus(omega_plus, config.magic);
+  return Relaxation<T>{T(omega_plus), T(omega_minus),
+                       {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
+}
+
+InitialField initial_field(const CaseConfig& config) {
+  InitialField init{};
+  switch (config.initial.kind) {
+    case InitialKind::rest: init.kind = InitialField::kRest; break;
+    case InitialKind::taylor_green_2d: init.kind = InitialField::kTaylorGreen2d; break;
+    case InitialKind::taylor_green_3d: init.kind = InitialField::kTaylorGreen3d; break;
+  }
+  init.amplitude = config.initial.amplitude;
+  for (int a = 0; a < 3; ++a) init.k[a] = 2.0 * M_PI / config.size[a];
+  return init;
+}
+
+template WallVelocities<float> wall_velocities<float>(const CaseConfig&);
+template WallVelocities<double> wall_velocities<double>(const CaseConfig&);
+template Relaxation<float> relaxation<float>(const CaseConfig&);
+template Relaxation<double> relaxation<double>(const CaseConfig&);
+
+}  // namespace eddy

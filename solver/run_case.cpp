@@ -1,0 +1,190 @@
+#include "solver/run_case.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "io/csv_table.hpp"
+#include "io/vtk_output.hpp"
+#include "kernels/backend.hpp"
+#include "solver/simulation.hpp"
+#include "solver/validation.hpp"
+
+namespace eddy {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string format(const char* fmt, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, value);
+  return buf;
+}
+
+std::string cell_text(const std::array<int, 3>& c) {
+  return "(" + std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " + std::to_string(c[2]) + ")";
+}
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buf;
+}
+
+/// Writes VTK snapshots and keeps the .pvd collection current.
+class SnapshotWriter {
+ public:
+  explicit SnapshotWriter(const CaseConfig& config)
+      : config_(config),
+        scaling_(OutputScaling::of(config)),
+        collection_((std::filesystem::path(config.output_directory) / (config.name + ".pvd")).string()) {}
+
+  void write(Simulation& sim, std::ostream& log) {
+    if (!config_.write_vtk) return;
+    char name[64];
+    std::snprintf(name, sizeof name, "_%08lld.vti", static_cast<long long>(sim.time_step()));
+    const std::string file = config_.name + name;
+    sim.write_vti((std::filesystem::path(config_.output_directory) / file).string(), scaling_);
+    collection_.add(scaling_.time(sim.time_step()), file);
+    last_step_ = sim.time_step();
+    log << "  wrote " << (std::filesystem::path(config_.output_directory) / file).string() << "\n";
+  }
+  std::int64_t last_step() const { return last_step_; }
+
+ private:
+  const CaseConfig& config_;
+  OutputScaling scaling_;
+  PvdCollection collection_;
+  std::int64_t last_step_ = -1;
+};
+
+void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  const double lid = config.velocity > 0 ? config.faces[3].velocity[0] / config.velocity : 0.0;
+  const CavityCenterlines c = cavity_centerlines(sim.fields(), config.velocity > 0 ? config.velocity : 1.0, lid);
+  CsvTable table;
+  table.names = {"y", "u_on_x_half", "x", "v_on_y_half"};
+  const std::size_t rows = std::max(c.u_vertical.s.size(), c.v_horizontal.s.size());
+  table.columns.assign(4, std::vector<double>(rows, std::nan("")));
+  std::copy(c.u_vertical.s.begin(), c.u_vertical.s.end(), table.columns[0].begin());
+  std::copy(c.u_vertical.value.begin(), c.u_vertical.value.end(), table.columns[1].begin());
+  std::copy(c.v_horizontal.s.begin(), c.v_horizontal.s.end(), table.columns[2].begin());
+  std::copy(c.v_horizontal.value.begin(), c.v_horizontal.value.end(), table.columns[3].begin());
+  const std::string path = (std::filesystem::path(config.output_directory) / (config.name + "_centerlines.csv")).string();
+  write_csv(path, table);
+  log << "  wrote " << path << " (u/U on x = 0.5 and v/U on y = 0.5, normalised by L and U)\n";
+}
+
+/// Stops the run when the state is not finite or too fast: writes what it has, then throws.
+void guard(const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots, std::ostream& log) {
+  std::string problem;
+  if (!d.finite) {
+    problem = "non-finite density or velocity (NaN/inf) at cell " + cell_text(d.first_nonfinite_cell);
+  } else if (d.max_speed > kMaxLatticeSpeed) {
+    problem = "|u| = " + format("%.3g", d.max_speed) + " exceeds the lattice limit " +
+              format("%.1f", kMaxLatticeSpeed) + " at cell " + cell_text(d.fastest_cell);
+  } else {
+    return;
+  }
+  log << "  instability detected; writing the current fields before stopping\n";
+  if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
+  throw InstabilityError("the run became unstable at step " + std::to_string(sim.time_step()) + ": " + problem +
+                         " (cell coordinates are 0-based interior indices); lower the velocity, raise the "
+                         "resolution or tau, or use collision = \"trt\"");
+}
+
+}  // namespace
+
+void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t output_bytes_per_cell,
+                        std::ostream& log) {
+  const double cells = double(config.size[0]) * config.size[1] * config.size[2];
+  const char* faces_kind[] = {"periodic", "wall", "moving wall"};
+  log << "case        " << config.name << (config.source_file.empty() ? "" : " (" + config.source_file + ")") << "\n"
+      << "grid        " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << " = "
+      << format("%.0f", cells) << " cells\n";
+  log << "boundaries ";
+  for (int f = 0; f < 6; ++f) log << " " << kFaceNames[f] << "=" << faces_kind[int(config.faces[f].kind)];
+  log << "\n"
+      << "tau         " << format("%.6g", config.tau) << "\n"
+      << "omega       " << format("%.6g", config.omega()) << "\n"
+      << "nu          " << format("%.6g", config.nu) << " (lattice)\n"
+      << "Re          " << format("%.6g", config.reynolds) << " (U = " << format("%.4g", config.velocity)
+      << ", L = " << format("%.6g", config.length) << " cells)\n"
+      << "Ma          " << format("%.4g", config.mach()) << "\n"
+      << "collision   " << (config.collision == Collision::trt ? "TRT (magic " + format("%.6g", config.magic) + ")"
+                                                                : std::string("BGK"))
+      << "\n"
+      << "precision   " << (config.precision == Precision::float64 ? "double" : "float") << "\n"
+      << "memory      " << bytes_per_cell << " B/cell (+" << output_bytes_per_cell << " B/cell for output), "
+      << format("%.3f", cells * double(bytes_per_cell + output_bytes_per_cell) / (1024.0 * 1024.0 * 1024.0))
+      << " GiB in all\n"
+      << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
+      << config.output_every << " into " << config.output_directory << "/\n";
+}
+
+void run_case(const CaseConfig& config, std::ostream& log) {
+  if (config.write_vtk || config.write_centerlines) ensure_writable_directory(config.output_directory);
+  auto sim = Simulation::create(config);
+  print_case_summary(config, sim->bytes_per_cell(), sim->output_bytes_per_cell(), log);
+
+  SnapshotWriter snapshots(config);
+  const Diagnostics initial = sim->diagnose();
+  guard(initial, *sim, snapshots, log);
+  if (config.output_every > 0) snapshots.write(*sim, log);
+
+  const double cells = double(config.size[0]) * config.size[1] * config.size[2];
+  const auto start = Clock::now();
+  auto interval_start = start;
+  std::int64_t interval_steps = 0;
+  while (sim->time_step() < config.steps) {
+    const std::int64_t t = sim->time_step();
+    std::int64_t next = config.steps;
+    next = std::min(next, (t / config.report_every + 1) * config.report_every);
+    if (config.output_every > 0) next = std::min(next, (t / config.output_every + 1) * config.output_every);
+    sim->advance(next - t);
+    interval_steps += next - t;
+    const std::int64_t now = sim->time_step();
+
+    const bool report = now % config.report_every == 0 || now == config.steps;
+    const bool output = config.output_every > 0 && now % config.output_every == 0;
+    if (!report && !output) continue;
+    sim->synchronize();
+    const Diagnostics d = sim->diagnose();
+    if (report) {
+      const auto wall = Clock::now();
+      const double seconds = std::chrono::duration<double>(wall - interval_start).count();
+      const double total = std::chrono::duration<double>(wall - start).count();
+      const double mlups = seconds > 0 ? cells * interval_steps / seconds * 1e-6 : 0.0;
+      const double eta = total / double(now) * double(config.steps - now);
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e\n",
+                    static_cast<long long>(now), 100.0 * double(now) / double(config.steps), mlups,
+                    duration_text(eta).c_str(), d.max_speed, initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
+      log << line << std::flush;
+      interval_start = wall;
+      interval_steps = 0;
+    }
+    guard(d, *sim, snapshots, log);
+    if (output) snapshots.write(*sim, log);
+  }
+  sim->synchronize();
+  const double total = std::chrono::duration<double>(Clock::now() - start).count();
+
+  if (snapshots.last_step() != sim->time_step()) snapshots.write(*sim, log);
+  if (config.write_centerlines) write_centerlines(config, *sim, log);
+  char line[160];
+  std::snprintf(line, sizeof line, "done: %lld steps in %.2f s, %.2f MLUPS on average\n",
+                static_cast<long long>(config.steps), total,
+                total > 0 ? cells * double(config.steps) / total * 1e-6 : 0.0);
+  log << line;
+}
+
+}  // namespace eddy

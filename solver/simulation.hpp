@@ -1,0 +1,84 @@
+// Simulation: one lattice Boltzmann run on one block (the whole domain), on this build's backend.
+//
+// Owns the device state (two population buffers, flags, output fields) and advances it with the fused
+// stream-collide kernel. The storage precision (float or double) is chosen at run time by the case; callers see
+// one precision-free interface.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/case_config.hpp"
+
+namespace eddy {
+
+/// Macroscopic fields on the interior (fluid-domain) cells, lattice units, x fastest:
+/// k = x + nx * (y + ny * z), 0-based.
+struct MacroscopicFields {
+  std::array<int, 3> size{};
+  std::vector<double> rho;
+  std::array<std::vector<double>, 3> u;
+  std::int64_t index(int x, int y, int z) const { return x + std::int64_t(size[0]) * (y + std::int64_t(size[1]) * z); }
+};
+
+/// Health of the current state: mass, fastest cell, first bad cell.
+struct Diagnostics {
+  double mass = 0.0;       ///< sum of rho over fluid cells (lattice units)
+  double max_speed = 0.0;  ///< max |u| over fluid cells (lattice units)
+  std::array<int, 3> fastest_cell{};  ///< 0-based interior coordinates of max |u|
+  bool finite = true;                 ///< false if any rho or u is NaN or infinite
+  std::array<int, 3> first_nonfinite_cell{};
+};
+
+/// Scaling of output: lengths divided by `length` (cells), velocities by `velocity` (lattice), time by
+/// length / velocity. The cavity then spans [0, 1] with lid speed 1, and node i sits at (i + 0.5) / length.
+struct OutputScaling {
+  double length = 1.0;
+  double velocity = 1.0;
+  static OutputScaling of(const CaseConfig& config);
+  double time(std::int64_t step) const { return double(step) * velocity / length; }
+};
+
+class Simulation {
+ public:
+  /// Allocates device memory for `config` (finalized) and sets the initial state. Throws DeviceError
+  /// (out_of_memory) naming the bytes needed when the domain does not fit.
+  static std::unique_ptr<Simulation> create(const CaseConfig& config);
+  virtual ~Simulation() = default;
+
+  /// Advances `steps` time steps (asynchronous on GPUs; synchronize() before timing).
+  virtual void advance(std::int64_t steps) = 0;
+  /// Waits for queued device work.
+  virtual void synchronize() = 0;
+  /// Time steps done so far.
+  virtual std::int64_t time_step() const = 0;
+
+  /// Fields at the current time (moments of the populations streaming in), copied to the host.
+  virtual MacroscopicFields fields() = 0;
+  /// Mass, max |u| and non-finite check of the current fields.
+  virtual Diagnostics diagnose() = 0;
+  /// Writes density and velocity of the current time to a .vti file, scaled by `scaling`, in storage precision.
+  virtual void write_vti(const std::string& path, const OutputScaling& scaling) = 0;
+
+  /// Post-collision populations of the interior cells, [i * interior_cells + k] with k as in MacroscopicFields.
+  virtual std::vector<double> populations() = 0;
+  /// Replaces the interior populations (layout as populations()); used by tests to start from any state.
+  virtual void set_populations(const std::vector<double>& f) = 0;
+
+  /// Device bytes per cell: populations (two buffers) and flags; output fields are extra (output_bytes_per_cell).
+  virtual std::size_t bytes_per_cell() const = 0;
+  virtual std::size_t output_bytes_per_cell() const = 0;
+  /// Bytes moved through device memory per fluid cell per step by the fused kernel.
+  virtual std::size_t kernel_bytes_per_cell() const = 0;
+
+  const CaseConfig& config() const { return config_; }
+
+ protected:
+  explicit Simulation(const CaseConfig& config) : config_(config) {}
+  CaseConfig config_;
+};
+
+}  // namespace eddy
