@@ -1,0 +1,148 @@
+#include "tests/reference/reference_lbm.hpp"
+
+namespace eddy::reference {
+
+const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
+                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
+                              {-1, 0, 1}, {0, 1, 1},   {0, -1, -1}, {0, 1, -1}, {0, -1, 1}};
+const double kWeight[19] = {1.0 / 3,  1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18,
+                            1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36,
+                            1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36};
+
+namespace {
+
+constexpr double kCs2 = 1.0 / 3.0;
+
+int opposite(int i) {
+  for (int j = 0; j < 19; ++j)
+    if (kVelocity[j][0] == -kVelocity[i][0] && kVelocity[j][1] == -kVelocity[i][1] &&
+        kVelocity[j][2] == -kVelocity[i][2])
+      return j;
+  return -1;
+}
+
+double dot(const int c[3], const double v[3]) { return c[0] * v[0] + c[1] * v[1] + c[2] * v[2]; }
+
+}  // namespace
+
+ReferenceLbm::ReferenceLbm(const CaseConfig& config) : config_(config) {
+  n_ = std::size_t(config.size[0]) * config.size[1] * config.size[2];
+  omega_plus_ = 1.0 / config.tau;
+  if (config.collision == Collision::bgk) {
+    omega_minus_ = omega_plus_;
+  } else {
+    const double tau_minus = config.magic / (config.tau - 0.5) + 0.5;  // Lambda = (tau+ - 1/2)(tau- - 1/2)
+    omega_minus_ = 1.0 / tau_minus;
+  }
+  f_.assign(19 * n_, 0.0);
+}
+
+double ReferenceLbm::equilibrium(int i, double rho, const double u[3]) {
+  const double cu = dot(kVelocity[i], u);
+  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  return kWeight[i] * rho * (1.0 + cu / kCs2 + cu * cu / (2 * kCs2 * kCs2) - uu / (2 * kCs2));
+}
+
+void ReferenceLbm::set_equilibrium(const std::vector<double>& rho, const std::array<std::vector<double>, 3>& u) {
+  for (std::size_t k = 0; k < n_; ++k) {
+    const double v[3] = {u[0][k], u[1][k], u[2][k]};
+    for (int i = 0; i < 19; ++i) f_[i * n_ + k] = equilibrium(i, rho[k], v);
+  }
+}
+
+void ReferenceLbm::moments(const std::vector<double>& f, std::size_t k, double& rho, double u[3]) const {
+  rho = 0.0;
+  double j[3] = {0, 0, 0};
+  for (int i = 0; i < 19; ++i) {
+    rho += f[i * n_ + k];
+    for (int a = 0; a < 3; ++a) j[a] += kVelocity[i][a] * f[i * n_ + k];
+  }
+  for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * config_.body_force[a]) / rho;
+}
+
+std::vector<double> ReferenceLbm::stream() const {
+  const int nx = config_.size[0], ny = config_.size[1], nz = config_.size[2];
+  std::vector<double> out(19 * n_, 0.0);
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
+        for (int i = 0; i < 19; ++i) {
+          int target[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
+          // Which non-periodic faces does the link cross? No-slip beats moving; lower face index first.
+          bool wall = false;
+          int moving = -1;
+          for (int a = 0; a < 3; ++a) {
+            const int n = config_.size[a];
+            if (target[a] >= 0 && target[a] < n) continue;
+            const int face = 2 * a + (target[a] < 0 ? 0 : 1);
+            const FaceKind kind = config_.faces[face].kind;
+            if (kind == FaceKind::periodic) {
+              target[a] = (target[a] + n) % n;
+            } else if (kind == FaceKind::wall) {
+              wall = true;
+            } else if (moving < 0) {
+              moving = face;
+            }
+          }
+          const double value = f_[i * n_ + k];
+          if (wall || moving >= 0) {
+            double correction = 0.0;
+            if (!wall) {
+              const double* uw = config_.faces[moving].velocity.data();
+              correction = 2.0 * kWeight[i] * 1.0 * dot(kVelocity[i], uw) / kCs2;  // rho_w = 1
+            }
+            out[opposite(i) * n_ + k] = value - correction;
+          } else {
+            const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
+            out[i * n_ + t] = value;
+          }
+        }
+      }
+  return out;
+}
+
+void ReferenceLbm::collide(std::vector<double>& f) const {
+  const double* F = config_.body_force.data();
+  for (std::size_t k = 0; k < n_; ++k) {
+    double rho, u[3];
+    moments(f, k, rho, u);
+    double feq[19], source[19], post[19];
+    for (int i = 0; i < 19; ++i) {
+      feq[i] = equilibrium(i, rho, u);
+      const int* c = kVelocity[i];
+      double s = 0.0;
+      for (int a = 0; a < 3; ++a) s += ((c[a] - u[a]) / kCs2 + dot(c, u) * c[a] / (kCs2 * kCs2)) * F[a];
+      source[i] = kWeight[i] * s;
+    }
+    for (int i = 0; i < 19; ++i) {
+      const int o = opposite(i);
+      const double fi = f[i * n_ + k], fo = f[o * n_ + k];
+      const double f_sym = 0.5 * (fi + fo), f_anti = 0.5 * (fi - fo);
+      const double eq_sym = 0.5 * (feq[i] + feq[o]), eq_anti = 0.5 * (feq[i] - feq[o]);
+      const double s_sym = 0.5 * (source[i] + source[o]), s_anti = 0.5 * (source[i] - source[o]);
+      post[i] = fi - omega_plus_ * (f_sym - eq_sym) - omega_minus_ * (f_anti - eq_anti) +
+                (1.0 - 0.5 * omega_plus_) * s_sym + (1.0 - 0.5 * omega_minus_) * s_anti;
+    }
+    for (int i = 0; i < 19; ++i) f[i * n_ + k] = post[i];
+  }
+}
+
+void ReferenceLbm::step() {
+  std::vector<double> f = stream();
+  collide(f);
+  f_.swap(f);
+}
+
+void ReferenceLbm::fields(std::vector<double>& rho, std::array<std::vector<double>, 3>& u) const {
+  const std::vector<double> f = stream();
+  rho.assign(n_, 0.0);
+  for (auto& c : u) c.assign(n_, 0.0);
+  for (std::size_t k = 0; k < n_; ++k) {
+    double v[3];
+    moments(f, k, rho[k], v);
+    for (int a = 0; a < 3; ++a) u[a][k] = v[a];
+  }
+}
+
+}  // namespace eddy::reference

@@ -1,0 +1,53 @@
+// Shared helpers for eddy's tests: device availability, cases built in code, error norms.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "kernels/backend.hpp"
+
+namespace eddy::test {
+
+/// Skips the current test with a clear message when this build targets a GPU and none is visible.
+#define EDDY_REQUIRE_DEVICE()                                                                           \
+  do {                                                                                                  \
+    if (::eddy::backend::device_count() == 0)                                                           \
+      GTEST_SKIP() << "SKIPPED: no GPU visible to this " << ::eddy::backend::name()                     \
+                   << " build; run on a machine with a GPU (or use the cpu backend) to execute this test"; \
+  } while (0)
+
+/// A case with every face a no-slip wall, tau given; callers adjust faces and then call finalize_case.
+inline CaseConfig box_case(int nx, int ny, int nz, double tau) {
+  CaseConfig c;
+  c.name = "test";
+  c.size = {nx, ny, nz};
+  for (auto& f : c.faces) f.kind = FaceKind::wall;
+  c.tau = tau;
+  c.steps = 1;
+  c.write_vtk = false;
+  return c;
+}
+
+inline void make_periodic(CaseConfig& c, int axis) {
+  c.faces[2 * axis].kind = FaceKind::periodic;
+  c.faces[2 * axis + 1].kind = FaceKind::periodic;
+}
+
+/// max |a - b| / max |b|.
+inline double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0.0, scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+/// Path of a file in tests/data.
+inline std::string data_file(const std::string& name) { return std::string(EDDY_TEST_DATA_DIR) + "/" + name; }
+
+}  // namespace eddy::test

@@ -1,0 +1,703 @@
+// Unit tests for io/case_config: parsing, defaults, derived values (nu, tau, Re, lattice wall velocity), every
+// validation rule (each InputError names its key), --set overrides, finalize_case on structs built in code, and
+// the shipped cases under cases/.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/case_config.hpp"
+
+namespace eddy {
+namespace {
+
+// ---- helpers -------------------------------------------------------------------------------------------------------
+
+/// A small valid case; each section body can be replaced or extended. Lid-driven cavity, 16 x 16 x 1, Re 100.
+struct CaseText {
+  std::string domain = "size = [16, 16, 1]\nperiodic = [false, false, true]\n";
+  std::string boundary = "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1.0, 0.0, 0.0]\n";
+  std::string physics = "velocity = 0.1\nreynolds = 100\n";
+  std::string run = "steps = 10\n";
+  std::string extra;  // further sections, verbatim
+
+  std::string str() const {
+    return "[domain]\n" + domain + boundary + "[physics]\n" + physics + "[run]\n" + run + extra;
+  }
+};
+
+/// The what() of the InputError that parsing `text` throws, or a marker when it throws nothing.
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_case(text, "test.toml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no InputError thrown>";
+}
+
+std::string error_of(const CaseText& text, const std::vector<std::string>& overrides = {}) {
+  return error_of(text.str(), overrides);
+}
+
+std::string error_of_struct(CaseConfig config) {
+  try {
+    finalize_case(config);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no InputError thrown>";
+}
+
+/// Passes when `message` is a one-line InputError message that contains every fragment.
+::testing::AssertionResult HasAll(const std::string& message, const std::vector<std::string>& fragments) {
+  if (message.find('\n') != std::string::npos) return ::testing::AssertionFailure() << "multi-line: " << message;
+  for (const auto& fragment : fragments) {
+    if (message.find(fragment) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << message << "\" lacks \"" << fragment << "\"";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Expects an InputError from `text` that starts with the origin and names every fragment (keys, values, limits).
+#define EXPECT_INPUT_ERROR(text, ...)                                     \
+  do {                                                                    \
+    const std::string message_ = error_of(text);                          \
+    EXPECT_EQ(message_.rfind("test.toml:", 0), 0u) << message_;           \
+    EXPECT_TRUE(HasAll(message_, std::vector<std::string>{__VA_ARGS__})); \
+  } while (0)
+
+/// A CaseConfig built in code: 32 x 32 x 1 cavity, z periodic, lid y_max at 0.1, Re 100.
+CaseConfig cavity_struct() {
+  CaseConfig c;
+  c.size = {32, 32, 1};
+  c.faces[4].kind = FaceKind::periodic;
+  c.faces[5].kind = FaceKind::periodic;
+  c.faces[3] = FaceBoundary{FaceKind::moving_wall, {0.1, 0.0, 0.0}};
+  c.velocity = 0.1;
+  c.reynolds = 100;
+  c.steps = 100;
+  return c;
+}
+
+// ---- valid input ---------------------------------------------------------------------------------------------------
+
+TEST(CaseConfigParse, FullCaseGivesEveryValue) {
+  const std::string text = R"(
+[case]
+name = "my_case"
+[domain]
+size = [64, 32, 8]
+periodic = [false, false, true]
+[boundary.y_max]
+type = "moving_wall"
+velocity = [1.0, 0.0, 0.5]
+[boundary.x_min]
+type = "wall"
+[physics]
+velocity = 0.08
+length = 32
+reynolds = 200
+body_force = [1e-6, 0, 0]
+[initial]
+type = "rest"
+[numerics]
+collision = "bgk"
+magic = 0.25
+precision = "double"
+[run]
+steps = 1000
+report_every = 50
+[output]
+every = 100
+directory = "results"
+vtk = false
+centerlines = true
+)";
+  const CaseConfig c = parse_case(text, "cases/some_file.toml");
+  EXPECT_EQ(c.name, "my_case");
+  EXPECT_EQ(c.source_file, "cases/some_file.toml");
+  EXPECT_EQ(c.size, (std::array<int, 3>{64, 32, 8}));
+  EXPECT_EQ(c.faces[0].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[1].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[2].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[3].kind, FaceKind::moving_wall);
+  EXPECT_EQ(c.faces[4].kind, FaceKind::periodic);
+  EXPECT_EQ(c.faces[5].kind, FaceKind::periodic);
+  // Wall velocity is stored in lattice units: [1, 0, 0.5] * U.
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[0], 0.08);
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[1], 0.0);
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[2], 0.04);
+  EXPECT_DOUBLE_EQ(c.velocity, 0.08);
+  EXPECT_DOUBLE_EQ(c.length, 32.0);
+  EXPECT_DOUBLE_EQ(c.reynolds, 200.0);
+  EXPECT_DOUBLE_EQ(c.nu, 0.08 * 32 / 200);
+  EXPECT_DOUBLE_EQ(c.tau, 3 * 0.08 * 32 / 200 + 0.5);
+  EXPECT_DOUBLE_EQ(c.omega(), 1.0 / c.tau);
+  EXPECT_EQ(c.body_force, (std::array<double, 3>{1e-6, 0.0, 0.0}));
+  EXPECT_EQ(c.initial.kind, InitialKind::rest);
+  EXPECT_EQ(c.collision, Collision::bgk);
+  EXPECT_DOUBLE_EQ(c.magic, 0.25);
+  EXPECT_EQ(c.precision, Precision::float64);
+  EXPECT_EQ(c.steps, 1000);
+  EXPECT_EQ(c.report_every, 50);
+  EXPECT_EQ(c.output_every, 100);
+  EXPECT_EQ(c.output_directory, "results");
+  EXPECT_FALSE(c.write_vtk);
+  EXPECT_TRUE(c.write_centerlines);
+  // Ma = sqrt(3) * max(|U|, |wall velocity|) = sqrt(3) * 0.08 * sqrt(1.25).
+  EXPECT_NEAR(c.mach(), std::sqrt(3.0) * 0.08 * std::sqrt(1.25), 1e-12);
+}
+
+TEST(CaseConfigParse, DefaultsAreFilled) {
+  const CaseConfig c =
+      parse_case("[domain]\nsize = [20, 10, 1]\n[physics]\ntau = 0.8\n[run]\nsteps = 250\n", "some/dir/minimal.toml");
+  EXPECT_EQ(c.name, "minimal");  // the file's stem
+  for (const auto& face : c.faces) {
+    EXPECT_EQ(face.kind, FaceKind::wall);
+    EXPECT_EQ(face.velocity, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  }
+  EXPECT_DOUBLE_EQ(c.velocity, 0.0);
+  EXPECT_DOUBLE_EQ(c.length, 20.0);  // size[0]
+  EXPECT_DOUBLE_EQ(c.tau, 0.8);
+  EXPECT_NEAR(c.nu, 0.1, 1e-15);
+  EXPECT_DOUBLE_EQ(c.reynolds, 0.0);  // U == 0
+  EXPECT_EQ(c.body_force, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  EXPECT_EQ(c.initial.kind, InitialKind::rest);
+  EXPECT_EQ(c.collision, Collision::trt);
+  EXPECT_DOUBLE_EQ(c.magic, 3.0 / 16.0);
+  EXPECT_EQ(c.precision, Precision::float32);
+  EXPECT_EQ(c.report_every, 25);  // steps / 10
+  EXPECT_EQ(c.output_every, 0);
+  EXPECT_EQ(c.output_directory, "output");
+  EXPECT_TRUE(c.write_vtk);
+  EXPECT_FALSE(c.write_centerlines);
+  EXPECT_DOUBLE_EQ(c.mach(), 0.0);
+}
+
+TEST(CaseConfigParse, ReportEveryIsAtLeastOne) {
+  EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=5\n", "t.toml").report_every, 1);
+  EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=0\n", "t.toml").report_every, 1);
+}
+
+TEST(CaseConfigParse, ViscosityFromEachOfTheThreeKeys) {
+  CaseText text;
+  text.physics = "velocity = 0.1\nlength = 16\nreynolds = 100\n";
+  CaseConfig c = parse_case(text.str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.nu, 0.016);
+  EXPECT_DOUBLE_EQ(c.tau, 3 * 0.016 + 0.5);
+  EXPECT_DOUBLE_EQ(c.reynolds, 100.0);
+
+  text.physics = "velocity = 0.1\nlength = 16\nviscosity = 0.02\n";
+  c = parse_case(text.str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.nu, 0.02);
+  EXPECT_DOUBLE_EQ(c.tau, 0.56);
+  EXPECT_DOUBLE_EQ(c.reynolds, 0.1 * 16 / 0.02);
+
+  text.physics = "velocity = 0.1\nlength = 16\ntau = 1\n";  // an integer where a float is expected is fine
+  c = parse_case(text.str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.tau, 1.0);
+  EXPECT_DOUBLE_EQ(c.nu, 0.5 / 3);
+  EXPECT_DOUBLE_EQ(c.reynolds, 0.1 * 16 / (0.5 / 3));
+}
+
+TEST(CaseConfigParse, TaylorGreenAmplitudeIsInUnitsOfU) {
+  const std::string base =
+      "[domain]\nsize=[16,16,16]\nperiodic=[true,true,true]\n[physics]\nvelocity=0.05\n"
+      "reynolds=10\n[run]\nsteps=1\n[initial]\ntype=\"taylor_green_3d\"\n";
+  CaseConfig c = parse_case(base, "t.toml");
+  EXPECT_EQ(c.initial.kind, InitialKind::taylor_green_3d);
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.05);
+  c = parse_case(base + "amplitude = 2\n", "t.toml");
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.1);
+  EXPECT_NEAR(c.mach(), 0.1 * std::sqrt(3.0), 1e-12);
+
+  // taylor_green_2d needs only x and y periodic.
+  c = parse_case(
+      "[domain]\nsize=[16,16,1]\nperiodic=[true,true,false]\n[physics]\nvelocity=0.05\ntau=0.8\n"
+      "[run]\nsteps=1\n[initial]\ntype=\"taylor_green_2d\"\n",
+      "t.toml");
+  EXPECT_EQ(c.initial.kind, InitialKind::taylor_green_2d);
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.05);
+}
+
+TEST(CaseConfigParse, DottedKeysAndInlineTablesAreTheSameKeys) {
+  const CaseConfig c = parse_case(
+      "domain.size = [8, 8, 1]\nphysics = { tau = 0.9, velocity = 0.1 }\nrun.steps = 3\n"
+      "boundary.y_max = { type = \"moving_wall\", velocity = [1, 0, 0] }\n",
+      "t.toml");
+  EXPECT_EQ(c.size, (std::array<int, 3>{8, 8, 1}));
+  EXPECT_DOUBLE_EQ(c.tau, 0.9);
+  EXPECT_EQ(c.steps, 3);
+  EXPECT_EQ(c.faces[3].kind, FaceKind::moving_wall);
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[0], 0.1);
+}
+
+// ---- invalid input: every rule names its key -----------------------------------------------------------------------
+
+TEST(CaseConfigErrors, UnknownKeysAndSections) {
+  CaseText t;
+  t.physics += "taux = 0.7\n";
+  EXPECT_INPUT_ERROR(t, "unknown key", "physics.taux", "velocity, length, reynolds, tau, viscosity, body_force");
+  t = CaseText();
+  t.extra = "[solver]\nthreads = 4\n";
+  EXPECT_INPUT_ERROR(t, "solver", "case, domain, boundary, physics, initial, numerics, run, output");
+  t = CaseText();
+  t.run = "steps = 10\nsteps_max = 4\n";
+  EXPECT_INPUT_ERROR(t, "run.steps_max", "steps, report_every");
+  t = CaseText();
+  t.boundary += "[boundary.top]\ntype = \"wall\"\n";
+  EXPECT_INPUT_ERROR(t, "boundary.top", "x_min, x_max, y_min, y_max, z_min, z_max");
+  t = CaseText();
+  t.boundary += "speed = 1\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max.speed", "type, velocity");
+  t = CaseText();
+  t.extra = "[output]\nvtk_every = 3\n";
+  EXPECT_INPUT_ERROR(t, "output.vtk_every", "every, directory, vtk, centerlines");
+  t = CaseText();
+  t.extra = "[case]\ntitle = \"x\"\n";
+  EXPECT_INPUT_ERROR(t, "case.title", "name");
+  EXPECT_INPUT_ERROR("steps = 3\n[domain]\nsize=[4,4,4]\n", "'steps'", "run.steps");
+}
+
+TEST(CaseConfigErrors, WrongTypes) {
+  CaseText t;
+  t.physics = "velocity = \"0.1\"\nreynolds = 100\n";
+  EXPECT_INPUT_ERROR(t, "physics.velocity", "\"0.1\"", "a string", "expected a number");
+  t = CaseText();
+  t.run = "steps = 10.0\n";  // floats where integers are expected are an error
+  EXPECT_INPUT_ERROR(t, "run.steps", "a float", "expected an integer");
+  t = CaseText();
+  t.domain = "size = [16, 16.0, 1]\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", "array of 3 integers");
+  t = CaseText();
+  t.domain = "size = [16, 16]\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", "array of 3 integers");
+  t = CaseText();
+  t.domain = "size = 16\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", "an integer", "array of 3 integers");
+  t = CaseText();
+  t.domain = "size = [16, 16, 1]\nperiodic = [0, 0, 1]\n";
+  EXPECT_INPUT_ERROR(t, "domain.periodic", "booleans");
+  t = CaseText();
+  t.extra = "[output]\nvtk = 1\n";
+  EXPECT_INPUT_ERROR(t, "output.vtk", "boolean");
+  t = CaseText();
+  t.extra = "[output]\ncenterlines = \"yes\"\n";
+  EXPECT_INPUT_ERROR(t, "output.centerlines", "boolean");
+  t = CaseText();
+  t.extra = "[output]\ndirectory = 5\n";
+  EXPECT_INPUT_ERROR(t, "output.directory", "string");
+  t = CaseText();
+  t.extra = "[numerics]\ncollision = 1\n";
+  EXPECT_INPUT_ERROR(t, "numerics.collision", "string");
+  t = CaseText();
+  t.physics = "velocity = 0.1\nreynolds = 100\nbody_force = [0, 0]\n";
+  EXPECT_INPUT_ERROR(t, "physics.body_force", "array of 3 numbers");
+  t = CaseText();
+  t.physics = "velocity = 0.1\ntau = nan\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau", "finite");
+  EXPECT_INPUT_ERROR("run = 3\n[domain]\nsize = [4, 4, 4]\n", "run = 3", "expected a table");
+  t = CaseText();
+  t.boundary = "[boundary]\ny_max = \"moving_wall\"\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max", "table");
+}
+
+TEST(CaseConfigErrors, SyntaxErrorHasLineAndColumn) {
+  const std::string message = error_of("[domain]\nsize = [16, 16, 1\n[run]\nsteps = 1\n");
+  EXPECT_TRUE(HasAll(message, {"test.toml:", "TOML syntax error"})) << message;
+  EXPECT_EQ(message.rfind("test.toml:3:", 0), 0u) << message;  // "<file>:<line>:<column>: ..."
+  EXPECT_TRUE(HasAll(error_of("[physics]\ntau = 0.8\ntau = 0.9\n"), {"test.toml:3:", "TOML syntax error"}));
+}
+
+TEST(CaseConfigErrors, RequiredKeys) {
+  EXPECT_INPUT_ERROR("[physics]\ntau = 0.8\n[run]\nsteps = 1\n", "domain.size", "missing");
+  EXPECT_INPUT_ERROR("[domain]\nsize = [4, 4, 4]\n[physics]\ntau = 0.8\n", "run.steps", "missing");
+  CaseText t;
+  t.physics = "velocity = 0.1\n";
+  EXPECT_INPUT_ERROR(t, "reynolds", "tau", "viscosity", "exactly one");
+  t.physics = "velocity = 0.1\nreynolds = 100\ntau = 0.8\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds", "physics.tau", "exactly one");
+  t.physics = "velocity = 0.1\ntau = 0.8\nviscosity = 0.1\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau", "physics.viscosity", "exactly one");
+  t = CaseText();
+  t.boundary = "[boundary.y_max]\ntype = \"moving_wall\"\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max.velocity", "moving_wall");
+}
+
+TEST(CaseConfigErrors, OutOfRangeValues) {
+  CaseText t;
+  t.domain = "size = [16, 0, 1]\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", "[16, 0, 1]", ">= 1");
+  t.domain = "size = [-3, 16, 1]\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", ">= 1");
+  t = CaseText();
+  t.run = "steps = -1\n";
+  EXPECT_INPUT_ERROR(t, "run.steps", "-1", ">= 0");
+  t.run = "steps = 10\nreport_every = 0\n";
+  EXPECT_INPUT_ERROR(t, "run.report_every", ">= 1");
+  t = CaseText();
+  t.extra = "[output]\nevery = -5\n";
+  EXPECT_INPUT_ERROR(t, "output.every", "-5", ">= 0");
+  t.extra = "[output]\ndirectory = \"\"\n";
+  EXPECT_INPUT_ERROR(t, "output.directory", "non-empty");
+  t = CaseText();
+  t.extra = "[numerics]\nmagic = 0\n";
+  EXPECT_INPUT_ERROR(t, "numerics.magic", "> 0");
+  t.extra = "[numerics]\nmagic = -0.1\n";
+  EXPECT_INPUT_ERROR(t, "numerics.magic", "> 0");
+  t = CaseText();
+  t.physics = "velocity = -0.1\ntau = 0.8\n";
+  EXPECT_INPUT_ERROR(t, "physics.velocity", ">= 0");
+  t.physics = "velocity = 0.1\nlength = 0\ntau = 0.8\n";
+  EXPECT_INPUT_ERROR(t, "physics.length", "> 0");
+  t = CaseText();
+  t.extra = "[case]\nname = \"a/b\"\n";
+  EXPECT_INPUT_ERROR(t, "case.name", "a/b");
+}
+
+TEST(CaseConfigErrors, ViscosityRules) {
+  CaseText t;
+  t.physics = "velocity = 0.1\ntau = 0.5\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau = 0.5", "out of range", "> 0.5");
+  t.physics = "velocity = 0.1\ntau = 0.3\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau = 0.3", "> 0.5");
+  t.physics = "velocity = 0.1\ntau = -1\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau", "> 0.5");
+  t.physics = "velocity = 0.1\nreynolds = 0\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds", "> 0");
+  t.physics = "velocity = 0.1\nreynolds = -100\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds", "> 0");
+  t.physics = "velocity = 0.1\nviscosity = 0\n";
+  EXPECT_INPUT_ERROR(t, "physics.viscosity", "> 0");
+  // Re = U L / nu needs U > 0 (no moving wall here: a lid in units of U = 0 is its own error).
+  t.boundary = "";
+  t.physics = "reynolds = 100\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds", "physics.velocity", "> 0");
+  t.physics = "velocity = 0\nreynolds = 100\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds", "physics.velocity");
+  // A lid speed in units of U needs U > 0.
+  t = CaseText();
+  t.physics = "tau = 0.8\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max.velocity", "physics.velocity");
+}
+
+TEST(CaseConfigErrors, MachLimit) {
+  CaseText t;
+  t.physics = "velocity = 0.2\nreynolds = 100\n";  // Ma = 0.346
+  EXPECT_INPUT_ERROR(t, "Ma = 0.3464", "0.3", "physics.velocity", "smaller velocity");
+  // The wall speed counts in lattice units: [2, 0, 0] * 0.1 = 0.2.
+  t = CaseText();
+  t.boundary = "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [2.0, 0.0, 0.0]\n";
+  EXPECT_INPUT_ERROR(t, "Ma", "boundary.y_max.velocity");
+  // The Taylor-Green amplitude counts too.
+  EXPECT_INPUT_ERROR(
+      "[domain]\nsize=[8,8,8]\nperiodic=[true,true,true]\n[physics]\nvelocity=0.1\ntau=0.8\n"
+      "[initial]\ntype=\"taylor_green_3d\"\namplitude=2\n[run]\nsteps=1\n",
+      "Ma", "initial.amplitude");
+  // Just below the limit is fine.
+  t = CaseText();
+  t.physics = "velocity = 0.17\nreynolds = 100\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+}
+
+TEST(CaseConfigErrors, BadEnumStringsListAllowedValues) {
+  CaseText t;
+  t.extra = "[numerics]\ncollision = \"mrt\"\n";
+  EXPECT_INPUT_ERROR(t, "numerics.collision", "\"mrt\"", "\"trt\", \"bgk\"");
+  t.extra = "[numerics]\nprecision = \"half\"\n";
+  EXPECT_INPUT_ERROR(t, "numerics.precision", "\"float\", \"double\"");
+  t.extra = "[initial]\ntype = \"vortex\"\n";
+  EXPECT_INPUT_ERROR(t, "initial.type", "\"rest\", \"taylor_green_2d\", \"taylor_green_3d\"");
+  t = CaseText();
+  t.boundary = "[boundary.y_max]\ntype = \"inflow\"\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max.type", "\"wall\", \"moving_wall\"");
+}
+
+TEST(CaseConfigErrors, BoundaryRules) {
+  CaseText t;
+  t.boundary += "[boundary.z_min]\ntype = \"wall\"\n";  // z is periodic
+  EXPECT_INPUT_ERROR(t, "boundary.z_min", "periodic");
+  t = CaseText();
+  t.boundary = "[boundary.y_min]\ntype = \"wall\"\nvelocity = [1, 0, 0]\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_min.velocity", "moving_wall");
+  t.boundary = "[boundary.y_min]\nvelocity = [1, 0, 0]\n";  // type defaults to wall
+  EXPECT_INPUT_ERROR(t, "boundary.y_min.velocity", "moving_wall");
+  t.boundary = "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0.5, 0]\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_max.velocity", "tangential", "y component");
+  t.boundary = "[boundary.x_min]\ntype = \"moving_wall\"\nvelocity = [0.1, 1, 0]\n";
+  EXPECT_INPUT_ERROR(t, "boundary.x_min.velocity", "tangential", "x component");
+  // A resting-wall table on a non-periodic axis is fine.
+  t.boundary = "[boundary.x_min]\ntype = \"wall\"\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+}
+
+TEST(CaseConfigErrors, TaylorGreenNeedsPeriodicAxes) {
+  const std::string physics = "[physics]\nvelocity=0.05\ntau=0.8\n[run]\nsteps=1\n";
+  EXPECT_INPUT_ERROR(
+      "[domain]\nsize=[8,8,1]\nperiodic=[true,false,true]\n" + physics + "[initial]\ntype=\"taylor_green_2d\"\n",
+      "initial.type", "taylor_green_2d", "periodic");
+  EXPECT_INPUT_ERROR(
+      "[domain]\nsize=[8,8,8]\nperiodic=[true,true,false]\n" + physics + "[initial]\ntype=\"taylor_green_3d\"\n",
+      "initial.type", "taylor_green_3d", "periodic");
+  EXPECT_INPUT_ERROR("[domain]\nsize=[8,8,8]\n" + physics + "[initial]\ntype=\"rest\"\namplitude=1\n",
+                     "initial.amplitude");
+}
+
+TEST(CaseConfigErrors, MissingFileNamesPathAndSystemError) {
+  const std::string path = "/nonexistent-eddy-dir/no_such_case.toml";
+  try {
+    load_case(path);
+    FAIL() << "no InputError for a missing file";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(HasAll(e.what(), {path, "No such file or directory"}));
+  }
+}
+
+TEST(CaseConfigLoad, LoadsAFileAndTakesTheNameFromItsStem) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("eddy_test_case_config_" + std::to_string(::getpid()) + "_stem_name.toml");
+  {
+    std::ofstream out(path);
+    out << CaseText().str();
+  }
+  const CaseConfig c = load_case(path.string(), {"run.steps=7"});
+  std::filesystem::remove(path);
+  EXPECT_EQ(c.name, path.stem().string());
+  EXPECT_EQ(c.source_file, path.string());
+  EXPECT_EQ(c.steps, 7);
+}
+
+// ---- --set overrides -----------------------------------------------------------------------------------------------
+
+TEST(CaseConfigOverrides, ReplaceScalarsArraysAndNestedKeys) {
+  const CaseConfig c = parse_case(CaseText().str(), "t.toml",
+                                  {"run.steps=500", "domain.size=[24, 12, 1]", "boundary.y_max.velocity=[0.5,0,0]",
+                                   "output.directory=\"elsewhere\"", "numerics.collision = \"bgk\"",
+                                   "physics.body_force=[1e-7, 0, 0]", "output.centerlines=true"});
+  EXPECT_EQ(c.steps, 500);
+  EXPECT_EQ(c.report_every, 50);
+  EXPECT_EQ(c.size, (std::array<int, 3>{24, 12, 1}));
+  EXPECT_DOUBLE_EQ(c.length, 24.0);
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[0], 0.05);  // 0.5 * U
+  EXPECT_EQ(c.output_directory, "elsewhere");      // [output] did not exist: it is created
+  EXPECT_EQ(c.collision, Collision::bgk);          // [numerics] did not exist either
+  EXPECT_DOUBLE_EQ(c.body_force[0], 1e-7);
+  EXPECT_TRUE(c.write_centerlines);
+}
+
+TEST(CaseConfigOverrides, NestedBoundaryTypeReplacesTheLid) {
+  // Setting the lid to a plain wall drops its velocity from the file.
+  const CaseConfig c = parse_case(CaseText().str(), "t.toml", {"boundary.y_max.type=\"wall\""});
+  EXPECT_EQ(c.faces[3].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[3].velocity, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  // A new face table is created.
+  const CaseConfig d = parse_case(CaseText().str(), "t.toml",
+                                  {"boundary.y_min.type=\"moving_wall\"", "boundary.y_min.velocity=[-1,0,0]"});
+  EXPECT_EQ(d.faces[2].kind, FaceKind::moving_wall);
+  EXPECT_DOUBLE_EQ(d.faces[2].velocity[0], -0.1);
+  // Making the lid axis periodic drops the file's boundary tables on it.
+  const CaseConfig e = parse_case(CaseText().str(), "t.toml", {"domain.periodic=[true,true,true]"});
+  for (const auto& face : e.faces) EXPECT_EQ(face.kind, FaceKind::periodic);
+}
+
+TEST(CaseConfigOverrides, ViscosityKeyReplacesTheFilesChoice) {
+  CaseConfig c = parse_case(CaseText().str(), "t.toml", {"physics.tau=0.8"});  // the file gives reynolds
+  EXPECT_DOUBLE_EQ(c.tau, 0.8);
+  EXPECT_NEAR(c.nu, 0.1, 1e-15);
+  EXPECT_NEAR(c.reynolds, 0.1 * 16 / 0.1, 1e-12);
+  c = parse_case(CaseText().str(), "t.toml", {"physics.reynolds=50"});
+  EXPECT_DOUBLE_EQ(c.reynolds, 50.0);
+  // Two --set that both fix the viscosity conflict.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.tau=0.8", "physics.reynolds=10"}),
+                     {"physics.reynolds", "physics.tau", "exactly one"}));
+}
+
+TEST(CaseConfigOverrides, ValidationAppliesToOverriddenValues) {
+  std::string message = error_of(CaseText(), {"run.stepz=3"});
+  EXPECT_TRUE(HasAll(message, {"test.toml", "run.stepz", "--set run.stepz=3"}));
+  message = error_of(CaseText(), {"physics.tau=0.5"});
+  EXPECT_TRUE(HasAll(message, {"physics.tau", "> 0.5", "--set physics.tau=0.5"}));
+  message = error_of(CaseText(), {"run.steps=1.5"});
+  EXPECT_TRUE(HasAll(message, {"run.steps", "integer"}));
+  message = error_of(CaseText(), {"physics.velocity=0.5"});
+  EXPECT_TRUE(HasAll(message, {"Ma", "physics.velocity"}));
+}
+
+TEST(CaseConfigOverrides, MalformedOverridesAreRejected) {
+  const std::vector<std::string> bad = {"run.steps",
+                                        "=5",
+                                        ".steps=5",
+                                        "run..steps=5",
+                                        "run.steps=",
+                                        "run.steps=5 6",
+                                        "output.directory=out",
+                                        "run steps=5",
+                                        "run.steps=[1",
+                                        "run.steps=1\nrun.x=2"};
+  for (const auto& text : bad) {
+    const std::string message = error_of(CaseText(), {text});
+    EXPECT_TRUE(HasAll(message, {"--set", text.substr(0, text.find('\n'))})) << "override: " << text;
+  }
+  // Through a key that is not a table.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"run.steps.max=3"}), {"run.steps.max=3", "run.steps", "not a table"}));
+  // A bare string value gets a hint about quotes.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"output.directory=out"}), {"quotes"}));
+}
+
+// ---- finalize_case on structs built in code ------------------------------------------------------------------------
+
+TEST(CaseConfigFinalize, FillsDerivedValues) {
+  CaseConfig c = cavity_struct();
+  finalize_case(c);
+  EXPECT_EQ(c.name, "case");
+  EXPECT_DOUBLE_EQ(c.length, 32.0);
+  EXPECT_DOUBLE_EQ(c.nu, 0.1 * 32 / 100);
+  EXPECT_DOUBLE_EQ(c.tau, 3 * 0.032 + 0.5);
+  EXPECT_DOUBLE_EQ(c.reynolds, 100.0);
+  EXPECT_EQ(c.report_every, 10);
+  EXPECT_NEAR(c.mach(), 0.1 * std::sqrt(3.0), 1e-12);
+  // Idempotent: a second call keeps every value.
+  const CaseConfig once = c;
+  finalize_case(c);
+  EXPECT_DOUBLE_EQ(c.tau, once.tau);
+  EXPECT_DOUBLE_EQ(c.nu, once.nu);
+  EXPECT_DOUBLE_EQ(c.reynolds, once.reynolds);
+  EXPECT_EQ(c.report_every, once.report_every);
+}
+
+TEST(CaseConfigFinalize, PrecedenceTauThenViscosityThenReynolds) {
+  CaseConfig c = cavity_struct();
+  c.tau = 0.8;
+  c.nu = 0.5;
+  finalize_case(c);
+  EXPECT_NEAR(c.nu, 0.1, 1e-15);
+  EXPECT_NEAR(c.reynolds, 0.1 * 32 / 0.1, 1e-12);
+  c = cavity_struct();
+  c.nu = 0.02;
+  finalize_case(c);
+  EXPECT_DOUBLE_EQ(c.tau, 0.56);
+  EXPECT_DOUBLE_EQ(c.reynolds, 0.1 * 32 / 0.02);
+  // Taylor-Green amplitude defaults to U.
+  c = cavity_struct();
+  c.faces = {};
+  for (auto& face : c.faces) face.kind = FaceKind::periodic;
+  c.initial.kind = InitialKind::taylor_green_3d;
+  finalize_case(c);
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.1);
+}
+
+TEST(CaseConfigFinalize, RangeChecksApplyToStructs) {
+  CaseConfig c = cavity_struct();
+  c.size[2] = 0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"domain.size", ">= 1"}));
+  c = cavity_struct();
+  c.tau = 0.4;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.tau", "> 0.5"}));
+  c = cavity_struct();
+  c.reynolds = 0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.reynolds", "physics.tau", "physics.viscosity"}));
+  c = cavity_struct();
+  c.velocity = 0.0;
+  c.faces[3].velocity = {0.0, 0.0, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.reynolds", "physics.velocity"}));
+  c = cavity_struct();
+  c.faces[3].velocity = {0.3, 0.0, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"Ma", "boundary.y_max.velocity"}));
+  c = cavity_struct();
+  c.faces[3].velocity = {0.0, 0.05, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"boundary.y_max.velocity", "tangential"}));
+  c = cavity_struct();
+  c.faces[0].velocity = {0.0, 0.05, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"boundary.x_min.velocity", "moving_wall"}));
+  c = cavity_struct();
+  c.faces[5].kind = FaceKind::wall;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"domain.periodic", "z_min", "z_max"}));
+  c = cavity_struct();
+  c.magic = 0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.magic"}));
+  c = cavity_struct();
+  c.steps = -1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"run.steps"}));
+  c = cavity_struct();
+  c.report_every = -2;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"run.report_every"}));
+  c = cavity_struct();
+  c.output_every = -1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"output.every"}));
+  c = cavity_struct();
+  c.output_directory.clear();
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"output.directory"}));
+  c = cavity_struct();
+  c.initial.kind = InitialKind::taylor_green_2d;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"initial.type", "periodic"}));
+  c = cavity_struct();
+  c.body_force[1] = std::nan("");
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.body_force", "finite"}));
+  c = cavity_struct();
+  c.source_file = "built/in/code.toml";
+  c.tau = 0.45;
+  EXPECT_EQ(error_of_struct(c).rfind("built/in/code.toml: ", 0), 0u);
+}
+
+// ---- the shipped cases ---------------------------------------------------------------------------------------------
+
+class ShippedCase : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShippedCase, Loads) {
+  const std::string path = std::string(EDDY_SOURCE_DIR "/cases/") + GetParam() + ".toml";
+  CaseConfig c;
+  ASSERT_NO_THROW(c = load_case(path)) << path;
+  EXPECT_EQ(c.name, GetParam());  // the name in the file matches the file name
+  EXPECT_GT(c.tau, 0.5);
+  EXPECT_LE(c.mach(), 0.3);
+  EXPECT_GT(c.velocity, 0.0);  // every shipped case sets U (Re, Ma and output scaling use it)
+  EXPECT_GT(c.steps, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ShippedCase,
+                         ::testing::Values("lid_driven_cavity_2d", "lid_driven_cavity_3d", "taylor_green_3d",
+                                           "poiseuille"));
+
+TEST(ShippedCases, ValuesMatchTheirDocumentation) {
+  const std::string dir = EDDY_SOURCE_DIR "/cases/";
+  const CaseConfig cavity = load_case(dir + "lid_driven_cavity_2d.toml");
+  EXPECT_EQ(cavity.size, (std::array<int, 3>{128, 128, 1}));
+  EXPECT_EQ(cavity.faces[3].kind, FaceKind::moving_wall);
+  EXPECT_DOUBLE_EQ(cavity.faces[3].velocity[0], 0.1);
+  EXPECT_EQ(cavity.faces[4].kind, FaceKind::periodic);
+  EXPECT_DOUBLE_EQ(cavity.reynolds, 100.0);
+  EXPECT_NEAR(cavity.tau, 0.884, 1e-12);
+  EXPECT_EQ(cavity.steps, 30000);
+  EXPECT_TRUE(cavity.write_centerlines);
+
+  const CaseConfig cube = load_case(dir + "lid_driven_cavity_3d.toml");
+  EXPECT_EQ(cube.size, (std::array<int, 3>{64, 64, 64}));
+  for (const auto& face : cube.faces) EXPECT_NE(face.kind, FaceKind::periodic);
+  EXPECT_DOUBLE_EQ(cube.reynolds, 1000.0);
+
+  const CaseConfig tg = load_case(dir + "taylor_green_3d.toml");
+  for (const auto& face : tg.faces) EXPECT_EQ(face.kind, FaceKind::periodic);
+  EXPECT_EQ(tg.initial.kind, InitialKind::taylor_green_3d);
+  EXPECT_DOUBLE_EQ(tg.initial.amplitude, 0.05);
+
+  const CaseConfig channel = load_case(dir + "poiseuille.toml");
+  EXPECT_EQ(channel.size, (std::array<int, 3>{4, 32, 1}));
+  EXPECT_EQ(channel.faces[0].kind, FaceKind::periodic);
+  EXPECT_EQ(channel.faces[2].kind, FaceKind::wall);
+  EXPECT_NEAR(channel.nu, 0.1, 1e-15);
+  // u_max = F H^2 / (8 nu) equals the declared velocity.
+  const double height = channel.size[1];
+  EXPECT_NEAR(channel.body_force[0] * height * height / (8 * channel.nu), channel.velocity, 1e-12);
+  EXPECT_EQ(channel.output_every, 0);
+}
+
+}  // namespace
+}  // namespace eddy

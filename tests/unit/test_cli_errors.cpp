@@ -1,0 +1,181 @@
+// Runs the real eddy binary (EDDY_EXECUTABLE) on bad input and checks the CLI error contract:
+//   `eddy run CASE.toml [--set K=V]... [--output DIR]` reports an input error as exactly one stderr line
+//   "eddy: error: <message>" and exits with status 2, with no uncaught exception ("terminate called ...") and no
+//   abort. Each bad case is written to a fresh temporary directory that the test removes.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A valid 8 x 8 x 1 lid-driven cavity that runs in a moment; tests break one thing at a time.
+std::string valid_case() {
+  return "[domain]\nsize = [8, 8, 1]\nperiodic = [false, false, true]\n"
+         "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1.0, 0.0, 0.0]\n"
+         "[physics]\nvelocity = 0.05\nreynolds = 10\n"
+         "[run]\nsteps = 2\n"
+         "[output]\nvtk = false\ncenterlines = false\n";
+}
+
+/// Replaces the first occurrence of `from` in `text` by `to` (the test fails if there is none).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the case text";
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char ch : text) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return quoted + "'";
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct CliResult {
+  bool exited = false;  // false: killed by a signal (or system() failed)
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(EDDY_EXECUTABLE)) << "eddy binary not built: " << EDDY_EXECUTABLE;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / ("eddy_cli_errors_" + std::to_string(::getpid()) + "_" + std::string(info->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  /// Writes `text` to <tmp>/<name> and returns its path.
+  std::string write_case(const std::string& name, const std::string& text) const {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  /// Runs `eddy run <args...> --output <tmp>/out`, capturing stdout and stderr.
+  CliResult run_eddy(const std::vector<std::string>& args) const {
+    std::string command = shell_quote(EDDY_EXECUTABLE) + " run";
+    for (const auto& arg : args) command += " " + shell_quote(arg);
+    command += " --output " + shell_quote((dir_ / "out").string());
+    command += " </dev/null >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
+               shell_quote((dir_ / "stderr.txt").string());
+    const int status = std::system(command.c_str());
+    CliResult result;
+    result.exited = status != -1 && WIFEXITED(status);
+    result.exit_code = result.exited ? WEXITSTATUS(status) : -1;
+    result.out = read_file(dir_ / "stdout.txt");
+    result.err = read_file(dir_ / "stderr.txt");
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+/// The input-error contract: exit status 2, stderr is one line "eddy: error: ..." naming every fragment.
+void expect_input_error(const CliResult& result, const std::vector<std::string>& fragments) {
+  ASSERT_TRUE(result.exited) << "eddy did not exit normally (signal?); stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 2) << "stderr:\n" << result.err;
+  std::vector<std::string> lines;
+  std::istringstream err(result.err);
+  for (std::string line; std::getline(err, line);) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 1u) << "expected exactly one stderr line, got:\n" << result.err;
+  EXPECT_EQ(lines[0].rfind("eddy: error:", 0), 0u) << lines[0];
+  EXPECT_EQ(result.err.find("terminate"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("Aborted"), std::string::npos) << result.err;
+  for (const auto& fragment : fragments) {
+    EXPECT_NE(lines[0].find(fragment), std::string::npos) << "'" << fragment << "' not in: " << lines[0];
+  }
+}
+
+TEST_F(CliErrors, ValidCaseExitsZero) {
+  // Guards the other tests: exit status 2 must come from the bad input, not from the command line itself.
+  const CliResult result = run_eddy({write_case("valid.toml", valid_case())});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << "stderr:\n" << result.err;
+  EXPECT_EQ(result.err.find("eddy: error:"), std::string::npos) << result.err;
+}
+
+TEST_F(CliErrors, UnknownKey) {
+  const auto path = write_case("unknown_key.toml", replaced(valid_case(), "reynolds = 10", "reynolds = 10\ntaux = 1"));
+  expect_input_error(run_eddy({path}), {"unknown_key.toml", "physics.taux"});
+}
+
+TEST_F(CliErrors, WrongType) {
+  const auto path = write_case("wrong_type.toml", replaced(valid_case(), "steps = 2", "steps = \"2\""));
+  expect_input_error(run_eddy({path}), {"run.steps", "integer"});
+}
+
+TEST_F(CliErrors, TauNotAboveOneHalf) {
+  const auto path = write_case("tau.toml", replaced(valid_case(), "reynolds = 10", "tau = 0.5"));
+  expect_input_error(run_eddy({path}), {"physics.tau", "0.5"});
+}
+
+TEST_F(CliErrors, MachAboveLimit) {
+  const auto path = write_case("mach.toml", replaced(valid_case(), "velocity = 0.05", "velocity = 0.3"));
+  expect_input_error(run_eddy({path}), {"Ma", "0.3", "physics.velocity"});
+}
+
+TEST_F(CliErrors, MissingFile) {
+  const std::string path = (dir_ / "does_not_exist.toml").string();
+  expect_input_error(run_eddy({path}), {"does_not_exist.toml", "No such file or directory"});
+}
+
+TEST_F(CliErrors, SizeZero) {
+  const auto path = write_case("size.toml", replaced(valid_case(), "size = [8, 8, 1]", "size = [8, 0, 1]"));
+  expect_input_error(run_eddy({path}), {"domain.size"});
+}
+
+TEST_F(CliErrors, SyntaxError) {
+  const auto path = write_case("syntax.toml", replaced(valid_case(), "size = [8, 8, 1]", "size = [8, 8, 1"));
+  expect_input_error(run_eddy({path}), {"syntax.toml:", "TOML syntax error"});
+}
+
+TEST_F(CliErrors, MalformedSet) {
+  const auto path = write_case("valid.toml", valid_case());
+  expect_input_error(run_eddy({path, "--set", "run.steps"}), {"--set", "run.steps"});
+}
+
+TEST_F(CliErrors, UnquotedStringInSet) {
+  const auto path = write_case("valid.toml", valid_case());
+  expect_input_error(run_eddy({path, "--set", "numerics.collision=bgk"}), {"--set", "numerics.collision=bgk"});
+}
+
+TEST_F(CliErrors, UnknownKeyFromSet) {
+  const auto path = write_case("valid.toml", valid_case());
+  expect_input_error(run_eddy({path, "--set", "run.stepz=3"}), {"run.stepz"});
+}
+
+TEST_F(CliErrors, BadValueFromSet) {
+  const auto path = write_case("valid.toml", valid_case());
+  expect_input_error(run_eddy({path, "--set", "physics.tau=0.4"}), {"physics.tau"});
+}
+
+}  // namespace

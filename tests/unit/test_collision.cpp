@@ -1,0 +1,125 @@
+// Equilibrium moments and the conservation properties of the BGK and TRT collisions with Guo forcing.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/collision.hpp"
+#include "kernels/equilibrium.hpp"
+
+namespace eddy {
+namespace {
+
+using d3q19::c;
+using d3q19::Q;
+
+TEST(Equilibrium, MomentsUpToSecondOrder) {
+  const double rho = 1.07, u[3] = {0.05, -0.03, 0.02};
+  double m0 = 0, m1[3] = {0, 0, 0}, m2[3][3] = {};
+  for (int i = 0; i < Q; ++i) {
+    const double feq = equilibrium<double>(i, rho, u[0], u[1], u[2]);
+    m0 += feq;
+    for (int a = 0; a < 3; ++a) {
+      m1[a] += feq * c(i, a);
+      for (int b = 0; b < 3; ++b) m2[a][b] += feq * c(i, a) * c(i, b);
+    }
+  }
+  EXPECT_NEAR(m0, rho, 1e-14);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(m1[a], rho * u[a], 1e-14);
+    for (int b = 0; b < 3; ++b)  // Pi_eq = rho u u + rho c_s^2 I   (Krueger et al. 2017, eq. 3.62)
+      EXPECT_NEAR(m2[a][b], rho * u[a] * u[b] + (a == b ? rho / 3.0 : 0.0), 1e-14) << a << "," << b;
+  }
+}
+
+class CollisionConservation : public ::testing::TestWithParam<bool> {};
+
+void random_populations(std::mt19937& rng, double (&f)[Q]) {
+  std::uniform_real_distribution<double> noise(-0.2, 0.2);
+  const double u[3] = {0.04, -0.02, 0.03};
+  for (int i = 0; i < Q; ++i) f[i] = equilibrium<double>(i, 1.02, u[0], u[1], u[2]) * (1.0 + noise(rng));
+}
+
+TEST_P(CollisionConservation, MassExactMomentumGainsForce) {
+  const bool trt = GetParam();
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    double f[Q];
+    random_populations(rng, f);
+    Relaxation<double> p{1.0 / 0.62, 0.0, {1e-4, -2e-4, 3e-5}};
+    p.omega_minus = trt ? trt_omega_minus(p.omega_plus, 3.0 / 16.0) : p.omega_plus;
+    double mass0 = 0, mom0[3] = {0, 0, 0};
+    for (int i = 0; i < Q; ++i) {
+      mass0 += f[i];
+      for (int a = 0; a < 3; ++a) mom0[a] += f[i] * c(i, a);
+    }
+    double rho, u[3];
+    collide(f, p, rho, u);
+    double mass1 = 0, mom1[3] = {0, 0, 0};
+    for (int i = 0; i < Q; ++i) {
+      mass1 += f[i];
+      for (int a = 0; a < 3; ++a) mom1[a] += f[i] * c(i, a);
+    }
+    EXPECT_NEAR(mass1, mass0, 1e-15);
+    for (int a = 0; a < 3; ++a) EXPECT_NEAR(mom1[a] - mom0[a], p.force[a], 1e-15) << "axis " << a;
+  }
+}
+
+TEST_P(CollisionConservation, WithoutForceMomentumIsKept) {
+  const bool trt = GetParam();
+  std::mt19937 rng(7);
+  double f[Q];
+  random_populations(rng, f);
+  Relaxation<double> p{1.0 / 0.8, 0.0, {0, 0, 0}};
+  p.omega_minus = trt ? trt_omega_minus(p.omega_plus, 0.25) : p.omega_plus;
+  double mom0[3] = {0, 0, 0};
+  for (int i = 0; i < Q; ++i)
+    for (int a = 0; a < 3; ++a) mom0[a] += f[i] * c(i, a);
+  double rho, u[3];
+  collide(f, p, rho, u);
+  for (int a = 0; a < 3; ++a) {
+    double m = 0;
+    for (int i = 0; i < Q; ++i) m += f[i] * c(i, a);
+    EXPECT_NEAR(m, mom0[a], 1e-15);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BgkAndTrt, CollisionConservation, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "TRT" : "BGK"; });
+
+TEST(Collision, NonEquilibriumShearStressRelaxesByOneMinusOmega) {
+  // Pi_neq' = (1 - omega) Pi_neq for the off-diagonal stress without force: this is what sets nu = c_s^2 (tau - 1/2).
+  std::mt19937 rng(3);
+  double f[Q];
+  random_populations(rng, f);
+  const double tau = 0.9;
+  Relaxation<double> p{1.0 / tau, trt_omega_minus(1.0 / tau, 3.0 / 16.0), {0, 0, 0}};
+  double rho, u[3];
+  moments(f, p.force, rho, u);
+  auto pi_neq_xy = [&](const double (&g)[Q]) {
+    double s = 0;
+    for (int i = 0; i < Q; ++i) s += (g[i] - equilibrium<double>(i, rho, u[0], u[1], u[2])) * c(i, 0) * c(i, 1);
+    return s;
+  };
+  const double before = pi_neq_xy(f);
+  collide(f, p, rho, u);
+  EXPECT_NEAR(pi_neq_xy(f), (1.0 - 1.0 / tau) * before, 1e-15);
+}
+
+TEST(Collision, TrtWithEqualRatesIsBgk) {
+  std::mt19937 rng(11);
+  double a[Q], b[Q];
+  random_populations(rng, a);
+  for (int i = 0; i < Q; ++i) b[i] = a[i];
+  const double tau = 0.7;
+  const double magic_equal = (tau - 0.5) * (tau - 0.5);  // Lambda that makes omega_minus == omega_plus
+  Relaxation<double> bgk{1.0 / tau, 1.0 / tau, {1e-5, 0, 0}};
+  Relaxation<double> trt{1.0 / tau, trt_omega_minus(1.0 / tau, magic_equal), {1e-5, 0, 0}};
+  EXPECT_NEAR(trt.omega_minus, bgk.omega_minus, 1e-14);
+  double rho, u[3];
+  collide(a, bgk, rho, u);
+  collide(b, trt, rho, u);
+  for (int i = 0; i < Q; ++i) EXPECT_NEAR(a[i], b[i], 1e-15);
+}
+
+}  // namespace
+}  // namespace eddy

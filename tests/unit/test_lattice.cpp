@@ -1,0 +1,97 @@
+// D3Q19 velocity set: weights, velocity moments up to fourth order, opposite directions, block indexing.
+#include <gtest/gtest.h>
+
+#include "kernels/block.hpp"
+#include "kernels/d3q19.hpp"
+#include "tests/reference/reference_lbm.hpp"
+
+namespace eddy {
+namespace {
+
+using d3q19::c;
+using d3q19::Q;
+using d3q19::w;
+
+TEST(Lattice, WeightsSumToOne) {
+  double sum = 0.0;
+  for (int i = 0; i < Q; ++i) sum += w<double>(i);
+  EXPECT_NEAR(sum, 1.0, 1e-15);
+}
+
+TEST(Lattice, OddMomentsVanish) {
+  for (int a = 0; a < 3; ++a) {
+    double first = 0.0;
+    for (int i = 0; i < Q; ++i) first += w<double>(i) * c(i, a);
+    EXPECT_NEAR(first, 0.0, 1e-15) << "axis " << a;
+    for (int b = 0; b < 3; ++b)
+      for (int g = 0; g < 3; ++g) {
+        double third = 0.0;
+        for (int i = 0; i < Q; ++i) third += w<double>(i) * c(i, a) * c(i, b) * c(i, g);
+        EXPECT_NEAR(third, 0.0, 1e-15);
+      }
+  }
+}
+
+TEST(Lattice, SecondMomentIsCs2Identity) {
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      double m = 0.0;
+      for (int i = 0; i < Q; ++i) m += w<double>(i) * c(i, a) * c(i, b);
+      EXPECT_NEAR(m, a == b ? 1.0 / 3.0 : 0.0, 1e-15) << a << "," << b;
+    }
+}
+
+TEST(Lattice, FourthMomentIsIsotropic) {
+  // sum_i w_i c_ia c_ib c_ig c_id = c_s^4 (d_ab d_gd + d_ag d_bd + d_ad d_bg)   (Krueger et al. 2017, eq. 3.60)
+  const double cs4 = 1.0 / 9.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int g = 0; g < 3; ++g)
+        for (int d = 0; d < 3; ++d) {
+          double m = 0.0;
+          for (int i = 0; i < Q; ++i) m += w<double>(i) * c(i, a) * c(i, b) * c(i, g) * c(i, d);
+          const double expected = cs4 * ((a == b) * (g == d) + (a == g) * (b == d) + (a == d) * (b == g));
+          EXPECT_NEAR(m, expected, 1e-15);
+        }
+}
+
+TEST(Lattice, OppositeDirections) {
+  for (int i = 0; i < Q; ++i) {
+    const int o = d3q19::opp(i);
+    EXPECT_EQ(d3q19::opp(o), i);
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(c(o, a), -c(i, a)) << "direction " << i;
+  }
+}
+
+TEST(Lattice, VelocitiesAreTheNineteenDistinctNeighbours) {
+  for (int i = 0; i < Q; ++i) {
+    const int norm2 = c(i, 0) * c(i, 0) + c(i, 1) * c(i, 1) + c(i, 2) * c(i, 2);
+    EXPECT_LE(norm2, 2);
+    EXPECT_DOUBLE_EQ(w<double>(i), norm2 == 0 ? 1.0 / 3 : (norm2 == 1 ? 1.0 / 18 : 1.0 / 36));
+    for (int j = 0; j < i; ++j)
+      EXPECT_FALSE(c(i, 0) == c(j, 0) && c(i, 1) == c(j, 1) && c(i, 2) == c(j, 2)) << i << " repeats " << j;
+  }
+}
+
+TEST(Lattice, OracleTableMatchesKernelTable) {
+  for (int i = 0; i < Q; ++i) {
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(reference::kVelocity[i][a], c(i, a));
+    EXPECT_DOUBLE_EQ(reference::kWeight[i], w<double>(i));
+  }
+}
+
+TEST(Block, IndexingWithGhostLayer) {
+  const BlockShape s{{4, 3, 2}};
+  EXPECT_EQ(s.n_cells(), 6 * 5 * 4);
+  EXPECT_EQ(s.interior_cells(), 24);
+  EXPECT_EQ(s.index(0, 0, 0), 0);
+  EXPECT_EQ(s.index(5, 4, 3), s.n_cells() - 1);
+  EXPECT_EQ(s.index(2, 1, 1) + s.offset(1, -1, 1), s.index(3, 0, 2));
+  const Box in = s.interior();
+  EXPECT_EQ(in.cells(), 24);
+  EXPECT_EQ(in.lo[0], 1);
+  EXPECT_EQ(in.hi[2], 3);
+}
+
+}  // namespace
+}  // namespace eddy
