@@ -101,6 +101,16 @@ void check_launch(const char* what, const char* file, int line);
 
 }  // namespace eddy
 
+#if defined(EDDY_BACKEND_CUDA)
+namespace eddy::backend {
+using GpuDeviceProperties = cudaDeviceProp;  // the one runtime type whose name differs beyond the prefix
+}
+#elif defined(EDDY_BACKEND_HIP)
+namespace eddy::backend {
+using GpuDeviceProperties = hipDeviceProp_t;
+}
+#endif
+
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 #define EDDY_GPU_CONCAT2(a, b) a##b
 #define EDDY_GPU_CONCAT(a, b) EDDY_GPU_CONCAT2(a, b)

@@ -87,12 +87,13 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& log) {
   if (o.repetitions < 1) throw InputError("bench: --repeat must be >= 1");
   if (o.steps < 0) throw InputError("bench: --steps must be >= 0 (0 = calibrate)");
   const CaseConfig config = bench_case(o);
+  const backend::DeviceInfo device = backend::device_info(0);  // throws a clear DeviceError when no GPU is visible
   auto sim = Simulation::create(config);
   const double cells = double(o.size) * o.size * o.size;
 
   BenchResult r;
   r.backend = backend::name();
-  r.device = backend::device_info(0).name;
+  r.device = device.name;
   r.precision = o.precision == Precision::float64 ? "double" : "float";
   r.size = o.size;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());

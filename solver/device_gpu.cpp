@@ -25,7 +25,7 @@ DeviceInfo device_info(int index) {
                           "HIP_VISIBLE_DEVICES), or build with -DEDDY_BACKEND=cpu",
                       false);
   }
-  gpu(DeviceProp_t) prop{};
+  GpuDeviceProperties prop{};
   EDDY_GPU_CHECK(gpu(GetDeviceProperties)(&prop, index));
   info.name = prop.name;
   info.compute_units = prop.multiProcessorCount;

@@ -130,6 +130,8 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
 }
 
 void run_case(const CaseConfig& config, std::ostream& log) {
+  const backend::DeviceInfo device = backend::device_info(0);  // throws a clear DeviceError when no GPU is visible
+  log << "device      " << device.name << " (" << backend::name() << ")\n";
   if (config.write_vtk || config.write_centerlines) ensure_writable_directory(config.output_directory);
   auto sim = Simulation::create(config);
   print_case_summary(config, sim->bytes_per_cell(), sim->output_bytes_per_cell(), log);

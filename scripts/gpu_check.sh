@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
+# (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, and eddy bench; full logs go to
+# OUTDIR, a short table is printed last.
+# Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
+set -uo pipefail
+out=${1:?usage: gpu_check.sh OUTDIR [sizes...]}
+shift
+sizes=("${@:-256}")
+mkdir -p "$out"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps=$root/.device-deps
+export LD_LIBRARY_PATH=$deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+build=$root/build/cuda-device
+
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDDY_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_PREFIX_PATH="$deps" -DEDDY_WITH_VTK=OFF -DEDDY_GTEST_SOURCE_DIR="$deps/src/googletest" \
+    -DCMAKE_CUDA_FLAGS="-Xptxas=-v"
+  cmake --build "$build" -j "$(nproc)"
+} >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+grep -A1 "stream_collide\|StreamCollide" "$out/build.log" | grep -E "registers|spill" | sort -u >"$out/registers.txt"
+
+"$build/eddy" info | tee "$out/info.txt"
+ctest --test-dir "$build" --output-on-failure -L "gpu|unit" >"$out/ctest_gpu.log" 2>&1
+echo "ctest gpu|unit: exit $?" | tee -a "$out/summary.txt"
+ctest --test-dir "$build" --output-on-failure -V -L long >"$out/ctest_long.log" 2>&1
+echo "ctest long: exit $?" | tee -a "$out/summary.txt"
+compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_oracle" >"$out/sanitizer.log" 2>&1
+echo "compute-sanitizer memcheck test_oracle: exit $?" | tee -a "$out/summary.txt"
+"$build/eddy" run "$root/cases/lid_driven_cavity_2d.toml" --set output.vtk=false --output "$out/run" >"$out/run_default.log" 2>&1
+echo "default case: exit $?, $(tail -1 "$out/run_default.log")" | tee -a "$out/summary.txt"
+
+for n in "${sizes[@]}"; do
+  for p in float double; do
+    "$build/eddy" bench --size "$n" --precision "$p" --json "$out/bench_${n}_${p}.json" >"$out/bench_${n}_${p}.log" 2>&1
+    echo "bench $n $p: exit $?" >>"$out/summary.txt"
+  done
+done
+
+echo "==== summary ===="
+cat "$out/summary.txt"
+grep -h "\[ oracle\|\[ ghia\|\[ poiseuille\|\[ taylor" "$out"/ctest_*.log | sort -u
+grep -h "tests passed\|tests failed" "$out"/ctest_*.log
+cat "$out/registers.txt"
+for f in "$out"/bench_*.log; do echo "--- $(basename "$f")"; grep -E "MLUPS|bandwidth|transfers|check" "$f"; done

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Shared set-up for scripts/run.sh and scripts/test.sh: installs missing Debian packages, configures and builds
+# eddy for one backend. Source it, then call:  eddy_install_packages <backend>...;  eddy_build <backend> [cmake args]
+# Builds go to build/<backend> (Release). Honours EDDY_BUILD_JOBS (default: all cores).
+set -euo pipefail
+
+EDDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Debian 12 packages per backend. CUDA's nvcc comes with the CUDA toolkit (not from Debian here).
+eddy_packages() {
+  local backend=$1
+  echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev
+  [[ $backend == hip ]] && echo hipcc libamdhip64-dev
+  return 0
+}
+
+eddy_install_packages() {
+  local need=() pkg
+  for pkg in $(for b in "$@"; do eddy_packages "$b"; done | tr ' ' '\n' | sort -u); do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
+  ((${#need[@]} == 0)) && return 0
+  echo "eddy: installing Debian packages: ${need[*]}"
+  local sudo=()
+  [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+  "${sudo[@]}" apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+}
+
+# Path of nvcc, or empty: PATH first, then the usual toolkit location.
+eddy_find_nvcc() {
+  command -v nvcc 2>/dev/null || { [[ -x /usr/local/cuda/bin/nvcc ]] && echo /usr/local/cuda/bin/nvcc; } || true
+}
+
+eddy_build() {
+  local backend=$1
+  shift
+  local dir="$EDDY_ROOT/build/$backend"
+  local args=(-S "$EDDY_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDDY_BACKEND="$backend")
+  if [[ $backend == cuda ]]; then
+    local nvcc
+    nvcc=$(eddy_find_nvcc)
+    if [[ -z $nvcc ]]; then
+      echo "eddy: error: EDDY_BACKEND=cuda needs the CUDA toolkit (nvcc not on PATH nor in /usr/local/cuda/bin)" >&2
+      return 1
+    fi
+    args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+  fi
+  cmake "${args[@]}" "$@" >/dev/null
+  cmake --build "$dir" -j "${EDDY_BUILD_JOBS:-$(nproc)}"
+}
