@@ -20,17 +20,12 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "io/number_format.hpp"
 #include "io/case_config.hpp"
 
 namespace eddy {
 namespace {
 
-/// `value` as printf("%.17g") would print it in the C locale ("nan", "inf" for non-finite values).
-std::string format_value(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::general, 17);
-  return std::string(buffer, result.ptr);
-}
 
 /// `text` without leading and trailing spaces, tabs and carriage returns.
 std::string_view trim(std::string_view text) {
@@ -147,7 +142,7 @@ void write_csv(const std::string& path, const CsvTable& table) {
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       if (c != 0) text += ',';
-      text += format_value(table.columns[c][r]);
+      text += format_exact(table.columns[c][r]);
     }
     text += '\n';
   }

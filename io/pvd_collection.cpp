@@ -16,18 +16,13 @@
 #include <utility>
 
 #include "io/atomic_file.hpp"
+#include "io/number_format.hpp"
 #include "io/output_error.hpp"
 #include "io/vtk_output.hpp"
 
 namespace eddy {
 namespace {
 
-/// `value` as printf("%.17g") would print it in the C locale.
-std::string format_time(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::general, 17);
-  return std::string(buffer, result.ptr);
-}
 
 /// `text` with the five XML special characters replaced by entities (for attribute values).
 std::string xml_escape(const std::string& text) {
@@ -79,7 +74,7 @@ void PvdCollection::write() const {
       "<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
       "  <Collection>\n";
   for (const auto& [time, file] : entries_) {
-    text += "    <DataSet timestep=\"" + format_time(time) + "\" group=\"\" part=\"0\" file=\"" + xml_escape(file) +
+    text += "    <DataSet timestep=\"" + format_exact(time) + "\" group=\"\" part=\"0\" file=\"" + xml_escape(file) +
             "\"/>\n";
   }
   text += "  </Collection>\n</VTKFile>\n";

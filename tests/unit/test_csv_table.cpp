@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "tests/file_helpers.hpp"
 #include "io/case_config.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_error.hpp"
@@ -22,47 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh directory under the system temp directory, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / (std::string("eddy_test_csv_") + info->test_suite_name() + "_" + info->name() +
-                                         "_" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
+using test::has_temporary_files;
+using test::read_text;
+using test::write_text;
 
- private:
-  fs::path path_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-bool has_temporary_files(const fs::path& dir) {
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().filename().string().find(".tmp.") != std::string::npos) return true;
-  }
-  return false;
-}
+using test::TempDir;
 
 /// Calls `read` and returns the InputError message it throws ("" and a test failure if it does not throw).
 template <class F>
