@@ -37,6 +37,8 @@ namespace {
 
 constexpr double kMachLimit = 0.3;
 constexpr std::array<const char*, 3> kAxisNames = {"x", "y", "z"};
+constexpr std::array<const char*, 3> kRankNames = {"px", "py", "pz"};
+constexpr std::array<const char*, 3> kSizeNames = {"nx", "ny", "nz"};
 
 // ---- 1. formatting and the error source ----------------------------------------------------------------------------
 
@@ -140,6 +142,7 @@ const std::vector<SectionSchema>& schema() {
       {"numerics", {"collision", "magic", "precision"}},
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines"}},
+      {"parallel", {"ranks", "transport", "overlap", "device"}},
   };
   return sections;
 }
@@ -729,6 +732,50 @@ void read_output(const Section& section, CaseConfig& config) {
   config.write_centerlines = section.boolean("centerlines").value_or(false);
 }
 
+/// "" when every nonzero entry of `ranks` fits its axis of `size`, else why not ("pz = 2 exceeds nz = 1 ...").
+/// Shared by the file reader and finalize (0 = automatic is rejected earlier by the reader).
+std::string ranks_too_large(const std::array<std::int64_t, 3>& ranks, const std::array<int, 3>& size) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (ranks[axis] <= size[axis]) continue;
+    return std::string(kRankNames[axis]) + " = " + std::to_string(ranks[axis]) + " exceeds " + kSizeNames[axis] +
+           " = " + std::to_string(size[axis]) + " (domain.size = " + fmt3(size) +
+           "): each rank needs at least one cell per axis, so px <= nx, py <= ny, pz <= nz";
+  }
+  return {};
+}
+
+/// Reads [parallel]; needs the domain size (each rank needs at least one cell per axis). The product of the ranks
+/// against the MPI rank count is checked by the solver at run time.
+void read_parallel(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("parallel"));
+  if (const auto ranks = section.integer3("ranks")) {
+    for (std::int64_t n : *ranks) {
+      if (n < 1) {
+        section.fail("ranks", section.quote("ranks") +
+                                  " is out of range: each of px, py, pz must be an integer >= 1 (MPI ranks per "
+                                  "axis; leave out parallel.ranks to let MPI choose)");
+      }
+    }
+    const std::string problem = ranks_too_large(*ranks, config.size);
+    if (!problem.empty()) section.fail("ranks", section.quote("ranks") + " is out of range: " + problem);
+    for (int axis = 0; axis < 3; ++axis) config.parallel.ranks[axis] = static_cast<int>((*ranks)[axis]);
+  }
+  config.parallel.transport = section
+                                  .choice<HaloTransport>("transport", {{"host", HaloTransport::host},
+                                                                       {"device", HaloTransport::device},
+                                                                       {"nccl", HaloTransport::nccl}})
+                                  .value_or(HaloTransport::host);
+  config.parallel.overlap = section.boolean("overlap").value_or(true);
+  if (const auto device = section.integer("device")) {
+    if (*device < -1 || *device > std::numeric_limits<int>::max()) {
+      section.fail("device", section.quote("device") +
+                                 " is out of range: device must be an integer >= -1 (a GPU index; -1 = the local "
+                                 "rank on the node modulo the visible GPUs)");
+    }
+    config.parallel.device = static_cast<int>(*device);
+  }
+}
+
 CaseConfig read_case(const toml::table& root, const Source& source) {
   check_top_level(source, root);
   CaseConfig config;
@@ -741,6 +788,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_numerics(top_section(source, root, "numerics"), config);
   read_run(top_section(source, root, "run"), config);
   read_output(top_section(source, root, "output"), config);
+  read_parallel(top_section(source, root, "parallel"), config);
   return config;
 }
 
@@ -899,6 +947,26 @@ void finalize_numerics_run_output(CaseConfig& config, const Source& source) {
   }
 }
 
+/// Ranks 0 = automatic are allowed here (structs built in code may leave some or all axes to MPI_Dims_create).
+void finalize_parallel(const CaseConfig& config, const Source& source) {
+  const auto& ranks = config.parallel.ranks;
+  for (int n : ranks) {
+    if (n < 0) {
+      source.fail("parallel.ranks", "parallel.ranks = " + fmt3(ranks) +
+                                        " is out of range: each of px, py, pz must be >= 1, or 0 = automatic");
+    }
+  }
+  const std::string problem = ranks_too_large({ranks[0], ranks[1], ranks[2]}, config.size);
+  if (!problem.empty()) {
+    source.fail("parallel.ranks", "parallel.ranks = " + fmt3(ranks) + " is out of range: " + problem);
+  }
+  if (config.parallel.device < -1) {
+    source.fail("parallel.device", "parallel.device = " + std::to_string(config.parallel.device) +
+                                       " is out of range: device must be >= -1 (a GPU index; -1 = the local rank on "
+                                       "the node modulo the visible GPUs)");
+  }
+}
+
 void finalize_with(CaseConfig& config, const Source& source) {
   if (config.name.empty()) {
     config.name = std::filesystem::path(config.source_file).stem().string();
@@ -909,6 +977,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_initial(config, source);
   finalize_mach(config, source);
   finalize_numerics_run_output(config, source);
+  finalize_parallel(config, source);
 }
 
 }  // namespace

@@ -44,6 +44,26 @@ struct InitialCondition {
   double amplitude = 0.0;
 };
 
+/// How halo layers travel between MPI ranks ([parallel] transport).
+enum class HaloTransport {
+  host,    ///< "host": staged through pinned host buffers; works with any MPI (default)
+  device,  ///< "device": device pointers passed to a CUDA-aware / GPU-aware MPI
+  nccl,    ///< "nccl": NCCL send/recv (GPU builds with NCCL)
+};
+
+/// [parallel]: domain decomposition, halo exchange and GPU choice for MPI runs (transport and overlap have no effect
+/// on one rank).
+/// Whether the product of `ranks` matches the MPI rank count is checked at run time by the solver, not here.
+struct ParallelConfig {
+  /// MPI ranks per axis px, py, pz (Cartesian decomposition). 0 = automatic (MPI_Dims_create at run time; a
+  /// case file gives all three or none, a struct built in code may fix some axes and leave others 0).
+  /// Each nonzero entry is <= the domain size on its axis (every rank needs at least one cell per axis).
+  std::array<int, 3> ranks = {0, 0, 0};
+  HaloTransport transport = HaloTransport::host;  ///< halo exchange path
+  bool overlap = true;  ///< update interior cells while the halos are in flight
+  int device = -1;      ///< GPU index for this rank; -1 = local rank on the node modulo the visible GPUs
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -76,6 +96,9 @@ struct CaseConfig {
   std::string output_directory = "output";
   bool write_vtk = true;            ///< write .vti snapshots and the .pvd collection
   bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
+
+  // [parallel]
+  ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
   /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude) / c_s, c_s = 1/sqrt(3).
   double mach() const;

@@ -19,40 +19,9 @@
 #include "io/number_format.hpp"
 #include "io/output_error.hpp"
 #include "io/vtk_output.hpp"
+#include "io/xml_text.hpp"
 
 namespace eddy {
-namespace {
-
-
-/// `text` with the five XML special characters replaced by entities (for attribute values).
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 PvdCollection::PvdCollection(std::string path) : path_(std::move(path)) {}
 

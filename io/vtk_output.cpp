@@ -3,6 +3,7 @@
 // File layout: XML ImageData, appended raw (unencoded, uncompressed) binary data, UInt64 block headers, so that
 // arrays over 4 GiB are valid and ParaView can memory-map the data. Scalar fields are handed to VTK without a
 // copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per field, as VTK expects.
+// A piece of a larger grid (GridGeometry::offset) is written with its global extent, for a .pvti to join.
 #include "io/vtk_output.hpp"
 
 #include <vtkCommand.h>
@@ -19,6 +20,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -71,6 +73,10 @@ template <class T>
 void check_arguments(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields) {
   for (int axis = 0; axis < 3; ++axis) {
     if (grid.size[axis] < 1) throw std::invalid_argument("write_vti('" + path + "'): grid size must be >= 1");
+    if (grid.offset[axis] < 0) throw std::invalid_argument("write_vti('" + path + "'): grid offset must be >= 0");
+    if (static_cast<long long>(grid.offset[axis]) + grid.size[axis] - 1 > std::numeric_limits<int>::max()) {
+      throw std::invalid_argument("write_vti('" + path + "'): grid offset + size exceeds the int range");
+    }
   }
   std::set<std::string> names;
   for (const PointField<T>& field : fields) {
@@ -118,12 +124,15 @@ vtkSmartPointer<VtkArrayOf<T>> make_array(const PointField<T>& field, vtkIdType 
   return array;
 }
 
-/// Builds the image: geometry, point-data arrays (velocity active vectors, density active scalars), TimeValue.
+/// Builds the image: geometry (extent from offset/size, global origin/spacing), point-data arrays (velocity
+/// active vectors, density active scalars), TimeValue.
 template <class T>
 vtkSmartPointer<vtkImageData> make_image(const GridGeometry& grid, const std::vector<PointField<T>>& fields,
                                          double time) {
   auto image = vtkSmartPointer<vtkImageData>::New();
-  image->SetDimensions(grid.size[0], grid.size[1], grid.size[2]);
+  // Extent, not dimensions: a piece of a global grid keeps its global node indices (offset 0: the whole grid).
+  image->SetExtent(grid.offset[0], grid.offset[0] + grid.size[0] - 1, grid.offset[1], grid.offset[1] + grid.size[1] - 1,
+                   grid.offset[2], grid.offset[2] + grid.size[2] - 1);
   image->SetOrigin(grid.origin[0], grid.origin[1], grid.origin[2]);
   image->SetSpacing(grid.spacing[0], grid.spacing[1], grid.spacing[2]);
   const vtkIdType nodes = node_count(grid);

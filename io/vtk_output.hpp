@@ -1,4 +1,6 @@
 // VTK output for ParaView: XML ImageData (.vti) snapshots and the .pvd collection that indexes them by time.
+// In MPI runs each rank writes its piece as a .vti (GridGeometry::offset) and rank 0 writes the .pvti that joins
+// them (io/pvti_file.hpp); the .pvd then lists the .pvti files.
 //
 // Written through the VTK library (vtkXMLImageDataWriter): raw binary appended data with UInt64 headers, so
 // arrays over 4 GiB work. Every file is written to a temporary name in the same directory and renamed, so a
@@ -11,11 +13,16 @@
 
 namespace eddy {
 
-/// Uniform grid of nodes: node (i, j, k) sits at origin + (i, j, k) * spacing.
+/// A block of a uniform global grid: global node (i, j, k) sits at origin + (i, j, k) * spacing; this block (the
+/// piece an MPI rank writes, or the whole grid) holds the `size` nodes from global index `offset` on. A .vti
+/// written from it has Extent [offset, offset + size - 1] per axis and the global Origin/Spacing, so pieces
+/// listed in a .pvti (io/pvti_file.hpp) land at the right place. Point-data pieces must share one layer of nodes
+/// with their neighbours (piece A's last index == piece B's first) or ParaView shows a gap.
 struct GridGeometry {
-  std::array<int, 3> size = {0, 0, 0};            ///< nodes per axis (>= 1)
-  std::array<double, 3> origin = {0.0, 0.0, 0.0};  ///< position of node (0, 0, 0)
-  std::array<double, 3> spacing = {1.0, 1.0, 1.0};
+  std::array<int, 3> size = {0, 0, 0};              ///< nodes of this piece per axis (>= 1)
+  std::array<double, 3> origin = {0.0, 0.0, 0.0};   ///< position of global node (0, 0, 0)
+  std::array<double, 3> spacing = {1.0, 1.0, 1.0};  ///< of the global grid
+  std::array<int, 3> offset = {0, 0, 0};            ///< global index of this piece's first node (>= 0)
 };
 
 /// One point-data array. Layout: each component is a separate array of size nx*ny*nz, x fastest
@@ -27,7 +34,9 @@ struct PointField {
 };
 
 /// Writes `fields` on `grid` to `path` (.vti) atomically. T is float or double (Float32 / Float64 arrays).
-/// `time` is stored as field data TimeValue. Throws OutputError when the file cannot be written.
+/// The image has Extent [offset, offset + size - 1] (WholeExtent the same), Origin and Spacing of the global grid.
+/// `time` is stored as field data TimeValue. Throws std::invalid_argument for malformed arguments (size < 1,
+/// negative offset, bad fields) and OutputError when the file cannot be written.
 template <class T>
 void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
                double time);

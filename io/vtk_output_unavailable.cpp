@@ -1,6 +1,6 @@
 // write_vti for builds without the VTK library (EDDY_WITH_VTK=OFF, e.g. GPU machines without libvtk9-dev).
 // CMake compiles this file instead of io/vtk_output.cpp; every call throws OutputError with the remedy.
-// PvdCollection (io/pvd_collection.cpp) needs no VTK and stays available.
+// PvdCollection (io/pvd_collection.cpp) and write_pvti (io/pvti_file.cpp) need no VTK and stay available.
 #include <string>
 #include <vector>
 
