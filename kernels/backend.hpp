@@ -88,8 +88,47 @@ void release(void* ptr) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);
-/// Waits for all queued device work; also reports asynchronous kernel errors.
+/// Waits for all queued device work on every stream; also reports asynchronous kernel errors.
 void synchronize();
+
+/// An in-order queue of device work that runs concurrently with other streams (non-blocking with respect to the
+/// default stream). On the CPU backend work runs at once and a Stream is a placeholder.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  /// cudaStream_t / hipStream_t (nullptr on cpu).
+  void* handle() const { return handle_; }
+  /// Waits for the work queued on this stream.
+  void synchronize() const;
+
+ private:
+  void* handle_ = nullptr;
+};
+
+/// A marker in a stream: record() it in one stream, then make another stream wait() for it.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& stream);
+  /// Work queued on `stream` after this call starts only when the recorded point has been reached.
+  void wait(const Stream& stream) const;
+
+ private:
+  void* handle_ = nullptr;
+};
+
+/// Page-locked host memory (for fast, asynchronous transfers); ordinary aligned memory on cpu. Throws DeviceError.
+void* allocate_pinned(std::size_t bytes);
+void release_pinned(void* ptr) noexcept;
+/// Asynchronous copies queued on `stream` (synchronous memcpy on cpu).
+void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
+void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 /// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
 void check_launch(const char* what, const char* file, int line);
 

@@ -33,16 +33,19 @@ EDDY_UNROLL
 }  // namespace
 
 template <class T>
-void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis) {
+void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis,
+                          const backend::Stream* stream) {
   Box low = shape.whole();
   low.hi[axis] = 1;
   Box high = shape.whole();
   high.lo[axis] = shape.n[axis] + 1;
-  parallel_for(low, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts");
-  parallel_for(high, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts");
+  parallel_for(low, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts", stream);
+  parallel_for(high, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts", stream);
 }
 
-template void fill_periodic_ghosts<float>(const PopulationView<float>&, const BlockShape&, int);
-template void fill_periodic_ghosts<double>(const PopulationView<double>&, const BlockShape&, int);
+template void fill_periodic_ghosts<float>(const PopulationView<float>&, const BlockShape&, int,
+                                          const backend::Stream*);
+template void fill_periodic_ghosts<double>(const PopulationView<double>&, const BlockShape&, int,
+                                           const backend::Stream*);
 
 }  // namespace eddy

@@ -49,7 +49,7 @@ struct Initialize {
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     double rho, u[3];
-    initial_state_impl(init, x - 0.5, y - 0.5, z - 0.5, rho, u);
+    initial_state_impl(init, init.offset[0] + x - 0.5, init.offset[1] + y - 0.5, init.offset[2] + z - 0.5, rho, u);
     const std::int64_t cell = shape.index(x, y, z);
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {

@@ -15,20 +15,23 @@ namespace eddy {
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double).
 template <class T>
 void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, const FlagView& flags,
-                    const BlockShape& shape, const Box& box, const Relaxation<T>& relax, const WallVelocities<T>& walls);
+                    const BlockShape& shape, const Box& box, const Relaxation<T>& relax, const WallVelocities<T>& walls,
+                    const backend::Stream* stream = nullptr);
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that stream into each interior cell of
 /// `src`, i.e. the fields at the current time; solid cells get rho = 0, u = 0. Writes the interior layout of
 /// MomentView.
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out);
+                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
+                     const backend::Stream* stream = nullptr);
 
 /// Copies the interior plane at the opposite side into both ghost planes of `axis` (periodic wrap): the 5
 /// populations per face that stream inwards. Call for x, then y, then z, so edges and corners are filled without
 /// diagonal copies.
 template <class T>
-void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis);
+void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis,
+                          const backend::Stream* stream = nullptr);
 
 /// Analytic initial fields; populations start at f_eq(rho, u).
 struct InitialField {
@@ -36,6 +39,7 @@ struct InitialField {
   int kind;
   double amplitude;  ///< velocity amplitude U0 (lattice units)
   double k[3];       ///< wave numbers 2 pi / n per axis (lattice units)
+  int offset[3];     ///< global index of the block's first interior cell (decomposed runs)
 };
 
 /// Taylor-Green initial state at node (px, py, pz) (lattice units, node centres): velocity and density.
@@ -47,7 +51,7 @@ struct InitialField {
 void initial_state(const InitialField& init, double px, double py, double pz, double& rho, double (&u)[3]);
 
 /// Sets every cell of the block (ghosts included) to f_eq of the initial field; node (x, y, z) of the block
-/// sits at (x - 0.5, y - 0.5, z - 0.5) lattice units from the lower domain corner.
+/// sits at (offset + x - 0.5, ...) lattice units from the lower domain corner.
 template <class T>
 void initialize_equilibrium(const PopulationView<T>& f, const BlockShape& shape, const InitialField& init);
 

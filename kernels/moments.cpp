@@ -42,14 +42,17 @@ struct Moments {
 
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out) {
+                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
+                     const backend::Stream* stream) {
   Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out};
-  parallel_for(shape.interior(), m, "compute_moments");
+  parallel_for(shape.interior(), m, "compute_moments", stream);
 }
 
 template void compute_moments<float>(const PopulationView<float>&, const FlagView&, const BlockShape&,
-                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&);
+                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&,
+                                     const backend::Stream*);
 template void compute_moments<double>(const PopulationView<double>&, const FlagView&, const BlockShape&,
-                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&);
+                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&,
+                                      const backend::Stream*);
 
 }  // namespace eddy

@@ -1,6 +1,7 @@
 // parallel_for over a box of cells: a GPU grid launch on cuda/hip, an OpenMP loop nest on cpu.
 // Included only by kernel sources (kernels/*.cpp), which CMake compiles with the backend's device compiler.
 //
+// Launches go to `stream` (the default stream when null); on cpu they run at once.
 // The functor is called as f(x, y, z) with block-local cell coordinates (ghost layer included, see
 // kernels/block.hpp) for every cell of the half-open box [lo, hi). It is passed by value, so it must be a
 // small struct of plain values and pointers (a "view").
@@ -28,19 +29,19 @@ __global__ void __launch_bounds__(kBlockSizeX) box_kernel(F f, Box box) {
 }
 
 template <class F>
-void parallel_for(const Box& box, const F& f, const char* name) {
+void parallel_for(const Box& box, const F& f, const char* name, const backend::Stream* stream = nullptr) {
   if (box.empty()) return;
   const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
   const dim3 block(kBlockSizeX, 1, 1);
   const dim3 grid((nx + kBlockSizeX - 1) / kBlockSizeX, ny < 65535 ? ny : 65535, nz < 65535 ? nz : 65535);
-  box_kernel<<<grid, block>>>(f, box);
+  box_kernel<<<grid, block, 0, stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr>>>(f, box);
   backend::check_launch(name, __FILE__, __LINE__);
 }
 
 #else
 
 template <class F>
-void parallel_for(const Box& box, const F& f, const char* /*name*/) {
+void parallel_for(const Box& box, const F& f, const char* /*name*/, const backend::Stream* /*stream*/ = nullptr) {
   if (box.empty()) return;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = box.lo[2]; z < box.hi[2]; ++z) {

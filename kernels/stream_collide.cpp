@@ -42,15 +42,15 @@ EDDY_UNROLL
 template <class T>
 void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, const FlagView& flags,
                     const BlockShape& shape, const Box& box, const Relaxation<T>& relax,
-                    const WallVelocities<T>& walls) {
-  parallel_for(box, StreamCollide<T>{src, dst, flags, shape, relax, walls}, "stream_collide");
+                    const WallVelocities<T>& walls, const backend::Stream* stream) {
+  parallel_for(box, StreamCollide<T>{src, dst, flags, shape, relax, walls}, "stream_collide", stream);
 }
 
 template void stream_collide<float>(const PopulationView<float>&, const PopulationView<float>&, const FlagView&,
                                     const BlockShape&, const Box&, const Relaxation<float>&,
-                                    const WallVelocities<float>&);
+                                    const WallVelocities<float>&, const backend::Stream*);
 template void stream_collide<double>(const PopulationView<double>&, const PopulationView<double>&, const FlagView&,
                                      const BlockShape&, const Box&, const Relaxation<double>&,
-                                     const WallVelocities<double>&);
+                                     const WallVelocities<double>&, const backend::Stream*);
 
 }  // namespace eddy

@@ -33,11 +33,15 @@ class DeviceBuffer {
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
 
-  /// Copies host data (host.size() must equal size()) to the device.
-  void upload(const std::vector<T>& host) { backend::copy_to_device(data_, host.data(), bytes()); }
-  /// Copies the whole buffer to a new host vector.
+  /// Copies host data (host.size() must equal size()) to the device, after all queued device work.
+  void upload(const std::vector<T>& host) {
+    backend::synchronize();
+    backend::copy_to_device(data_, host.data(), bytes());
+  }
+  /// Copies the whole buffer to a new host vector once all queued device work (on every stream) is done.
   std::vector<T> download() const {
     std::vector<T> host(size_);
+    backend::synchronize();
     backend::copy_to_host(host.data(), data_, bytes());
     return host;
   }

@@ -71,6 +71,23 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes) { std::memcpy
 void copy_to_host(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
 void synchronize() {}
+
+Stream::Stream() = default;
+Stream::~Stream() = default;
+void Stream::synchronize() const {}
+Event::Event() = default;
+Event::~Event() = default;
+void Event::record(const Stream& /*stream*/) {}
+void Event::wait(const Stream& /*stream*/) const {}
+
+void* allocate_pinned(std::size_t bytes) { return allocate(bytes); }
+void release_pinned(void* ptr) noexcept { release(ptr); }
+void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& /*stream*/) {
+  std::memcpy(dst, src, bytes);
+}
+void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& /*stream*/) {
+  std::memcpy(dst, src, bytes);
+}
 void check_launch(const char* /*what*/, const char* /*file*/, int /*line*/) {}
 
 }  // namespace eddy::backend

@@ -65,6 +65,50 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes) {
 }
 void synchronize() { EDDY_GPU_CHECK(gpu(DeviceSynchronize)()); }
 
+namespace {
+gpu(Stream_t) stream_of(const Stream& stream) { return static_cast<gpu(Stream_t)>(stream.handle()); }
+}  // namespace
+
+Stream::Stream() {
+  gpu(Stream_t) s = nullptr;
+  EDDY_GPU_CHECK(gpu(StreamCreateWithFlags)(&s, gpu(StreamNonBlocking)));
+  handle_ = s;
+}
+Stream::~Stream() { (void)gpu(StreamDestroy)(static_cast<gpu(Stream_t)>(handle_)); }
+void Stream::synchronize() const { EDDY_GPU_CHECK(gpu(StreamSynchronize)(stream_of(*this))); }
+
+Event::Event() {
+  gpu(Event_t) e = nullptr;
+  EDDY_GPU_CHECK(gpu(EventCreateWithFlags)(&e, gpu(EventDisableTiming)));
+  handle_ = e;
+}
+Event::~Event() { (void)gpu(EventDestroy)(static_cast<gpu(Event_t)>(handle_)); }
+void Event::record(const Stream& stream) {
+  EDDY_GPU_CHECK(gpu(EventRecord)(static_cast<gpu(Event_t)>(handle_), stream_of(stream)));
+}
+void Event::wait(const Stream& stream) const {
+  EDDY_GPU_CHECK(gpu(StreamWaitEvent)(stream_of(stream), static_cast<gpu(Event_t)>(handle_), 0));
+}
+
+void* allocate_pinned(std::size_t bytes) {
+  void* ptr = nullptr;
+  const auto status = gpu(HostAlloc)(&ptr, bytes == 0 ? 1 : bytes, 0);
+  if (status == gpu(ErrorMemoryAllocation)) {
+    (void)gpu(GetLastError)();
+    throw DeviceError("out of pinned host memory: could not allocate " + std::to_string(bytes) + " bytes", true);
+  }
+  EDDY_GPU_CHECK(status);
+  return ptr;
+}
+void release_pinned(void* ptr) noexcept { (void)gpu(FreeHost)(ptr); }
+
+void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream) {
+  EDDY_GPU_CHECK(gpu(MemcpyAsync)(dst, src, bytes, gpu(MemcpyHostToDevice), stream_of(stream)));
+}
+void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream) {
+  EDDY_GPU_CHECK(gpu(MemcpyAsync)(dst, src, bytes, gpu(MemcpyDeviceToHost), stream_of(stream)));
+}
+
 void check_launch(const char* what, const char* file, int line) {
   const auto status = gpu(GetLastError)();
   if (status != gpu(Success)) {

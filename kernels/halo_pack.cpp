@@ -1,0 +1,86 @@
+// Halo packing: copies the 5 populations that cross a face (c_i pointing across it) between one plane of a block
+// and a contiguous buffer, for MPI messages. The plane spans the whole block in the two other axes, ghost layer
+// included, so exchanging x, then y, then z carries edges and corners without diagonal messages.
+// Buffer layout: buffer[k * plane_cells + p], k = 0..4 the crossing direction, p = b + extent_b * c over the plane's
+// two other axes (b before c in x, y, z order). Bytes per plane cell: 5 * sizeof(T) read + 5 * sizeof(T) written.
+#include "kernels/halo_pack.hpp"
+
+#include "kernels/parallel_for.hpp"
+
+namespace eddy {
+namespace {
+
+template <class T>
+struct PlaneCopy {
+  PopulationView<T> f;
+  BlockShape shape;
+  int axis;
+  CrossingDirections dirs;
+  T* buffer;
+  bool pack;  // true: plane -> buffer; false: buffer -> plane
+
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const int p3[3] = {x, y, z};
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    const std::int64_t plane_cells = std::int64_t(shape.extent(b)) * shape.extent(c);
+    const std::int64_t p = p3[b] + std::int64_t(shape.extent(b)) * p3[c];
+    const std::int64_t cell = shape.index(x, y, z);
+    EDDY_UNROLL
+    for (int k = 0; k < kCrossingDirections; ++k) {
+      T& in_block = f.f[dirs.i[k] * f.n_cells + cell];
+      T& in_buffer = buffer[k * plane_cells + p];
+      if (pack) {
+        in_buffer = in_block;
+      } else {
+        in_block = in_buffer;
+      }
+    }
+  }
+};
+
+Box plane_box(const BlockShape& shape, int axis, int plane) {
+  Box box = shape.whole();
+  box.lo[axis] = plane;
+  box.hi[axis] = plane + 1;
+  return box;
+}
+
+}  // namespace
+
+CrossingDirections crossing_directions(int axis, int sign) {
+  CrossingDirections d{};
+  int k = 0;
+  for (int i = 1; i < d3q19::Q; ++i)
+    if (d3q19::c(i, axis) == sign) d.i[k++] = i;
+  return d;
+}
+
+std::int64_t plane_cells(const BlockShape& shape, int axis) {
+  const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+  return std::int64_t(shape.extent(b)) * shape.extent(c);
+}
+
+template <class T>
+void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
+                const CrossingDirections& dirs, T* buffer, const backend::Stream* stream) {
+  parallel_for(plane_box(shape, axis, plane), PlaneCopy<T>{f, shape, axis, dirs, buffer, true}, "pack_plane",
+               stream);
+}
+
+template <class T>
+void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
+                  const CrossingDirections& dirs, const T* buffer, const backend::Stream* stream) {
+  parallel_for(plane_box(shape, axis, plane),
+               PlaneCopy<T>{f, shape, axis, dirs, const_cast<T*>(buffer), false}, "unpack_plane", stream);
+}
+
+template void pack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int, const CrossingDirections&,
+                                float*, const backend::Stream*);
+template void pack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
+                                 const CrossingDirections&, double*, const backend::Stream*);
+template void unpack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int,
+                                  const CrossingDirections&, const float*, const backend::Stream*);
+template void unpack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
+                                   const CrossingDirections&, const double*, const backend::Stream*);
+
+}  // namespace eddy
