@@ -9,7 +9,8 @@ EDDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Debian 12 packages per backend. CUDA's nvcc comes with the CUDA toolkit (not from Debian here).
 eddy_packages() {
   local backend=$1
-  echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev
+  echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev \
+    libopenmpi-dev openmpi-bin
   [[ $backend == hip ]] && echo hipcc libamdhip64-dev
   return 0
 }

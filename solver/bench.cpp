@@ -10,6 +10,10 @@
 #include "kernels/backend.hpp"
 #include "kernels/d3q19.hpp"
 #include "solver/device_buffer.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/mpi_check.hpp"
+#include "solver/rank_device.hpp"
+#include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
 
 namespace eddy {
@@ -23,7 +27,10 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 CaseConfig bench_case(const BenchOptions& o) {
   CaseConfig c;
   c.name = "bench_cavity";
-  c.size = {o.size, o.size, o.size};
+  c.size = o.grid[0] > 0 ? o.grid : std::array<int, 3>{o.size, o.size, o.size};
+  c.length = c.size[0];
+  c.parallel.transport = o.transport;
+  c.parallel.overlap = o.overlap;
   for (auto& face : c.faces) face.kind = FaceKind::wall;
   c.faces[3].kind = FaceKind::moving_wall;
   c.faces[3].velocity = {0.1, 0.0, 0.0};
@@ -68,7 +75,8 @@ std::string json(const BenchResult& r) {
   std::ostringstream s;
   s.precision(10);
   s << "{\n  \"backend\": \"" << r.backend << "\",\n  \"device\": \"" << r.device << "\",\n  \"precision\": \""
-    << r.precision << "\",\n  \"size\": " << r.size << ",\n  \"steps_per_repetition\": " << r.steps
+    << r.precision << "\",\n  \"grid\": [" << r.grid[0] << ", " << r.grid[1] << ", " << r.grid[2]
+    << "],\n  \"ranks\": " << r.ranks << ",\n  \"steps_per_repetition\": " << r.steps
     << ",\n  \"mlups\": [";
   for (std::size_t i = 0; i < r.mlups.size(); ++i) s << (i ? ", " : "") << r.mlups[i];
   s << "],\n  \"mlups_mean\": " << r.mlups_mean << ",\n  \"mlups_sd\": " << r.mlups_sd
@@ -82,52 +90,78 @@ std::string json(const BenchResult& r) {
 
 }  // namespace
 
-BenchResult run_bench(const BenchOptions& o, std::ostream& log) {
-  if (o.size < 2) throw InputError("bench: --size must be >= 2 (got " + std::to_string(o.size) + ")");
-  if (o.repetitions < 1) throw InputError("bench: --repeat must be >= 1");
-  if (o.steps < 0) throw InputError("bench: --steps must be >= 0 (0 = calibrate)");
-  const CaseConfig config = bench_case(o);
-  const backend::DeviceInfo device = backend::device_info(0);  // throws a clear DeviceError when no GPU is visible
-  auto sim = Simulation::create(config);
-  const double cells = double(o.size) * o.size * o.size;
+BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0_log) {
+  const bool grid_given = o.grid[0] > 0 || o.grid[1] > 0 || o.grid[2] > 0;
+  if (grid_given && (o.grid[0] < 2 || o.grid[1] < 2 || o.grid[2] < 1)) {
+    throw CollectiveInputError("bench: --grid needs NX >= 2, NY >= 2, NZ >= 1");
+  }
+  if (!grid_given && o.size < 2) {
+    throw CollectiveInputError("bench: --size must be >= 2 (got " + std::to_string(o.size) + ")");
+  }
+  if (o.repetitions < 1) throw CollectiveInputError("bench: --repeat must be >= 1");
+  if (o.steps < 0) throw CollectiveInputError("bench: --steps must be >= 0 (0 = calibrate)");
+  if (o.warmup_steps < 0) throw CollectiveInputError("bench: --warmup must be >= 0");
+  CaseConfig config;
+  try {
+    config = bench_case(o);
+  } catch (const InputError& e) {
+    throw CollectiveInputError(e.what());
+  }
+  const Decomposition decomposition = decompose(config, world);
+  std::ostream null_log(nullptr);
+  std::ostream& log = decomposition.rank == 0 ? rank0_log : null_log;
+  const backend::DeviceInfo device = backend::device_info(select_rank_device(config, world));
+  auto sim = Simulation::create(config, decomposition);
+  const double cells = double(config.size[0]) * config.size[1] * config.size[2];
 
   BenchResult r;
   r.backend = backend::name();
   r.device = device.name;
   r.precision = o.precision == Precision::float64 ? "double" : "float";
-  r.size = o.size;
+  r.grid = config.size;
+  r.ranks = decomposition.size;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
   r.memory_per_cell = double(sim->bytes_per_cell());
-  log << "bench: lid-driven cavity " << o.size << "^3, " << r.precision << " storage, " << r.backend << " on "
-      << r.device << "\n";
+  log << "bench: lid-driven cavity " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << ", "
+      << r.precision << " storage, " << r.backend << " on " << r.device;
+  if (decomposition.size > 1) {
+    log << ", " << decomposition.size << " ranks as " << decomposition.dims[0] << " x " << decomposition.dims[1]
+        << " x " << decomposition.dims[2] << ", transport " << transport_name(o.transport)
+        << (o.overlap ? ", overlap on" : ", overlap off");
+  }
+  log << "\n";
 
-  const double mass0 = sim->diagnose().mass;
-  // Warm-up, then calibrate steps per repetition to about one second.
+  const double mass0 = reduce_diagnostics(sim->diagnose(), decomposition).mass;
+  // Warm-up, then calibrate steps per repetition to about one second (the same count on every rank).
   sim->synchronize();
   auto start = Clock::now();
   sim->advance(o.warmup_steps);
   sim->synchronize();
-  const double warm = seconds_since(start);
+  const double warm = reduce_max(seconds_since(start), decomposition);
   r.steps = o.steps > 0 ? o.steps
                         : std::max<std::int64_t>(5, std::int64_t(1.0 / std::max(warm / double(std::max<std::int64_t>(o.warmup_steps, 1)), 1e-6)));
 
   for (int rep = 0; rep < o.repetitions; ++rep) {
     sim->synchronize();
+    if (!decomposition.serial()) EDDY_MPI_CHECK(MPI_Barrier(decomposition.comm));
     start = Clock::now();
     sim->advance(r.steps);
     sim->synchronize();
-    r.mlups.push_back(cells * double(r.steps) / seconds_since(start) * 1e-6);
+    const double seconds = reduce_max(seconds_since(start), decomposition);
+    r.mlups.push_back(cells * double(r.steps) / seconds * 1e-6);
   }
   for (double m : r.mlups) r.mlups_mean += m / r.mlups.size();
   for (double m : r.mlups) r.mlups_sd += (m - r.mlups_mean) * (m - r.mlups_mean);
   r.mlups_sd = r.mlups.size() > 1 ? std::sqrt(r.mlups_sd / (r.mlups.size() - 1)) : 0.0;
   r.bandwidth_gbs = r.bytes_per_cell_step * r.mlups_mean * 1e6 * 1e-9;
 
-  const Diagnostics d = sim->diagnose();
+  const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
   r.state_finite = d.finite;
   r.mass_drift = d.mass / mass0 - 1.0;
 
-  const std::size_t population_bytes = std::size_t(d3q19::Q) * std::size_t(cells) *
+  const std::size_t local_cells = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
+                                  decomposition.local_size[2];
+  const std::size_t population_bytes = std::size_t(d3q19::Q) * local_cells *
                                        (o.precision == Precision::float64 ? sizeof(double) : sizeof(float));
   sim.reset();  // free the device for the transfer and copy measurements
   measure_transfers(population_bytes, r);
@@ -147,7 +181,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& log) {
                 100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.memory_per_cell, double(population_bytes) * 1e-9,
                 r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
   log << line;
-  if (!o.json_path.empty()) {
+  if (!o.json_path.empty() && decomposition.rank == 0) {
     write_file_atomically(o.json_path, json(r));
     log << "  wrote " << o.json_path << "\n";
   }

@@ -4,6 +4,9 @@
 // copy bandwidth measured in the same run for comparison.
 #pragma once
 
+#include <mpi.h>
+
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -15,6 +18,9 @@ namespace eddy {
 
 struct BenchOptions {
   int size = 128;                ///< N: cells per axis of the N^3 cavity
+  std::array<int, 3> grid = {0, 0, 0};  ///< a non-cubic global grid instead of size (all > 0 to use it)
+  HaloTransport transport = HaloTransport::host;  ///< halo transport when run on several MPI ranks
+  bool overlap = true;           ///< overlap the halo exchange with interior updates
   std::int64_t steps = 0;        ///< steps per repetition; 0 = calibrate to about 1 s per repetition
   int repetitions = 5;
   std::int64_t warmup_steps = 10;
@@ -25,7 +31,8 @@ struct BenchOptions {
 
 struct BenchResult {
   std::string backend, device, precision;
-  int size = 0;
+  std::array<int, 3> grid = {0, 0, 0};
+  int ranks = 1;
   std::int64_t steps = 0;
   std::vector<double> mlups;           ///< one value per repetition
   double mlups_mean = 0, mlups_sd = 0;
@@ -39,7 +46,9 @@ struct BenchResult {
   double mass_drift = 0;
 };
 
-/// Runs the benchmark; throws InputError on bad options and DeviceError when the domain does not fit.
-BenchResult run_bench(const BenchOptions& options, std::ostream& log);
+/// Runs the benchmark on the ranks of `world` (collective; MLUPS count the whole grid, each repetition timed by
+/// the slowest rank); only rank 0 logs. Throws CollectiveInputError on bad options, DeviceError when the domain
+/// does not fit.
+BenchResult run_bench(const BenchOptions& options, MPI_Comm world, std::ostream& log);
 
 }  // namespace eddy

@@ -6,21 +6,20 @@
 
 namespace eddy {
 
-BlockShape domain_shape(const CaseConfig& config) {
-  return BlockShape{{config.size[0], config.size[1], config.size[2]}};
-}
+BlockShape block_shape(const Decomposition& d) { return BlockShape{{d.local_size[0], d.local_size[1], d.local_size[2]}}; }
 
 namespace {
 
-/// Flag of a block cell from the faces it lies beyond (none: fluid).
-CellFlag flag_from_faces(const CaseConfig& config, const BlockShape& shape, int x, int y, int z) {
+/// Flag of a block cell from the global faces it lies beyond (none: fluid).
+CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x, int y, int z) {
   const int p[3] = {x, y, z};
   bool any_wall = false;
   int moving_face = -1;
   for (int axis = 0; axis < 3; ++axis) {
+    const int global = d.offset[axis] + p[axis] - 1;
     int face = -1;
-    if (p[axis] == 0) face = 2 * axis;
-    if (p[axis] == shape.n[axis] + 1) face = 2 * axis + 1;
+    if (global < 0) face = 2 * axis;
+    if (global >= d.global_size[axis]) face = 2 * axis + 1;
     if (face < 0) continue;
     const FaceKind kind = config.faces[face].kind;
     if (kind == FaceKind::wall) any_wall = true;
@@ -33,12 +32,13 @@ CellFlag flag_from_faces(const CaseConfig& config, const BlockShape& shape, int 
 
 }  // namespace
 
-std::vector<CellFlag> build_flags(const CaseConfig& config, const BlockShape& shape) {
+std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
   std::vector<CellFlag> flags(static_cast<std::size_t>(shape.n_cells()), kFluid);
   const Box whole = shape.whole();
   for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
-      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, shape, x, y, z);
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
 
   const Box interior = shape.interior();
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
@@ -72,7 +72,7 @@ Relaxation<T> relaxation(const CaseConfig& config) {
                        {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
 }
 
-InitialField initial_field(const CaseConfig& config) {
+InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition) {
   InitialField init{};
   switch (config.initial.kind) {
     case InitialKind::rest: init.kind = InitialField::kRest; break;
@@ -80,7 +80,10 @@ InitialField initial_field(const CaseConfig& config) {
     case InitialKind::taylor_green_3d: init.kind = InitialField::kTaylorGreen3d; break;
   }
   init.amplitude = config.initial.amplitude;
-  for (int a = 0; a < 3; ++a) init.k[a] = 2.0 * M_PI / config.size[a];
+  for (int a = 0; a < 3; ++a) {
+    init.k[a] = 2.0 * M_PI / config.size[a];
+    init.offset[a] = decomposition.offset[a];
+  }
   return init;
 }
 

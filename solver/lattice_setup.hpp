@@ -9,17 +9,19 @@
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/views.hpp"
+#include "solver/decomposition.hpp"
 
 namespace eddy {
 
-/// Block shape of the whole domain (one block: interior = config.size).
-BlockShape domain_shape(const CaseConfig& config);
+/// Block shape of this rank's block (interior = decomposition.local_size).
+BlockShape block_shape(const Decomposition& decomposition);
 
-/// Flags of every cell of the block (BlockShape::index order, ghost layer included).
-/// Ghost cells on a periodic axis are fluid (they receive copies); ghost cells outside a wall face are solid,
-/// with the precedence of kernels/cell_flags.hpp: a no-slip wall beats a moving wall, lower face index wins
-/// among moving walls. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
-std::vector<CellFlag> build_flags(const CaseConfig& config, const BlockShape& shape);
+/// Flags of every cell of this rank's block (BlockShape::index order, ghost layer included), decided by the
+/// cell's GLOBAL position, so a block's flags equal the one-rank flags on the same cells: ghost cells inside the
+/// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
+/// solid, with the precedence of kernels/cell_flags.hpp (a no-slip wall beats a moving wall, the lower face index
+/// wins among moving walls). Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
+std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>
@@ -29,7 +31,8 @@ WallVelocities<T> wall_velocities(const CaseConfig& config);
 template <class T>
 Relaxation<T> relaxation(const CaseConfig& config);
 
-/// Analytic initial field of the case (amplitude in lattice units, wave numbers 2 pi / n).
-InitialField initial_field(const CaseConfig& config);
+/// Analytic initial field of the case on this rank's block (amplitude in lattice units, wave numbers 2 pi / N of
+/// the global grid, block offset).
+InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition);
 
 }  // namespace eddy

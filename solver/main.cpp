@@ -1,10 +1,14 @@
-// The eddy command line: `eddy run`, `eddy info`, `eddy bench` (CLI11). Every error is reported once, as
-// "eddy: error: ...", with the exit codes of solver/exit_codes.hpp; no stack traces.
+// The eddy command line: `eddy run`, `eddy info`, `eddy bench` (CLI11), on one rank or under mpirun.
+// Every error is reported once, as "eddy: error: ...", with the exit codes of solver/exit_codes.hpp; no stack traces.
+// Errors every rank meets alike (case file, rank count, instability) end all ranks with the same code and one
+// message from one rank; an error on a single rank (device, output) aborts the whole job through MPI_Abort.
 #include <CLI/CLI.hpp>
+#include <mpi.h>
 
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,14 +16,56 @@
 #include "io/output_error.hpp"
 #include "kernels/backend.hpp"
 #include "solver/bench.hpp"
+#include "solver/decomposition.hpp"
 #include "solver/exit_codes.hpp"
 #include "solver/run_case.hpp"
 
 namespace {
 
-int fail(const std::string& message, int code) {
-  std::cerr << "eddy: error: " << message << "\n";
+/// MPI for the lifetime of main (singleton init when started without mpirun).
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  ~MpiSession() { MPI_Finalize(); }
+  int rank = 0, size = 1;
+};
+
+int report(const MpiSession& mpi, const std::string& message, int code, bool collective) {
+  if (collective) {
+    if (mpi.rank == 0) std::cerr << "eddy: error: " << message << "\n";
+    return code;
+  }
+  if (mpi.size == 1) {
+    std::cerr << "eddy: error: " << message << "\n";
+    return code;
+  }
+  std::cerr << "eddy: error: (rank " << mpi.rank << " of " << mpi.size << ") " << message << "\n" << std::flush;
+  MPI_Abort(MPI_COMM_WORLD, code);  // ends every rank; mpirun exits with `code`
   return code;
+}
+
+/// Loads the case on every rank; if any rank fails, the lowest failing rank prints its message and all return 2.
+std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, const std::string& path,
+                                                     const std::vector<std::string>& overrides, int& exit_code) {
+  std::optional<eddy::CaseConfig> config;
+  std::string error;
+  try {
+    config = eddy::load_case(path, overrides);
+  } catch (const eddy::InputError& e) {
+    error = e.what();
+  }
+  const int mine = error.empty() ? mpi.size : mpi.rank;
+  int first_failure = mine;
+  MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first_failure == mpi.size) return config;
+  if (mpi.rank == first_failure) std::cerr << "eddy: error: " << error << "\n";
+  exit_code = eddy::kExitInputError;
+  return std::nullopt;
 }
 
 void print_info(std::ostream& out) {
@@ -41,13 +87,21 @@ void print_info(std::ostream& out) {
 eddy::Precision parse_precision(const std::string& text) {
   if (text == "float") return eddy::Precision::float32;
   if (text == "double") return eddy::Precision::float64;
-  throw eddy::InputError("bench: --precision must be \"float\" or \"double\" (got \"" + text + "\")");
+  throw eddy::CollectiveInputError("bench: --precision must be \"float\" or \"double\" (got \"" + text + "\")");
+}
+
+eddy::HaloTransport parse_transport(const std::string& text) {
+  if (text == "host") return eddy::HaloTransport::host;
+  if (text == "device") return eddy::HaloTransport::device;
+  if (text == "nccl") return eddy::HaloTransport::nccl;
+  throw eddy::CollectiveInputError("bench: --transport must be \"host\", \"device\" or \"nccl\" (got \"" + text + "\")");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"eddy: a D3Q19 lattice Boltzmann solver (CPU/OpenMP, CUDA, HIP)", "eddy"};
+  MpiSession mpi(argc, argv);
+  CLI::App app{"eddy: a D3Q19 lattice Boltzmann solver (CPU/OpenMP, CUDA, HIP; MPI across ranks)", "eddy"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("eddy ") + EDDY_VERSION + " (" + EDDY_BACKEND_NAME + ")");
 
@@ -61,49 +115,60 @@ int main(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "Print the backend, the device with its memory, and the version");
 
   eddy::BenchOptions bench_options;
-  std::string precision = "float";
-  auto* bench = app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity N^3");
-  bench->add_option("--size", bench_options.size, "N: cells per axis (default 128)");
+  std::string precision = "float", transport = "host";
+  std::vector<int> grid;
+  auto* bench = app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid)");
+  bench->add_option("--size", bench_options.size, "N: cells per axis of the N^3 cavity (default 128)");
+  bench->add_option("--grid", grid, "NX NY NZ: a non-cubic grid instead of --size (e.g. weak scaling)")
+      ->expected(3);
   bench->add_option("--steps", bench_options.steps, "Steps per repetition (default: calibrated to ~1 s)");
   bench->add_option("--repeat", bench_options.repetitions, "Timed repetitions (default 5)");
   bench->add_option("--warmup", bench_options.warmup_steps, "Warm-up steps, not timed (default 10)");
   bench->add_option("--precision", precision, "Storage precision: float (default) or double");
+  bench->add_option("--transport", transport, "Halo transport under MPI: host (default), device or nccl");
+  bench->add_flag("!--no-overlap", bench_options.overlap, "Do not overlap the halo exchange with interior updates");
   bench->add_option("--json", bench_options.json_path, "Also write the results as JSON to this file");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    return fail(std::string(e.what()) + " (see eddy --help)", eddy::kExitInputError);
+    if (e.get_exit_code() == 0) return mpi.rank == 0 ? app.exit(e) : 0;  // --help, --version
+    return report(mpi, std::string(e.what()) + " (see eddy --help)", eddy::kExitInputError, true);
   }
 
   try {
     if (*info) {
-      print_info(std::cout);
+      if (mpi.rank == 0) print_info(std::cout);
     } else if (*run) {
-      std::cout << "eddy " << EDDY_VERSION << " (" << eddy::backend::name() << ")\n";
-      eddy::CaseConfig config = eddy::load_case(case_path, overrides);
+      if (mpi.rank == 0) std::cout << "eddy " << EDDY_VERSION << " (" << eddy::backend::name() << ")\n";
+      int code = eddy::kExitOk;
+      std::optional<eddy::CaseConfig> config = load_case_everywhere(mpi, case_path, overrides, code);
+      if (!config) return code;
       if (run->count("--output")) {
-        if (output_dir.empty()) throw eddy::InputError("--output: the output directory must not be empty");
-        config.output_directory = output_dir;
+        if (output_dir.empty()) throw eddy::CollectiveInputError("--output: the output directory must not be empty");
+        config->output_directory = output_dir;
       }
-      eddy::run_case(config, std::cout);
+      eddy::run_case(*config, MPI_COMM_WORLD, std::cout);
     } else if (*bench) {
       bench_options.precision = parse_precision(precision);
-      eddy::run_bench(bench_options, std::cout);
+      bench_options.transport = parse_transport(transport);
+      if (!grid.empty()) bench_options.grid = {grid[0], grid[1], grid[2]};
+      eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
     }
-  } catch (const eddy::InputError& e) {
-    return fail(e.what(), eddy::kExitInputError);
+  } catch (const eddy::CollectiveInputError& e) {
+    return report(mpi, e.what(), eddy::kExitInputError, true);
   } catch (const eddy::InstabilityError& e) {
-    return fail(e.what(), eddy::kExitUnstable);
+    return report(mpi, e.what(), eddy::kExitUnstable, true);
+  } catch (const eddy::InputError& e) {
+    return report(mpi, e.what(), eddy::kExitInputError, false);
   } catch (const eddy::OutputError& e) {
-    return fail(e.what(), eddy::kExitOutputError);
+    return report(mpi, e.what(), eddy::kExitOutputError, false);
   } catch (const eddy::DeviceError& e) {
-    return fail(e.what(), e.out_of_memory() ? eddy::kExitNoMemory : eddy::kExitFailure);
+    return report(mpi, e.what(), e.out_of_memory() ? eddy::kExitNoMemory : eddy::kExitFailure, false);
   } catch (const std::bad_alloc&) {
-    return fail("out of host memory; use a smaller domain", eddy::kExitNoMemory);
+    return report(mpi, "out of host memory; use a smaller domain or more ranks", eddy::kExitNoMemory, false);
   } catch (const std::exception& e) {
-    return fail(std::string("internal error: ") + e.what(), eddy::kExitFailure);
+    return report(mpi, std::string("internal error: ") + e.what(), eddy::kExitFailure, false);
   }
   return eddy::kExitOk;
 }

@@ -12,6 +12,12 @@
 #include "io/csv_table.hpp"
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"
+#include "io/pvti_file.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/mpi_check.hpp"
+#include "solver/piece_extension.hpp"
+#include "solver/rank_device.hpp"
+#include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
 #include "solver/validation.hpp"
 
@@ -39,7 +45,8 @@ std::string duration_text(double seconds) {
   return buf;
 }
 
-/// Writes VTK snapshots and keeps the .pvd collection current.
+/// Writes VTK snapshots and keeps the .pvd collection current. One rank writes a .vti of the whole grid; several
+/// ranks each write a piece and rank 0 the .pvti that joins them (the .pvd then lists the .pvti files).
 class SnapshotWriter {
  public:
   explicit SnapshotWriter(const CaseConfig& config)
@@ -49,17 +56,52 @@ class SnapshotWriter {
 
   void write(Simulation& sim, std::ostream& log) {
     if (!config_.write_vtk) return;
-    char name[64];
-    std::snprintf(name, sizeof name, "_%08lld.vti", static_cast<long long>(sim.time_step()));
-    const std::string file = config_.name + name;
-    sim.write_vti((std::filesystem::path(config_.output_directory) / file).string(), scaling_);
-    collection_.add(scaling_.time(sim.time_step()), file);
+    const Decomposition& d = sim.decomposition();
+    char step[32];
+    std::snprintf(step, sizeof step, "_%08lld", static_cast<long long>(sim.time_step()));
+    const std::string base = config_.name + step;
+    const std::filesystem::path dir(config_.output_directory);
+    std::string listed;
+    if (d.serial() || d.size == 1) {
+      listed = base + ".vti";
+      sim.write_vti((dir / listed).string(), scaling_);
+    } else {
+      sim.write_vti((dir / piece_name(base, d.rank)).string(), scaling_);
+      EDDY_MPI_CHECK(MPI_Barrier(d.comm));  // every piece is complete before the .pvti and .pvd point at them
+      listed = base + ".pvti";
+      if (d.rank == 0) write_pvti((dir / listed).string(), sim);
+    }
+    if (d.rank == 0) collection_.add(scaling_.time(sim.time_step()), listed);
     last_step_ = sim.time_step();
-    log << "  wrote " << (std::filesystem::path(config_.output_directory) / file).string() << "\n";
+    log << "  wrote " << (dir / listed).string() << "\n";
   }
   std::int64_t last_step() const { return last_step_; }
 
  private:
+  static std::string piece_name(const std::string& base, int rank) { return base + "_r" + std::to_string(rank) + ".vti"; }
+
+  void write_pvti(const std::string& path, const Simulation& sim) const {
+    const Decomposition& d = sim.decomposition();
+    const std::string base = std::filesystem::path(path).stem().string();
+    std::vector<PvtiPiece> pieces;
+    for (int r = 0; r < d.size; ++r) {
+      std::array<int, 3> coords{};
+      EDDY_MPI_CHECK(MPI_Cart_coords(d.comm, r, 3, coords.data()));
+      PvtiPiece piece;
+      for (int a = 0; a < 3; ++a) {
+        d.block_extent(a, coords[a], piece.offset[a], piece.size[a]);
+        if (extends_along(d, coords, a)) piece.size[a] += 1;
+      }
+      piece.file = piece_name(base, r);
+      pieces.push_back(piece);
+    }
+    const bool float64 = config_.precision == Precision::float64;
+    const std::array<double, 3> origin = {0.5 / scaling_.length, 0.5 / scaling_.length, 0.5 / scaling_.length};
+    const std::array<double, 3> spacing = {1.0 / scaling_.length, 1.0 / scaling_.length, 1.0 / scaling_.length};
+    eddy::write_pvti(path, d.global_size, origin, spacing, {{"density", 1, float64}, {"velocity", 3, float64}},
+                     pieces);
+  }
+
   const CaseConfig& config_;
   OutputScaling scaling_;
   PvdCollection collection_;
@@ -68,7 +110,9 @@ class SnapshotWriter {
 
 void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& log) {
   const double lid = config.velocity > 0 ? config.faces[3].velocity[0] / config.velocity : 0.0;
-  const CavityCenterlines c = cavity_centerlines(sim.fields(), config.velocity > 0 ? config.velocity : 1.0, lid);
+  const CenterlineSums sums = reduce_centerlines(centerline_sums(sim.fields()), sim.decomposition());
+  if (sim.decomposition().rank != 0) return;
+  const CavityCenterlines c = cavity_centerlines(sums, config.velocity > 0 ? config.velocity : 1.0, lid);
   CsvTable table;
   table.names = {"y", "u_on_x_half", "x", "v_on_y_half"};
   const std::size_t rows = std::max(c.u_vertical.s.size(), c.v_horizontal.s.size());
@@ -129,15 +173,25 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << config.output_every << " into " << config.output_directory << "/\n";
 }
 
-void run_case(const CaseConfig& config, std::ostream& log) {
-  const backend::DeviceInfo device = backend::device_info(0);  // throws a clear DeviceError when no GPU is visible
-  log << "device      " << device.name << " (" << backend::name() << ")\n";
+void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log) {
+  const Decomposition decomposition = decompose(config, world);
+  std::ostream null_log(nullptr);
+  std::ostream& log = decomposition.rank == 0 ? rank0_log : null_log;
+  const int device_index = select_rank_device(config, world);
+  const backend::DeviceInfo device = backend::device_info(device_index);
+  log << "device      " << device.name << " (" << backend::name() << ")";
+  if (decomposition.size > 1) {
+    log << ", " << decomposition.size << " MPI ranks as " << decomposition.dims[0] << " x " << decomposition.dims[1]
+        << " x " << decomposition.dims[2] << ", halo transport " << transport_name(config.parallel.transport)
+        << (config.parallel.overlap ? " with overlap" : "");
+  }
+  log << "\n";
   if (config.write_vtk || config.write_centerlines) ensure_writable_directory(config.output_directory);
-  auto sim = Simulation::create(config);
+  auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->output_bytes_per_cell(), log);
 
   SnapshotWriter snapshots(config);
-  const Diagnostics initial = sim->diagnose();
+  const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
   guard(initial, *sim, snapshots, log);
   if (config.output_every > 0) snapshots.write(*sim, log);
 
@@ -158,7 +212,7 @@ void run_case(const CaseConfig& config, std::ostream& log) {
     const bool output = config.output_every > 0 && now % config.output_every == 0;
     if (!report && !output) continue;
     sim->synchronize();
-    const Diagnostics d = sim->diagnose();
+    const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
     if (report) {
       const auto wall = Clock::now();
       const double seconds = std::chrono::duration<double>(wall - interval_start).count();

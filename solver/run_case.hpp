@@ -1,6 +1,8 @@
 // The `eddy run` driver: time loop with progress reports, output, physics guards and the final summary.
 #pragma once
 
+#include <mpi.h>
+
 #include <iosfwd>
 
 #include "io/case_config.hpp"
@@ -20,7 +22,9 @@ inline constexpr double kMaxLatticeSpeed = 0.5;
 /// config.report_every steps, writes VTK every config.output_every steps and at the end, and the centreline CSV
 /// when asked. On NaN or |u| > 0.5 it writes the current fields, then throws InstabilityError naming the step and
 /// cell. Throws OutputError, DeviceError as they arise.
-void run_case(const CaseConfig& config, std::ostream& log);
+/// Collective over `world`: the case is decomposed over its ranks (one rank: the whole grid); only rank 0 writes to
+/// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
+void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log);
 
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell.
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t output_bytes_per_cell,

@@ -1,4 +1,8 @@
 // LatticeSimulation<T>: the Simulation of one block on this build's backend, T = storage precision.
+//
+// One time step: the halo exchange fills the ghost planes of the current populations, the fused kernel writes the
+// next ones. With overlap on, the kernel first updates the inner cells (those that read no ghost) on the compute
+// stream while the exchange runs on the communication stream, then the boundary shell once the ghosts are in.
 #include "solver/simulation.hpp"
 
 #include <cmath>
@@ -7,7 +11,9 @@
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
 #include "solver/device_buffer.hpp"
+#include "solver/halo_exchange.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/piece_extension.hpp"
 
 namespace eddy {
 
@@ -20,30 +26,61 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
 
 namespace {
 
+/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
+/// around it, peeled axis by axis so that no cell is in two boxes.
+void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
+  Box remaining = shape.interior();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!d.exchanges(axis) || remaining.empty()) continue;
+    Box low = remaining, high = remaining;
+    low.hi[axis] = remaining.lo[axis] + 1;
+    high.lo[axis] = std::max(remaining.hi[axis] - 1, low.hi[axis]);
+    if (!low.empty()) shell.push_back(low);
+    if (!high.empty()) shell.push_back(high);
+    remaining.lo[axis] = low.hi[axis];
+    remaining.hi[axis] = high.lo[axis];
+  }
+  inner = remaining;
+}
+
 template <class T>
 class LatticeSimulation final : public Simulation {
  public:
-  explicit LatticeSimulation(const CaseConfig& config)
+  LatticeSimulation(const CaseConfig& config, const Decomposition& decomposition)
       : Simulation(config),
-        shape_(domain_shape(config)),
+        decomposition_(decomposition),
+        shape_(block_shape(decomposition)),
         relax_(relaxation<T>(config)),
-        walls_(wall_velocities<T>(config)) {
+        walls_(wall_velocities<T>(config)),
+        halo_(decomposition, shape_, config.parallel.transport),
+        overlap_(config.parallel.overlap) {
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
     f_[0] = DeviceBuffer<T>(populations);
     f_[1] = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
-    flags_.upload(build_flags(config, shape_));
-    initialize_equilibrium(view(0), shape_, initial_field(config));
-    initialize_equilibrium(view(1), shape_, initial_field(config));
-    for (int a = 0; a < 3; ++a) periodic_[a] = config.faces[2 * a].kind == FaceKind::periodic;
+    flags_.upload(build_flags(config, decomposition));
+    const InitialField init = initial_field(config, decomposition);
+    initialize_equilibrium(view(0), shape_, init);
+    initialize_equilibrium(view(1), shape_, init);
+    split_interior(shape_, decomposition_, inner_, shell_);
     backend::synchronize();
   }
 
   void advance(std::int64_t steps) override {
-    const Box interior = shape_.interior();
     for (std::int64_t s = 0; s < steps; ++s) {
-      fill_ghosts();
-      stream_collide(view(current_), view(1 - current_), FlagView{flags_.data()}, shape_, interior, relax_, walls_);
+      const PopulationView<T> src = view(current_), dst = view(1 - current_);
+      if (overlap_ && halo_.active()) {
+        step_done_.record(compute_);  // the previous step's writes to src are complete before packing it
+        step_done_.wait(comm_);
+        update(src, dst, inner_);
+        halo_.exchange(src, comm_);
+        halo_done_.record(comm_);
+        halo_done_.wait(compute_);
+        for (const Box& box : shell_) update(src, dst, box);
+      } else {
+        halo_.exchange(src, compute_);
+        update(src, dst, shape_.interior());
+      }
       current_ = 1 - current_;
       ++step_;
     }
@@ -51,12 +88,15 @@ class LatticeSimulation final : public Simulation {
 
   void synchronize() override { backend::synchronize(); }
   std::int64_t time_step() const override { return step_; }
+  const Decomposition& decomposition() const override { return decomposition_; }
 
   MacroscopicFields fields() override {
     const std::vector<T> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
     MacroscopicFields out;
-    out.size = {shape_.n[0], shape_.n[1], shape_.n[2]};
+    out.size = decomposition_.local_size;
+    out.offset = decomposition_.offset;
+    out.global_size = decomposition_.global_size;
     out.rho.assign(host.begin(), host.begin() + n);
     for (int a = 0; a < 3; ++a) out.u[a].assign(host.begin() + (a + 1) * n, host.begin() + (a + 2) * n);
     return out;
@@ -82,27 +122,34 @@ class LatticeSimulation final : public Simulation {
       }
     }
     d.max_speed = std::sqrt(std::max(max_speed2, 0.0));
-    d.fastest_cell = coordinates(fastest);
+    d.fastest_cell = global_coordinates(fastest);
     d.finite = first_bad < 0;
-    if (!d.finite) d.first_nonfinite_cell = coordinates(first_bad);
+    if (!d.finite) d.first_nonfinite_cell = global_coordinates(first_bad);
     return d;
   }
 
-  void write_vti(const std::string& path, const OutputScaling& scaling) override {
+  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
     std::vector<T> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
     const T inv_u = T(1.0 / scaling.velocity);
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
+    PieceExtent piece{decomposition_.offset, decomposition_.local_size};
+    if (!decomposition_.serial() && decomposition_.size > 1) {
+      host = extend_to_upper_neighbours(decomposition_, host, 4, piece.size);
+    }
+    const std::size_t m = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
     GridGeometry grid;
     for (int a = 0; a < 3; ++a) {
-      grid.size[a] = shape_.n[a];
+      grid.size[a] = piece.size[a];
+      grid.offset[a] = piece.offset[a];
       grid.spacing[a] = 1.0 / scaling.length;
       grid.origin[a] = 0.5 / scaling.length;
     }
     const std::vector<PointField<T>> point_fields = {
         {"density", {host.data()}},
-        {"velocity", {host.data() + n, host.data() + 2 * n, host.data() + 3 * n}}};
+        {"velocity", {host.data() + m, host.data() + 2 * m, host.data() + 3 * m}}};
     eddy::write_vti<T>(path, grid, point_fields, scaling.time(step_));
+    return piece;
   }
 
   std::vector<double> populations() override {
@@ -129,19 +176,17 @@ class LatticeSimulation final : public Simulation {
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
-  /// Periodic ghost layers of the current buffer, x then y then z (edges and corners included).
-  void fill_ghosts() {
-    for (int axis = 0; axis < 3; ++axis)
-      if (periodic_[axis]) fill_periodic_ghosts(view(current_), shape_, axis);
+  void update(const PopulationView<T>& src, const PopulationView<T>& dst, const Box& box) {
+    stream_collide(src, dst, FlagView{flags_.data()}, shape_, box, relax_, walls_, &compute_);
   }
 
   PopulationView<T> view(int which) { return PopulationView<T>{f_[which].data(), shape_.n_cells()}; }
 
-  std::array<int, 3> coordinates(std::int64_t k) const {
+  std::array<int, 3> global_coordinates(std::int64_t k) const {
     const int x = int(k % shape_.n[0]);
     const int y = int((k / shape_.n[0]) % shape_.n[1]);
     const int z = int(k / (std::int64_t(shape_.n[0]) * shape_.n[1]));
-    return {x, y, z};
+    return {decomposition_.offset[0] + x, decomposition_.offset[1] + y, decomposition_.offset[2] + z};
   }
 
   /// Calls fn(k, cell) for every interior cell: k its interior index, cell its block index.
@@ -154,21 +199,28 @@ class LatticeSimulation final : public Simulation {
   }
 
   /// Computes rho, ux, uy, uz of the current time on the device and downloads them (4 blocks of n values).
+  /// Collective on several ranks: the ghosts are exchanged first.
   std::vector<T> download_moments() {
     const std::size_t n = std::size_t(shape_.interior_cells());
     if (moments_.size() == 0) moments_ = DeviceBuffer<T>(4 * n);
     T* base = moments_.data();
     const MomentView<T> out{base, {base + n, base + 2 * n, base + 3 * n}};
     const T force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    fill_ghosts();
-    compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out);
+    halo_.exchange(view(current_), compute_);
+    compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out, &compute_);
     return moments_.download();
   }
 
+  Decomposition decomposition_;
   BlockShape shape_;
   Relaxation<T> relax_;
   WallVelocities<T> walls_;
-  bool periodic_[3] = {false, false, false};
+  backend::Stream compute_, comm_;
+  backend::Event step_done_, halo_done_;
+  HaloExchange<T> halo_;
+  bool overlap_;
+  Box inner_{};
+  std::vector<Box> shell_;
   DeviceBuffer<T> f_[2];
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<T> moments_;
@@ -178,9 +230,13 @@ class LatticeSimulation final : public Simulation {
 
 }  // namespace
 
+std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
+  if (config.precision == Precision::float64) return std::make_unique<LatticeSimulation<double>>(config, decomposition);
+  return std::make_unique<LatticeSimulation<float>>(config, decomposition);
+}
+
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config) {
-  if (config.precision == Precision::float64) return std::make_unique<LatticeSimulation<double>>(config);
-  return std::make_unique<LatticeSimulation<float>>(config);
+  return create(config, serial_decomposition(config));
 }
 
 }  // namespace eddy

@@ -12,19 +12,22 @@
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "solver/decomposition.hpp"
 
 namespace eddy {
 
-/// Macroscopic fields on the interior (fluid-domain) cells, lattice units, x fastest:
-/// k = x + nx * (y + ny * z), 0-based.
+/// Macroscopic fields on the interior cells of this rank's block, lattice units, x fastest:
+/// k = x + nx * (y + ny * z), 0-based local indices; global index = offset + local.
 struct MacroscopicFields {
   std::array<int, 3> size{};
+  std::array<int, 3> offset{};       ///< global index of cell (0, 0, 0)
+  std::array<int, 3> global_size{};  ///< the whole grid
   std::vector<double> rho;
   std::array<std::vector<double>, 3> u;
   std::int64_t index(int x, int y, int z) const { return x + std::int64_t(size[0]) * (y + std::int64_t(size[1]) * z); }
 };
 
-/// Health of the current state: mass, fastest cell, first bad cell.
+/// Health of the current state: mass, fastest cell, first bad cell (global 0-based cell coordinates).
 struct Diagnostics {
   double mass = 0.0;       ///< sum of rho over fluid cells (lattice units)
   double max_speed = 0.0;  ///< max |u| over fluid cells (lattice units)
@@ -42,11 +45,19 @@ struct OutputScaling {
   double time(std::int64_t step) const { return double(step) * velocity / length; }
 };
 
+/// Nodes written by one rank: global index of the first node and node counts.
+struct PieceExtent {
+  std::array<int, 3> offset{};
+  std::array<int, 3> size{};
+};
+
 class Simulation {
  public:
-  /// Allocates device memory for `config` (finalized) and sets the initial state. Throws DeviceError
-  /// (out_of_memory) naming the bytes needed when the domain does not fit.
+  /// Allocates device memory for `config` (finalized) and sets the initial state, for a one-rank run without MPI.
+  /// Throws DeviceError (out_of_memory) naming the bytes needed when the domain does not fit.
   static std::unique_ptr<Simulation> create(const CaseConfig& config);
+  /// The same for this rank's block of `decomposition` (halo exchange over its communicator).
+  static std::unique_ptr<Simulation> create(const CaseConfig& config, const Decomposition& decomposition);
   virtual ~Simulation() = default;
 
   /// Advances `steps` time steps (asynchronous on GPUs; synchronize() before timing).
@@ -58,10 +69,12 @@ class Simulation {
 
   /// Fields at the current time (moments of the populations streaming in), copied to the host.
   virtual MacroscopicFields fields() = 0;
-  /// Mass, max |u| and non-finite check of the current fields.
+  /// Mass, max |u| and non-finite check of this rank's fields (reduce over ranks with reduce_diagnostics).
   virtual Diagnostics diagnose() = 0;
-  /// Writes density and velocity of the current time to a .vti file, scaled by `scaling`, in storage precision.
-  virtual void write_vti(const std::string& path, const OutputScaling& scaling) = 0;
+  /// Writes density and velocity of the current time, scaled by `scaling`, in storage precision: a .vti of the
+  /// whole grid on one rank; on several ranks each writes its piece `path` (extended by one node towards its upper
+  /// neighbours so pieces join without gaps) and returns the piece's extent for the .pvti (collective).
+  virtual PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) = 0;
 
   /// Post-collision populations of the interior cells, [i * interior_cells + k] with k as in MacroscopicFields.
   virtual std::vector<double> populations() = 0;
@@ -75,6 +88,7 @@ class Simulation {
   virtual std::size_t kernel_bytes_per_cell() const = 0;
 
   const CaseConfig& config() const { return config_; }
+  virtual const Decomposition& decomposition() const = 0;
 
  protected:
   explicit Simulation(const CaseConfig& config) : config_(config) {}

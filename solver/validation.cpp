@@ -7,28 +7,33 @@ namespace eddy {
 
 namespace {
 
-/// Average of a field component over the middle node(s) of the two axes other than `along`.
-Profile centreline(const MacroscopicFields& f, int component, int along, int across, double scale, double wall_low,
-                   double wall_high) {
-  const int n_along = f.size[along], n_across = f.size[across];
-  const int z_lo = (f.size[2] - 1) / 2, z_hi = f.size[2] / 2;
-  const int a_lo = (n_across - 1) / 2, a_hi = n_across / 2;
+/// This rank's share of the average of u[component] over the middle node(s) of the axis `across` and of z.
+std::vector<double> centreline_sum(const MacroscopicFields& f, int component, int along, int across) {
+  const int n_across = f.global_size[across], n_z = f.global_size[2];
+  const int middle[2][2] = {{(n_across - 1) / 2, n_across / 2}, {(n_z - 1) / 2, n_z / 2}};
+  std::vector<double> sum(f.global_size[along], 0.0);
+  for (int a : middle[0])
+    for (int z : middle[1]) {
+      const int la = a - f.offset[across], lz = z - f.offset[2];
+      if (la < 0 || la >= f.size[across] || lz < 0 || lz >= f.size[2]) continue;
+      for (int i = 0; i < f.size[along]; ++i) {
+        int c[3] = {0, 0, lz};
+        c[along] = i;
+        c[across] = la;
+        sum[f.offset[along] + i] += 0.25 * f.u[component][f.index(c[0], c[1], c[2])];
+      }
+    }
+  return sum;
+}
+
+Profile profile_with_walls(const std::vector<double>& values, double scale, double wall_low, double wall_high) {
+  const int n = static_cast<int>(values.size());
   Profile p;
   p.s.push_back(0.0);
   p.value.push_back(wall_low);
-  for (int i = 0; i < n_along; ++i) {
-    double sum = 0.0;
-    int count = 0;
-    for (int z : {z_lo, z_hi})
-      for (int a : {a_lo, a_hi}) {
-        int c[3] = {0, 0, z};
-        c[along] = i;
-        c[across] = a;
-        sum += f.u[component][f.index(c[0], c[1], c[2])];
-        ++count;
-      }
-    p.s.push_back((i + 0.5) / n_along);
-    p.value.push_back(sum / count * scale);
+  for (int i = 0; i < n; ++i) {
+    p.s.push_back((i + 0.5) / n);
+    p.value.push_back(values[i] * scale);
   }
   p.s.push_back(1.0);
   p.value.push_back(wall_high);
@@ -37,12 +42,18 @@ Profile centreline(const MacroscopicFields& f, int component, int along, int acr
 
 }  // namespace
 
-CavityCenterlines cavity_centerlines(const MacroscopicFields& fields, double lid_velocity, double lid_value) {
+CenterlineSums centerline_sums(const MacroscopicFields& fields) {
+  return {centreline_sum(fields, 0, 1, 0), centreline_sum(fields, 1, 0, 1)};
+}
+
+CavityCenterlines cavity_centerlines(const CenterlineSums& sums, double lid_velocity, double lid_value) {
   const double scale = 1.0 / lid_velocity;
-  CavityCenterlines c;
-  c.u_vertical = centreline(fields, 0, 1, 0, scale, 0.0, lid_value);
-  c.v_horizontal = centreline(fields, 1, 0, 1, scale, 0.0, 0.0);
-  return c;
+  return {profile_with_walls(sums.u_vertical, scale, 0.0, lid_value),
+          profile_with_walls(sums.v_horizontal, scale, 0.0, 0.0)};
+}
+
+CavityCenterlines cavity_centerlines(const MacroscopicFields& fields, double lid_velocity, double lid_value) {
+  return cavity_centerlines(centerline_sums(fields), lid_velocity, lid_value);
 }
 
 std::vector<double> spline_interpolate(const Profile& p, const std::vector<double>& at) {

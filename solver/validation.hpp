@@ -23,6 +23,15 @@ struct CavityCenterlines {
 };
 CavityCenterlines cavity_centerlines(const MacroscopicFields& fields, double lid_velocity, double lid_value);
 
+/// The centreline averages as sums of this rank's contributions, one entry per global node along each line
+/// (lattice units): add them over ranks (MPI_SUM), then pass them to cavity_centerlines below.
+struct CenterlineSums {
+  std::vector<double> u_vertical;    ///< u_x on x = 1/2, per global y
+  std::vector<double> v_horizontal;  ///< u_y on y = 1/2, per global x
+};
+CenterlineSums centerline_sums(const MacroscopicFields& fields);
+CavityCenterlines cavity_centerlines(const CenterlineSums& sums, double lid_velocity, double lid_value);
+
 /// Natural cubic spline through (s, value), evaluated at `at` (each inside [s.front(), s.back()]).
 std::vector<double> spline_interpolate(const Profile& profile, const std::vector<double>& at);
 

@@ -113,7 +113,8 @@ TEST(FusedKernel, SubBoxUpdatesComposeToTheWholeBox) {
   // the box are not written (the destination is poisoned with NaN first).
   EDDY_REQUIRE_DEVICE();
   CaseConfig config = all_boundaries_case({Collision::trt, Precision::float64, 0, ""});
-  const BlockShape shape = domain_shape(config);
+  const Decomposition serial = serial_decomposition(config);
+  const BlockShape shape = block_shape(serial);
   const std::size_t size = std::size_t(d3q19::Q) * std::size_t(shape.n_cells());
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> value(0.01, 0.1);
@@ -122,7 +123,7 @@ TEST(FusedKernel, SubBoxUpdatesComposeToTheWholeBox) {
   DeviceBuffer<double> src(size), whole(size), halves(size);
   DeviceBuffer<CellFlag> flags(std::size_t(shape.n_cells()));
   src.upload(host);
-  flags.upload(build_flags(config, shape));
+  flags.upload(build_flags(config, serial));
   const std::vector<double> poison(size, std::nan(""));
   whole.upload(poison);
   halves.upload(poison);

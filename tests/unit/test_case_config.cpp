@@ -180,6 +180,35 @@ TEST(CaseConfigParse, DefaultsAreFilled) {
   EXPECT_TRUE(c.write_vtk);
   EXPECT_FALSE(c.write_centerlines);
   EXPECT_DOUBLE_EQ(c.mach(), 0.0);
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{0, 0, 0}));  // 0 = automatic (MPI_Dims_create)
+  EXPECT_EQ(c.parallel.transport, HaloTransport::host);
+  EXPECT_TRUE(c.parallel.overlap);
+  EXPECT_EQ(c.parallel.device, -1);
+}
+
+TEST(CaseConfigParse, ParallelSectionIsRead) {
+  CaseText t;
+  t.domain = "size = [16, 8, 2]\nperiodic = [false, false, true]\n";
+  t.extra = "[parallel]\nranks = [4, 2, 1]\ntransport = \"device\"\noverlap = false\ndevice = 3\n";
+  CaseConfig c = parse_case(t.str(), "t.toml");
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{4, 2, 1}));
+  EXPECT_EQ(c.parallel.transport, HaloTransport::device);
+  EXPECT_FALSE(c.parallel.overlap);
+  EXPECT_EQ(c.parallel.device, 3);
+  // One rank per cell on an axis is the limit; "nccl", device -1 and a partial section are fine.
+  t.extra = "[parallel]\nranks = [16, 8, 2]\ntransport = \"nccl\"\ndevice = -1\n";
+  c = parse_case(t.str(), "t.toml");
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{16, 8, 2}));
+  EXPECT_EQ(c.parallel.transport, HaloTransport::nccl);
+  EXPECT_TRUE(c.parallel.overlap);
+  EXPECT_EQ(c.parallel.device, -1);
+  t.extra = "[parallel]\ntransport = \"host\"\n";
+  c = parse_case(t.str(), "t.toml");
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(c.parallel.transport, HaloTransport::host);
+  t.extra = "";  // a dotted key at the top level
+  EXPECT_EQ(parse_case("parallel.ranks = [2, 2, 1]\n" + t.str(), "t.toml").parallel.ranks,
+            (std::array<int, 3>{2, 2, 1}));
 }
 
 TEST(CaseConfigParse, ReportEveryIsAtLeastOne) {
@@ -264,6 +293,9 @@ TEST(CaseConfigErrors, UnknownKeysAndSections) {
   t = CaseText();
   t.extra = "[case]\ntitle = \"x\"\n";
   EXPECT_INPUT_ERROR(t, "case.title", "name");
+  t = CaseText();
+  t.extra = "[parallel]\nrank = [2, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "unknown key", "parallel.rank", "did you mean 'ranks'", "ranks, transport, overlap, device");
   EXPECT_INPUT_ERROR("steps = 3\n[domain]\nsize=[4,4,4]\n", "'steps'", "run.steps");
 }
 
@@ -439,6 +471,45 @@ TEST(CaseConfigErrors, BoundaryRules) {
   EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
 }
 
+TEST(CaseConfigErrors, ParallelRules) {
+  CaseText t;  // domain 16 x 16 x 1
+  t.extra = "[parallel]\nranks = 2\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = 2", "an integer", "array of 3 integers");
+  t.extra = "[parallel]\nranks = [2, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = [2, 1]", "2 elements", "array of 3 integers");
+  t.extra = "[parallel]\nranks = [2, 1, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks", "array of 3 integers");
+  t.extra = "[parallel]\nranks = [2.0, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks", "array of 3 integers");
+  t.extra = "[parallel]\nranks = [2, 0, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = [2, 0, 1]", "out of range", ">= 1");
+  t.extra = "[parallel]\nranks = [-1, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = [-1, 1, 1]", ">= 1");
+  t.extra = "[parallel]\nranks = [1, 1, 2]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = [1, 1, 2]", "out of range", "pz = 2", "nz = 1", "[16, 16, 1]");
+  t.extra = "[parallel]\nranks = [17, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "parallel.ranks = [17, 1, 1]", "px = 17", "nx = 16");
+  t.extra = "[parallel]\nranks = [1, 4294967297, 1]\n";  // beyond int: still just larger than the axis
+  EXPECT_INPUT_ERROR(t, "parallel.ranks", "py = 4294967297", "ny = 16");
+  t.extra = "[parallel]\ntransport = \"mpi\"\n";
+  EXPECT_INPUT_ERROR(t, "parallel.transport = \"mpi\"", "not allowed", "\"host\", \"device\", \"nccl\"");
+  t.extra = "[parallel]\ntransport = \"nccll\"\n";
+  EXPECT_INPUT_ERROR(t, "parallel.transport", "did you mean 'nccl'");
+  t.extra = "[parallel]\ntransport = 1\n";
+  EXPECT_INPUT_ERROR(t, "parallel.transport", "string");
+  t.extra = "[parallel]\ndevice = -2\n";
+  EXPECT_INPUT_ERROR(t, "parallel.device = -2", "out of range", ">= -1");
+  t.extra = "[parallel]\ndevice = 1.0\n";
+  EXPECT_INPUT_ERROR(t, "parallel.device", "expected an integer");
+  t.extra = "[parallel]\ndevice = 4294967296\n";
+  EXPECT_INPUT_ERROR(t, "parallel.device", "out of range");
+  t.extra = "[parallel]\noverlap = 1\n";
+  EXPECT_INPUT_ERROR(t, "parallel.overlap", "boolean");
+  t.extra = "";
+  EXPECT_INPUT_ERROR("parallel = 4\n" + t.str(), "parallel = 4", "expected a table");
+  EXPECT_INPUT_ERROR("ranks = [1, 1, 1]\n[domain]\nsize = [4, 4, 4]\n", "'ranks'", "parallel.ranks");
+}
+
 TEST(CaseConfigErrors, TaylorGreenNeedsPeriodicAxes) {
   const std::string physics = "[physics]\nvelocity=0.05\ntau=0.8\n[run]\nsteps=1\n";
   EXPECT_INPUT_ERROR(
@@ -529,6 +600,30 @@ TEST(CaseConfigOverrides, ValidationAppliesToOverriddenValues) {
   EXPECT_TRUE(HasAll(message, {"run.steps", "integer"}));
   message = error_of(CaseText(), {"physics.velocity=0.5"});
   EXPECT_TRUE(HasAll(message, {"Ma", "physics.velocity"}));
+}
+
+TEST(CaseConfigOverrides, ParallelKeys) {
+  // [parallel] does not exist in the file: it is created.
+  CaseConfig c = parse_case(CaseText().str(), "t.toml",
+                            {"parallel.ranks=[2,1,1]", "parallel.transport=\"nccl\"", "parallel.overlap=false",
+                             "parallel.device=0"});
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{2, 1, 1}));
+  EXPECT_EQ(c.parallel.transport, HaloTransport::nccl);
+  EXPECT_FALSE(c.parallel.overlap);
+  EXPECT_EQ(c.parallel.device, 0);
+  // An override replaces the file's value.
+  CaseText t;
+  t.extra = "[parallel]\nranks = [4, 4, 1]\ntransport = \"device\"\n";
+  c = parse_case(t.str(), "t.toml", {"parallel.ranks=[1, 2, 1]"});
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{1, 2, 1}));
+  EXPECT_EQ(c.parallel.transport, HaloTransport::device);
+  // Errors name the --set.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"parallel.ranks=[1,1,2]"}),
+                     {"test.toml", "parallel.ranks = [1, 1, 2]", "nz = 1", "--set parallel.ranks=[1,1,2]"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"parallel.transport=\"gpu\""}),
+                     {"parallel.transport", "\"host\", \"device\", \"nccl\"", "--set parallel.transport"}));
+  // Shrinking the domain below the file's ranks is caught too.
+  EXPECT_TRUE(HasAll(error_of(t, {"domain.size=[2,16,1]"}), {"parallel.ranks = [4, 4, 1]", "px = 4", "nx = 2"}));
 }
 
 TEST(CaseConfigOverrides, MalformedOverridesAreRejected) {
@@ -645,6 +740,30 @@ TEST(CaseConfigFinalize, RangeChecksApplyToStructs) {
   c.source_file = "built/in/code.toml";
   c.tau = 0.45;
   EXPECT_EQ(error_of_struct(c).rfind("built/in/code.toml: ", 0), 0u);
+}
+
+TEST(CaseConfigFinalize, ParallelChecksApplyToStructs) {
+  CaseConfig c = cavity_struct();  // 32 x 32 x 1
+  finalize_case(c);
+  EXPECT_EQ(c.parallel.ranks, (std::array<int, 3>{0, 0, 0}));
+  c = cavity_struct();
+  c.parallel.ranks = {4, 0, 1};  // 0 = automatic on that axis
+  EXPECT_NO_THROW(finalize_case(c));
+  c = cavity_struct();
+  c.parallel.ranks = {32, 32, 1};
+  EXPECT_NO_THROW(finalize_case(c));
+  c = cavity_struct();
+  c.parallel.ranks = {1, 1, 2};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.ranks = [1, 1, 2]", "pz = 2", "nz = 1", "[32, 32, 1]"}));
+  c = cavity_struct();
+  c.parallel.ranks = {33, 0, 0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.ranks", "px = 33", "nx = 32"}));
+  c = cavity_struct();
+  c.parallel.ranks = {2, -1, 1};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.ranks = [2, -1, 1]", "0 = automatic"}));
+  c = cavity_struct();
+  c.parallel.device = -2;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.device = -2", ">= -1"}));
 }
 
 // ---- the shipped cases ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // Unit tests of the VTK output (io/vtk_output.hpp): .vti snapshots read back with VTK's own XML reader, the file
-// layout ParaView relies on (appended raw data, UInt64 headers), atomic replacement and errors; the .pvd collection.
+// layout ParaView relies on (appended raw data, UInt64 headers), atomic replacement and errors; the .pvd collection;
+// pieces of a global grid (GridGeometry::offset) joined by a .pvti (io/pvti_file.hpp), read back with VTK's
+// parallel reader.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <vtkDataArray.h>
@@ -12,8 +14,10 @@
 #include <vtkXMLDataElement.h>
 #include <vtkXMLDataParser.h>
 #include <vtkXMLImageDataReader.h>
+#include <vtkXMLPImageDataReader.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -24,9 +28,10 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "tests/file_helpers.hpp"
 #include "io/output_error.hpp"
+#include "io/pvti_file.hpp"
 #include "io/vtk_output.hpp"
+#include "tests/file_helpers.hpp"
 
 namespace eddy {
 namespace {
@@ -222,7 +227,298 @@ TEST(WriteVti, MalformedFieldsAreRejected) {
   GridGeometry empty_grid = sample.grid;
   empty_grid.size[1] = 0;
   EXPECT_THROW(write_vti<double>(dir.file("x.vti"), empty_grid, sample.fields, 0.0), std::invalid_argument);
+  GridGeometry negative_offset = sample.grid;
+  negative_offset.offset[2] = -1;
+  EXPECT_THROW(write_vti<double>(dir.file("x.vti"), negative_offset, sample.fields, 0.0), std::invalid_argument);
   EXPECT_FALSE(fs::exists(dir.file("x.vti")));
+}
+
+// ---- Pieces of a global grid and the .pvti that joins them ------------------------------------------------------
+
+TYPED_TEST(VtiRoundTrip, PieceWithAnOffsetKeepsItsGlobalExtentAndPositions) {
+  using T = TypeParam;
+  TempDir dir;
+  SampleFields<T> sample(11);
+  sample.grid.offset = {2, 1, 3};  // the 5x4x3 block from global node (2, 1, 3): extent 2..6, 1..4, 3..5
+  const std::string path = dir.file("piece.vti");
+  write_vti<T>(path, sample.grid, sample.fields, 0.5);
+
+  const std::string text = read_text(path);
+  const std::string xml = text.substr(0, text.find("<AppendedData"));
+  EXPECT_NE(xml.find("WholeExtent=\"2 6 1 4 3 5\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<Piece Extent=\"2 6 1 4 3 5\""), std::string::npos) << xml;
+
+  vtkNew<vtkXMLImageDataReader> reader;
+  vtkSmartPointer<vtkImageData> image = read_vti(path, reader);
+  ASSERT_NE(image, nullptr);
+  const int* extent = image->GetExtent();
+  const int expected_extent[6] = {2, 6, 1, 4, 3, 5};
+  for (int e = 0; e < 6; ++e) EXPECT_EQ(extent[e], expected_extent[e]) << "extent entry " << e;
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(image->GetOrigin()[a], sample.grid.origin[a]) << "axis " << a;  // the global origin, not shifted
+    EXPECT_EQ(image->GetSpacing()[a], sample.grid.spacing[a]) << "axis " << a;
+  }
+  vtkPointData* pd = image->GetPointData();
+  for (const PointField<T>& field : sample.fields) {
+    vtkDataArray* array = pd->GetArray(field.name.c_str());
+    ASSERT_NE(array, nullptr) << field.name;
+    ASSERT_EQ(array->GetNumberOfTuples(), 60) << field.name;
+    for (int k = 0; k < 3; ++k) {
+      for (int j = 0; j < 4; ++j) {
+        for (int i = 0; i < 5; ++i) {
+          const int n = i + 5 * (j + 4 * k);  // local node order of the piece
+          int global[3] = {i + 2, j + 1, k + 3};
+          const vtkIdType id = image->ComputePointId(global);
+          ASSERT_EQ(id, n);
+          double point[3];
+          image->GetPoint(id, point);
+          for (int a = 0; a < 3; ++a) {
+            ASSERT_DOUBLE_EQ(point[a], sample.grid.origin[a] + global[a] * sample.grid.spacing[a]) << "axis " << a;
+          }
+          for (int c = 0; c < static_cast<int>(field.components.size()); ++c) {
+            ASSERT_EQ(static_cast<T>(array->GetComponent(id, c)), field.components[c][n])
+                << field.name << " component " << c << " at local (" << i << ", " << j << ", " << k << ")";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+}
+
+/// A random global field (density + velocity) on nx*ny*nz nodes, SoA, x fastest.
+template <class T>
+struct GlobalField {
+  std::array<int, 3> size;
+  std::vector<T> rho, ux, uy, uz;
+  GlobalField(std::array<int, 3> n, unsigned seed) : size(n) {
+    const std::size_t count = std::size_t(n[0]) * n[1] * n[2];
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<T> dist(T(-1), T(1));
+    for (std::vector<T>* v : {&rho, &ux, &uy, &uz}) {
+      v->resize(count);
+      for (T& x : *v) x = dist(engine);
+    }
+  }
+  std::size_t index(int i, int j, int k) const { return std::size_t(i) + size[0] * (std::size_t(j) + size[1] * k); }
+};
+
+/// Copies the block offset .. offset + size - 1 of `global` into piece-local arrays and writes it with write_vti.
+template <class T>
+void write_piece(const std::string& path, const GlobalField<T>& global, const GridGeometry& piece, double time) {
+  const std::size_t count = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
+  std::vector<T> rho(count), ux(count), uy(count), uz(count);
+  std::size_t n = 0;
+  for (int k = 0; k < piece.size[2]; ++k) {
+    for (int j = 0; j < piece.size[1]; ++j) {
+      for (int i = 0; i < piece.size[0]; ++i, ++n) {
+        const std::size_t g = global.index(i + piece.offset[0], j + piece.offset[1], k + piece.offset[2]);
+        rho[n] = global.rho[g];
+        ux[n] = global.ux[g];
+        uy[n] = global.uy[g];
+        uz[n] = global.uz[g];
+      }
+    }
+  }
+  const std::vector<PointField<T>> fields = {{"density", {rho.data()}},
+                                             {"velocity", {ux.data(), uy.data(), uz.data()}}};
+  write_vti<T>(path, piece, fields, time);
+}
+
+TYPED_TEST(VtiRoundTrip, PiecesJoinedByAPvtiReadBackAsTheGlobalField) {
+  using T = TypeParam;
+  constexpr bool is_double = std::is_same_v<T, double>;
+  TempDir dir;
+  const GlobalField<T> global({7, 5, 3}, 2024);
+  const std::array<double, 3> origin = {-0.35, 0.5, 1.0 / 3.0};
+  const std::array<double, 3> spacing = {0.1, 0.2, 0.3};
+
+  // 2 x 2 pieces in x and y; neighbours share one layer of nodes (x: 0..3 | 3..6, y: 0..2 | 2..4).
+  const std::array<std::array<int, 2>, 2> x_ranges = {{{0, 3}, {3, 6}}};
+  const std::array<std::array<int, 2>, 2> y_ranges = {{{0, 2}, {2, 4}}};
+  std::vector<PvtiPiece> pieces;
+  for (int py = 0; py < 2; ++py) {
+    for (int px = 0; px < 2; ++px) {
+      GridGeometry piece;
+      piece.origin = origin;
+      piece.spacing = spacing;
+      piece.offset = {x_ranges[px][0], y_ranges[py][0], 0};
+      piece.size = {x_ranges[px][1] - x_ranges[px][0] + 1, y_ranges[py][1] - y_ranges[py][0] + 1, 3};
+      const std::string file = "run_000100/piece_" + std::to_string(pieces.size()) + ".vti";
+      write_piece<T>(dir.file(file), global, piece, 1.5);
+      pieces.push_back({piece.offset, piece.size, file});
+    }
+  }
+  const std::string pvti = dir.file("run_000100.pvti");
+  write_pvti(pvti, global.size, origin, spacing, {{"density", 1, is_double}, {"velocity", 3, is_double}}, pieces);
+
+  // The XML ParaView reads.
+  vtkNew<vtkXMLDataParser> parser;
+  parser->SetFileName(pvti.c_str());
+  ASSERT_EQ(parser->Parse(), 1);
+  vtkXMLDataElement* root = parser->GetRootElement();
+  ASSERT_NE(root, nullptr);
+  EXPECT_STREQ(root->GetName(), "VTKFile");
+  EXPECT_STREQ(root->GetAttribute("type"), "PImageData");
+  EXPECT_STREQ(root->GetAttribute("version"), "1.0");
+  EXPECT_STREQ(root->GetAttribute("byte_order"), "LittleEndian");
+  EXPECT_STREQ(root->GetAttribute("header_type"), "UInt64");
+  vtkXMLDataElement* image_element = root->FindNestedElementWithName("PImageData");
+  ASSERT_NE(image_element, nullptr);
+  EXPECT_STREQ(image_element->GetAttribute("WholeExtent"), "0 6 0 4 0 2");
+  EXPECT_STREQ(image_element->GetAttribute("GhostLevel"), "0");
+  vtkXMLDataElement* point_data = image_element->FindNestedElementWithName("PPointData");
+  ASSERT_NE(point_data, nullptr);
+  EXPECT_STREQ(point_data->GetAttribute("Scalars"), "density");
+  EXPECT_STREQ(point_data->GetAttribute("Vectors"), "velocity");
+  ASSERT_EQ(point_data->GetNumberOfNestedElements(), 2);
+  for (int a = 0; a < 2; ++a) {
+    EXPECT_STREQ(point_data->GetNestedElement(a)->GetAttribute("type"), is_double ? "Float64" : "Float32");
+  }
+  EXPECT_STREQ(point_data->GetNestedElement(1)->GetAttribute("NumberOfComponents"), "3");
+  int piece_elements = 0;
+  for (int e = 0; e < image_element->GetNumberOfNestedElements(); ++e) {
+    vtkXMLDataElement* element = image_element->GetNestedElement(e);
+    if (std::string(element->GetName()) != "Piece") continue;
+    EXPECT_STREQ(element->GetAttribute("Source"), pieces[piece_elements].file.c_str());
+    ++piece_elements;
+  }
+  EXPECT_EQ(piece_elements, 4);
+  const std::string text = read_text(pvti);  // numbers written exactly (17 significant digits)
+  EXPECT_NE(text.find("Origin=\"-0.34999999999999998 0.5 0.33333333333333331\""), std::string::npos) << text;
+  EXPECT_NE(text.find("Spacing=\"0.10000000000000001 0.20000000000000001 0.29999999999999999\""), std::string::npos)
+      << text;
+
+  // VTK's parallel reader assembles the pieces into the global grid.
+  vtkNew<vtkXMLPImageDataReader> reader;
+  reader->SetFileName(pvti.c_str());
+  reader->Update();
+  ASSERT_EQ(reader->GetErrorCode(), 0ul);
+  EXPECT_EQ(reader->GetNumberOfPieces(), 4);
+  vtkImageData* image = reader->GetOutput();
+  ASSERT_NE(image, nullptr);
+  const int* extent = image->GetExtent();
+  const int expected_extent[6] = {0, 6, 0, 4, 0, 2};
+  for (int e = 0; e < 6; ++e) EXPECT_EQ(extent[e], expected_extent[e]) << "extent entry " << e;
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(image->GetOrigin()[a], origin[a]) << "axis " << a;
+    EXPECT_EQ(image->GetSpacing()[a], spacing[a]) << "axis " << a;
+  }
+  ASSERT_EQ(image->GetNumberOfPoints(), 7 * 5 * 3);
+  vtkPointData* pd = image->GetPointData();
+  ASSERT_NE(pd->GetScalars(), nullptr);
+  EXPECT_STREQ(pd->GetScalars()->GetName(), "density");
+  ASSERT_NE(pd->GetVectors(), nullptr);
+  EXPECT_STREQ(pd->GetVectors()->GetName(), "velocity");
+  vtkDataArray* rho = pd->GetArray("density");
+  vtkDataArray* u = pd->GetArray("velocity");
+  ASSERT_NE(rho, nullptr);
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(rho->GetDataType(), is_double ? VTK_DOUBLE : VTK_FLOAT);
+  ASSERT_EQ(u->GetNumberOfComponents(), 3);
+  for (int k = 0; k < 3; ++k) {
+    for (int j = 0; j < 5; ++j) {
+      for (int i = 0; i < 7; ++i) {
+        int ijk[3] = {i, j, k};
+        const vtkIdType id = image->ComputePointId(ijk);
+        const std::size_t g = global.index(i, j, k);
+        ASSERT_EQ(static_cast<T>(rho->GetComponent(id, 0)), global.rho[g]) << "(" << i << ", " << j << ", " << k << ")";
+        ASSERT_EQ(static_cast<T>(u->GetComponent(id, 0)), global.ux[g]) << "(" << i << ", " << j << ", " << k << ")";
+        ASSERT_EQ(static_cast<T>(u->GetComponent(id, 1)), global.uy[g]) << "(" << i << ", " << j << ", " << k << ")";
+        ASSERT_EQ(static_cast<T>(u->GetComponent(id, 2)), global.uz[g]) << "(" << i << ", " << j << ", " << k << ")";
+      }
+    }
+  }
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+  EXPECT_FALSE(has_temporary_files(dir.path() / "run_000100"));
+}
+
+TEST(WritePvti, TwoPiecesAlongZWithEscapedFileNamesReadBack) {
+  TempDir dir;
+  const GlobalField<float> global({4, 3, 5}, 9);
+  const std::array<double, 3> origin = {0.0, 0.0, 0.0};
+  const std::array<double, 3> spacing = {1.0, 1.0, 1.0};
+  std::vector<PvtiPiece> pieces;
+  const std::array<std::array<int, 2>, 2> z_ranges = {{{0, 2}, {2, 4}}};  // share the layer z = 2
+  for (int p = 0; p < 2; ++p) {
+    GridGeometry piece;
+    piece.offset = {0, 0, z_ranges[p][0]};
+    piece.size = {4, 3, z_ranges[p][1] - z_ranges[p][0] + 1};
+    const std::string file = "a&b <" + std::to_string(p) + ">.vti";
+    write_piece<float>(dir.file(file), global, piece, 0.0);
+    pieces.push_back({piece.offset, piece.size, file});
+  }
+  const std::string pvti = dir.file("joined.pvti");
+  write_pvti(pvti, global.size, origin, spacing, {{"density", 1, false}, {"velocity", 3, false}}, pieces);
+  EXPECT_NE(read_text(pvti).find("Source=\"a&amp;b &lt;0&gt;.vti\""), std::string::npos) << read_text(pvti);
+
+  vtkNew<vtkXMLPImageDataReader> reader;
+  reader->SetFileName(pvti.c_str());
+  reader->Update();
+  ASSERT_EQ(reader->GetErrorCode(), 0ul);
+  vtkImageData* image = reader->GetOutput();
+  ASSERT_EQ(image->GetNumberOfPoints(), 4 * 3 * 5);
+  vtkDataArray* rho = image->GetPointData()->GetArray("density");
+  ASSERT_NE(rho, nullptr);
+  for (int k = 0; k < 5; ++k) {
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < 4; ++i) {
+        int ijk[3] = {i, j, k};
+        ASSERT_EQ(static_cast<float>(rho->GetComponent(image->ComputePointId(ijk), 0)),
+                  global.rho[global.index(i, j, k)]);
+      }
+    }
+  }
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+}
+
+TEST(WritePvti, WithoutDensityOrVelocityNoActiveAttributes) {
+  TempDir dir;
+  const std::string pvti = dir.file("p.pvti");
+  write_pvti(pvti, {2, 2, 2}, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {{"phi", 1, true}, {"density", 3, true}},
+             {{{0, 0, 0}, {2, 2, 2}, "p0.vti"}});
+  const std::string text = read_text(pvti);
+  EXPECT_NE(text.find("<PPointData>"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Scalars="), std::string::npos) << text;
+  EXPECT_EQ(text.find("Vectors="), std::string::npos) << text;
+  EXPECT_NE(text.find("<PDataArray type=\"Float64\" Name=\"phi\" NumberOfComponents=\"1\"/>"), std::string::npos);
+}
+
+TEST(WritePvti, UnwritableLocationThrowsOutputErrorAndLeavesNoTemporaryFile) {
+  TempDir dir;
+  write_text(dir.file("plain_file"), "x");
+  const std::vector<PvtiPiece> pieces = {{{0, 0, 0}, {2, 2, 2}, "p0.vti"}};
+  EXPECT_THROW(write_pvti(dir.file("plain_file/run.pvti"), {2, 2, 2}, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0},
+                          {{"density", 1, false}}, pieces),
+               OutputError);
+  EXPECT_EQ(read_text(dir.file("plain_file")), "x");
+
+  // The .pvti's temporary name is taken by a non-empty directory: the write fails, the older file survives.
+  const std::string path = dir.file("run.pvti");
+  write_text(path, "older index");
+  fs::create_directories(temporary_name(path) + "/blocker");
+  EXPECT_THROW(write_pvti(path, {2, 2, 2}, {0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {{"density", 1, false}}, pieces),
+               OutputError);
+  EXPECT_EQ(read_text(path), "older index");
+  fs::remove_all(temporary_name(path));
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+}
+
+TEST(WritePvti, MalformedArgumentsAreRejected) {
+  TempDir dir;
+  const std::string path = dir.file("x.pvti");
+  const std::array<double, 3> o = {0.0, 0.0, 0.0}, h = {1.0, 1.0, 1.0};
+  const std::vector<PvtiArray> arrays = {{"density", 1, false}};
+  const std::vector<PvtiPiece> ok = {{{0, 0, 0}, {3, 3, 3}, "p.vti"}};
+  EXPECT_THROW(write_pvti(path, {3, 0, 3}, o, h, arrays, ok), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, arrays, {}), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, arrays, {{{1, 0, 0}, {3, 3, 3}, "p.vti"}}), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, arrays, {{{0, -1, 0}, {2, 2, 2}, "p.vti"}}), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, arrays, {{{0, 0, 0}, {3, 3, 3}, ""}}), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, {{"u", 2, false}}, ok), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, o, h, {{"a", 1, false}, {"a", 1, true}}, ok), std::invalid_argument);
+  EXPECT_THROW(write_pvti(path, {3, 3, 3}, {0.0, std::nan(""), 0.0}, h, arrays, ok), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(path));
 }
 
 // ---- PvdCollection ----------------------------------------------------------------------------------------------

@@ -1,0 +1,88 @@
+#include "solver/decomposition.hpp"
+
+#include <string>
+
+#include "solver/mpi_check.hpp"
+
+namespace eddy {
+
+void Decomposition::block_extent(int axis, int coord, int& first, int& count) const {
+  const int n = global_size[axis], p = dims[axis];
+  const int base = n / p, extra = n % p;
+  count = base + (coord < extra ? 1 : 0);
+  first = coord * base + (coord < extra ? coord : extra);
+}
+
+namespace {
+
+void fill_blocks(Decomposition& d) {
+  for (int a = 0; a < 3; ++a) d.block_extent(a, d.coords[a], d.offset[a], d.local_size[a]);
+}
+
+std::string triple(const std::array<int, 3>& v) {
+  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]";
+}
+
+}  // namespace
+
+Decomposition serial_decomposition(const CaseConfig& config) {
+  Decomposition d;
+  d.global_size = config.size;
+  for (int a = 0; a < 3; ++a) {
+    d.periodic[a] = config.faces[2 * a].kind == FaceKind::periodic;
+    d.neighbour[a] = d.periodic[a] ? std::array<int, 2>{0, 0} : std::array<int, 2>{kNoNeighbour, kNoNeighbour};
+  }
+  fill_blocks(d);
+  return d;
+}
+
+Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
+  Decomposition d = serial_decomposition(config);
+  int ranks = 1;
+  EDDY_MPI_CHECK(MPI_Comm_size(parent, &ranks));
+  std::array<int, 3> dims = config.parallel.ranks;
+  const bool given = dims[0] > 0 && dims[1] > 0 && dims[2] > 0;
+  if (given) {
+    if (dims[0] * dims[1] * dims[2] != ranks) {
+      throw CollectiveInputError(config.source_file + ": parallel.ranks = " + triple(dims) + " needs " +
+                       std::to_string(dims[0] * dims[1] * dims[2]) + " MPI ranks, but the job has " +
+                       std::to_string(ranks) + "; run with that many ranks or change parallel.ranks");
+    }
+  } else {
+    // Axes with a single cell cannot be split; let MPI_Dims_create balance the others.
+    for (int a = 0; a < 3; ++a) dims[a] = config.size[a] == 1 ? 1 : 0;
+    EDDY_MPI_CHECK(MPI_Dims_create(ranks, 3, dims.data()));
+  }
+  for (int a = 0; a < 3; ++a) {
+    if (dims[a] > config.size[a]) {
+      throw CollectiveInputError(config.source_file + ": " + std::to_string(ranks) + " MPI ranks do not fit the grid " +
+                       triple(config.size) + ": the decomposition " + triple(dims) + " puts " +
+                       std::to_string(dims[a]) + " ranks on an axis of " + std::to_string(config.size[a]) +
+                       " cells (each rank needs at least one cell per axis); use fewer ranks or set parallel.ranks");
+    }
+  }
+  int periods[3] = {d.periodic[0], d.periodic[1], d.periodic[2]};
+  MPI_Comm cart = MPI_COMM_NULL;
+  EDDY_MPI_CHECK(MPI_Cart_create(parent, 3, dims.data(), periods, /*reorder=*/0, &cart));
+  d.owned_comm_ = std::shared_ptr<MPI_Comm>(new MPI_Comm(cart), [](MPI_Comm* c) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && *c != MPI_COMM_NULL) MPI_Comm_free(c);
+    delete c;
+  });
+  d.comm = cart;
+  d.dims = dims;
+  EDDY_MPI_CHECK(MPI_Comm_rank(cart, &d.rank));
+  d.size = ranks;
+  EDDY_MPI_CHECK(MPI_Cart_coords(cart, d.rank, 3, d.coords.data()));
+  for (int a = 0; a < 3; ++a) {
+    int low = MPI_PROC_NULL, high = MPI_PROC_NULL;
+    EDDY_MPI_CHECK(MPI_Cart_shift(cart, a, 1, &low, &high));
+    d.neighbour[a][0] = low == MPI_PROC_NULL ? kNoNeighbour : low;
+    d.neighbour[a][1] = high == MPI_PROC_NULL ? kNoNeighbour : high;
+  }
+  fill_blocks(d);
+  return d;
+}
+
+}  // namespace eddy

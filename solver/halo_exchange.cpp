@@ -1,0 +1,122 @@
+#include "solver/halo_exchange.hpp"
+
+#include <type_traits>
+
+#include "kernels/launchers.hpp"
+#include "solver/mpi_check.hpp"
+#include "solver/nccl_transport.hpp"
+
+namespace eddy {
+
+namespace {
+constexpr int kLow = 0, kHigh = 1;
+}  // namespace
+
+template <class T>
+HaloExchange<T>::HaloExchange(const Decomposition& decomposition, const BlockShape& shape, HaloTransport transport)
+    : decomposition_(decomposition), shape_(shape), transport_(transport) {
+  if (transport_ == HaloTransport::nccl && !decomposition_.serial()) nccl_ = NcclTransport::create(decomposition_.comm);
+  for (int axis = 0; axis < 3; ++axis) {
+    const auto& n = decomposition_.neighbour[axis];
+    const bool remote = n[kLow] != kNoNeighbour && n[kLow] != decomposition_.rank;
+    const bool remote_high = n[kHigh] != kNoNeighbour && n[kHigh] != decomposition_.rank;
+    if (decomposition_.serial() || (!remote && !remote_high)) continue;  // walls, or a periodic self-copy
+    const std::size_t count = std::size_t(kCrossingDirections) * std::size_t(plane_cells(shape_, axis));
+    AxisBuffers& b = buffers_[axis];
+    for (int side : {kLow, kHigh}) {
+      b.send[side] = DeviceBuffer<T>(count);
+      b.recv[side] = DeviceBuffer<T>(count);
+      if (transport_ == HaloTransport::host) {
+        b.host_send[side] = static_cast<T*>(backend::allocate_pinned(count * sizeof(T)));
+        b.host_recv[side] = static_cast<T*>(backend::allocate_pinned(count * sizeof(T)));
+      }
+    }
+  }
+}
+
+template <class T>
+HaloExchange<T>::~HaloExchange() {
+  for (AxisBuffers& b : buffers_)
+    for (int side : {kLow, kHigh}) {
+      backend::release_pinned(b.host_send[side]);
+      backend::release_pinned(b.host_recv[side]);
+    }
+}
+
+template <class T>
+bool HaloExchange<T>::active() const {
+  return decomposition_.exchanges(0) || decomposition_.exchanges(1) || decomposition_.exchanges(2);
+}
+
+template <class T>
+void HaloExchange<T>::exchange(const PopulationView<T>& f, const backend::Stream& stream) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!decomposition_.exchanges(axis)) continue;
+    const auto& n = decomposition_.neighbour[axis];
+    if (decomposition_.serial() || (n[kLow] == decomposition_.rank && n[kHigh] == decomposition_.rank)) {
+      fill_periodic_ghosts(f, shape_, axis, &stream);  // this rank is its own neighbour
+    } else {
+      exchange_axis(axis, f, stream);
+    }
+  }
+}
+
+template <class T>
+void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const backend::Stream& stream) {
+  AxisBuffers& b = buffers_[axis];
+  const int neighbour[2] = {decomposition_.neighbour[axis][kLow], decomposition_.neighbour[axis][kHigh]};
+  const int n = shape_.n[axis];
+  // To the lower neighbour: our first plane, populations moving down (c = -1); to the upper: our last plane, c = +1.
+  // From the lower neighbour into ghost plane 0: c = +1; from the upper into ghost plane n + 1: c = -1.
+  const CrossingDirections down = crossing_directions(axis, -1), up = crossing_directions(axis, +1);
+  const int send_plane[2] = {1, n}, recv_plane[2] = {0, n + 1};
+  const CrossingDirections* send_dirs[2] = {&down, &up};
+  const CrossingDirections* recv_dirs[2] = {&up, &down};
+  const std::size_t count = b.send[kLow].size();
+
+  for (int side : {kLow, kHigh})
+    if (neighbour[side] != kNoNeighbour) pack_plane(f, shape_, axis, send_plane[side], *send_dirs[side], b.send[side].data(), &stream);
+
+  if (transport_ == HaloTransport::nccl) {
+    nccl_->exchange(b.send[kLow].data(), b.recv[kLow].data(), neighbour[kLow], b.send[kHigh].data(),
+                    b.recv[kHigh].data(), neighbour[kHigh], count, std::is_same_v<T, double>, stream);
+  } else {
+    const bool staged = transport_ == HaloTransport::host;
+    T* send[2] = {staged ? b.host_send[kLow] : b.send[kLow].data(), staged ? b.host_send[kHigh] : b.send[kHigh].data()};
+    T* recv[2] = {staged ? b.host_recv[kLow] : b.recv[kLow].data(), staged ? b.host_recv[kHigh] : b.recv[kHigh].data()};
+    if (staged) {
+      for (int side : {kLow, kHigh})
+        if (neighbour[side] != kNoNeighbour) backend::copy_to_host_async(send[side], b.send[side].data(), count * sizeof(T), stream);
+    }
+    stream.synchronize();  // packed (and staged) data complete before MPI reads it
+    const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+    // Tag 2 * axis + 1: a message moving up the axis; 2 * axis: moving down.
+    MPI_Request requests[4];
+    int pending = 0;
+    const int count_int = static_cast<int>(count);
+    if (neighbour[kLow] != kNoNeighbour) {
+      EDDY_MPI_CHECK(MPI_Irecv(recv[kLow], count_int, type, neighbour[kLow], 2 * axis + 1, decomposition_.comm, &requests[pending++]));
+    }
+    if (neighbour[kHigh] != kNoNeighbour) {
+      EDDY_MPI_CHECK(MPI_Irecv(recv[kHigh], count_int, type, neighbour[kHigh], 2 * axis, decomposition_.comm, &requests[pending++]));
+    }
+    if (neighbour[kLow] != kNoNeighbour) {
+      EDDY_MPI_CHECK(MPI_Isend(send[kLow], count_int, type, neighbour[kLow], 2 * axis, decomposition_.comm, &requests[pending++]));
+    }
+    if (neighbour[kHigh] != kNoNeighbour) {
+      EDDY_MPI_CHECK(MPI_Isend(send[kHigh], count_int, type, neighbour[kHigh], 2 * axis + 1, decomposition_.comm, &requests[pending++]));
+    }
+    EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+    if (staged) {
+      for (int side : {kLow, kHigh})
+        if (neighbour[side] != kNoNeighbour) backend::copy_to_device_async(b.recv[side].data(), recv[side], count * sizeof(T), stream);
+    }
+  }
+  for (int side : {kLow, kHigh})
+    if (neighbour[side] != kNoNeighbour) unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(), &stream);
+}
+
+template class HaloExchange<float>;
+template class HaloExchange<double>;
+
+}  // namespace eddy

@@ -1,0 +1,56 @@
+// Halo exchange between the blocks of a Cartesian decomposition: fills the ghost planes of one block's populations
+// with the 5 populations per face that stream into it, from the neighbouring ranks (or from itself on a periodic
+// axis with one rank). Axes go x, then y, then z; each plane spans the whole block (ghost layer included), so edges
+// and corners arrive without diagonal messages. Ghost planes on walls are left alone (their cells are solid).
+//
+// Transports (case key parallel.transport):
+//   host   - pack on the device, copy to pinned host buffers, MPI_Isend/Irecv, copy back, unpack (any MPI);
+//   device - MPI gets device pointers directly (CUDA-aware / GPU-aware MPI);
+//   nccl   - ncclSend/ncclRecv on the exchange stream (GPU builds with NCCL), no host synchronisation.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/block.hpp"
+#include "kernels/halo_pack.hpp"
+#include "kernels/views.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+
+namespace eddy {
+
+class NcclTransport;
+
+template <class T>
+class HaloExchange {
+ public:
+  /// Allocates message buffers for `shape` (this rank's block). Throws InputError when `transport` is not
+  /// available in this build, DeviceError when buffers do not fit.
+  HaloExchange(const Decomposition& decomposition, const BlockShape& shape, HaloTransport transport);
+  ~HaloExchange();
+
+  /// True when any axis has ghost planes to fill.
+  bool active() const;
+  /// Fills the ghost planes of `f`. Device work is queued on `stream`; with the host and device transports the
+  /// call returns when the messages have arrived (unpacking may still be queued), with nccl it only queues.
+  void exchange(const PopulationView<T>& f, const backend::Stream& stream);
+
+ private:
+  struct AxisBuffers {
+    DeviceBuffer<T> send[2], recv[2];  // [0] = lower side, [1] = upper side
+    T* host_send[2] = {nullptr, nullptr};
+    T* host_recv[2] = {nullptr, nullptr};
+  };
+  void exchange_axis(int axis, const PopulationView<T>& f, const backend::Stream& stream);
+
+  Decomposition decomposition_;
+  BlockShape shape_;
+  HaloTransport transport_;
+  AxisBuffers buffers_[3];
+  std::unique_ptr<NcclTransport> nccl_;
+};
+
+}  // namespace eddy

@@ -1,0 +1,267 @@
+// MPI tests (CTest label mpi), run with 4 ranks by mpiexec:
+//  - the halo exchange fills every ghost population that streams into a block with its owner's value, for every
+//    face, edge and corner, periodic and not;
+//  - runs decomposed along x, y, z, 2 x 2 x 1 and 4 x 1 x 1 give bitwise the same density and velocity as one rank
+//    (cavity with its moving lid crossing rank boundaries, and periodic Taylor-Green), for every transport that this
+//    build has and with overlap on and off.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <map>
+
+#include "kernels/d3q19.hpp"
+#include "kernels/launchers.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/halo_exchange.hpp"
+#include "solver/lattice_setup.hpp"
+#include "solver/simulation.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+/// The ranks of MPI_COMM_WORLD in groups of `ranks` consecutive ranks; this rank's group.
+MPI_Comm group_of(int ranks) {
+  MPI_Comm group = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+  return group;
+}
+
+CaseConfig cavity_case() {
+  CaseConfig c = test::box_case(14, 12, 10, 0.0);
+  c.tau = 0.0;
+  c.velocity = 0.1;
+  c.reynolds = 60.0;
+  c.faces[3] = {FaceKind::moving_wall, {0.1, 0.0, 0.0}};   // the lid, crossing every x and z rank boundary
+  c.faces[4] = {FaceKind::moving_wall, {0.0, 0.05, 0.0}};  // a second moving wall meeting it at an edge
+  c.body_force = {0.0, 0.0, 1e-6};
+  finalize_case(c);
+  return c;
+}
+
+CaseConfig taylor_green_case() {
+  CaseConfig c = test::box_case(16, 16, 16, 0.56);  // low viscosity: the vortex is still strong after 200 steps
+  for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
+  c.velocity = 0.05;
+  c.initial = {InitialKind::taylor_green_3d, 0.05};
+  finalize_case(c);
+  return c;
+}
+
+/// Global fields (rho, ux, uy, uz back to back) assembled on rank 0 of `comm` from every rank's block.
+std::vector<double> gather_fields(const MacroscopicFields& f, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::size_t n_global = std::size_t(f.global_size[0]) * f.global_size[1] * f.global_size[2];
+  std::vector<double> global(4 * n_global, 0.0), mine(4 * n_global, 0.0);
+  for (int z = 0; z < f.size[2]; ++z)
+    for (int y = 0; y < f.size[1]; ++y)
+      for (int x = 0; x < f.size[0]; ++x) {
+        const std::size_t g = (f.offset[0] + x) +
+                              std::size_t(f.global_size[0]) * ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
+        const std::int64_t k = f.index(x, y, z);
+        mine[g] = f.rho[k];
+        for (int a = 0; a < 3; ++a) mine[(a + 1) * n_global + g] = f.u[a][k];
+      }
+  // Each global cell has exactly one owner, the others contribute 0: the sum assembles the field exactly.
+  MPI_Reduce(mine.data(), global.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  return global;
+}
+
+std::vector<double> run_fields(CaseConfig config, std::array<int, 3> dims, HaloTransport transport, bool overlap,
+                               int steps, MPI_Comm comm) {
+  config.parallel.ranks = dims;
+  config.parallel.transport = transport;
+  config.parallel.overlap = overlap;
+  const Decomposition d = decompose(config, comm);
+  auto sim = Simulation::create(config, d);
+  sim->advance(steps);
+  return gather_fields(sim->fields(), comm);
+}
+
+struct Layout {
+  std::array<int, 3> dims;
+  const char* name;
+};
+
+const Layout kLayouts[] = {{{2, 1, 1}, "x2"}, {{1, 2, 1}, "y2"}, {{1, 1, 2}, "z2"},
+                           {{2, 2, 1}, "x2y2"}, {{4, 1, 1}, "x4"}, {{1, 1, 4}, "z4"}};
+
+void expect_bitwise_equal_to_one_rank(const CaseConfig& config, int steps) {
+  std::vector<double> reference;
+  if (world_rank() == 0) {
+    auto serial = Simulation::create(config);  // one rank, no MPI at all
+    serial->advance(steps);
+    const MacroscopicFields f = serial->fields();
+    reference = f.rho;
+    for (int a = 0; a < 3; ++a) reference.insert(reference.end(), f.u[a].begin(), f.u[a].end());
+  }
+  for (const Layout& layout : kLayouts) {
+    const int ranks = layout.dims[0] * layout.dims[1] * layout.dims[2];
+    if (world_size() % ranks != 0) continue;
+    for (HaloTransport transport : {HaloTransport::host, HaloTransport::device}) {
+      for (bool overlap : {true, false}) {
+        MPI_Comm group = group_of(ranks);
+        const std::vector<double> fields = run_fields(config, layout.dims, transport, overlap, steps, group);
+        MPI_Comm_free(&group);
+        if (world_rank() != 0) continue;
+        ASSERT_EQ(fields.size(), reference.size());
+        std::size_t mismatches = 0;
+        for (std::size_t k = 0; k < fields.size(); ++k) mismatches += fields[k] != reference[k];
+        EXPECT_EQ(mismatches, 0u) << layout.name << ", transport " << int(transport) << ", overlap " << overlap
+                                  << ": values that differ from the one-rank run";
+      }
+    }
+  }
+  if (world_rank() == 0) {
+    // The comparison is meaningful: the flow moved.
+    double max_u = 0.0;
+    const std::size_t n = reference.size() / 4;
+    for (std::size_t k = n; k < reference.size(); ++k) max_u = std::max(max_u, std::abs(reference[k]));
+    EXPECT_GT(max_u, 1e-3);
+  }
+}
+
+TEST(MpiDeterminism, CavityWithMovingLidAcrossRankBoundaries) {
+  EDDY_REQUIRE_DEVICE();
+  expect_bitwise_equal_to_one_rank(cavity_case(), 200);
+}
+
+TEST(MpiDeterminism, PeriodicTaylorGreen) {
+  EDDY_REQUIRE_DEVICE();
+  expect_bitwise_equal_to_one_rank(taylor_green_case(), 200);
+}
+
+/// Encodes population i of global cell g as an exact double.
+double encode(const std::array<int, 3>& g, const std::array<int, 3>& n, int i) {
+  return double((g[0] + std::int64_t(n[0]) * (g[1] + std::int64_t(n[1]) * g[2])) * d3q19::Q + i);
+}
+
+void check_halo(CaseConfig config, std::array<int, 3> dims) {
+  config.parallel.ranks = dims;
+  const int ranks = dims[0] * dims[1] * dims[2];
+  MPI_Comm group = group_of(ranks);
+  const Decomposition d = decompose(config, group);
+  const BlockShape shape = block_shape(d);
+  const std::size_t size = std::size_t(d3q19::Q) * std::size_t(shape.n_cells());
+  std::vector<double> host(size, -1.0);
+  for (int z = 1; z <= shape.n[2]; ++z)
+    for (int y = 1; y <= shape.n[1]; ++y)
+      for (int x = 1; x <= shape.n[0]; ++x)
+        for (int i = 0; i < d3q19::Q; ++i)
+          host[i * shape.n_cells() + shape.index(x, y, z)] =
+              encode({d.offset[0] + x - 1, d.offset[1] + y - 1, d.offset[2] + z - 1}, d.global_size, i);
+  DeviceBuffer<double> f(size);
+  f.upload(host);
+  HaloExchange<double> halo(d, shape, config.parallel.transport);
+  backend::Stream stream;
+  halo.exchange(PopulationView<double>{f.data(), shape.n_cells()}, stream);
+  const std::vector<double> after = f.download();
+
+  int checked = 0, wrong = 0;
+  const Box whole = shape.whole();
+  for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
+    for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) {
+        const int p[3] = {x, y, z};
+        bool ghost = false, outside = false;
+        std::array<int, 3> g{};
+        for (int a = 0; a < 3; ++a) {
+          ghost |= p[a] == 0 || p[a] == shape.n[a] + 1;
+          g[a] = d.offset[a] + p[a] - 1;
+          if (g[a] < 0 || g[a] >= d.global_size[a]) {
+            if (d.periodic[a]) {
+              g[a] = (g[a] + d.global_size[a]) % d.global_size[a];
+            } else {
+              outside = true;  // beyond a wall: solid, never read
+            }
+          }
+        }
+        if (!ghost || outside) continue;
+        for (int i = 1; i < d3q19::Q; ++i) {
+          const int q[3] = {x + d3q19::c(i, 0), y + d3q19::c(i, 1), z + d3q19::c(i, 2)};
+          bool into_interior = true;
+          for (int a = 0; a < 3; ++a) into_interior &= q[a] >= 1 && q[a] <= shape.n[a];
+          if (!into_interior) continue;  // this population does not stream into the block
+          ++checked;
+          const double value = after[i * shape.n_cells() + shape.index(x, y, z)];
+          if (value != encode(g, d.global_size, i)) ++wrong;
+        }
+      }
+  EXPECT_EQ(wrong, 0) << "of " << checked << " ghost populations, dims " << dims[0] << "x" << dims[1] << "x"
+                      << dims[2] << ", rank " << d.rank;
+  if (d.exchanges(0) || d.exchanges(1) || d.exchanges(2)) EXPECT_GT(checked, 0);
+  MPI_Comm_free(&group);
+}
+
+TEST(HaloExchange, EveryGhostEqualsItsOwner) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig walls = test::box_case(9, 8, 7, 0.8);  // uneven sizes: remainders spread over ranks
+  walls.faces[3] = {FaceKind::moving_wall, {0.05, 0.0, 0.0}};
+  CaseConfig periodic = test::box_case(9, 8, 7, 0.8);
+  for (int a = 0; a < 3; ++a) test::make_periodic(periodic, a);
+  CaseConfig mixed = test::box_case(9, 8, 7, 0.8);
+  test::make_periodic(mixed, 0);
+  test::make_periodic(mixed, 2);
+  for (CaseConfig* c : {&walls, &periodic, &mixed}) {
+    finalize_case(*c);
+    for (HaloTransport transport : {HaloTransport::host, HaloTransport::device}) {
+      c->parallel.transport = transport;
+      for (const auto& dims : {std::array<int, 3>{1, 1, 1}, {2, 2, 1}, {4, 1, 1}, {1, 2, 2}, {1, 1, 4}, {2, 1, 2}}) {
+        if (world_size() % (dims[0] * dims[1] * dims[2]) == 0) check_halo(*c, dims);
+      }
+    }
+  }
+}
+
+TEST(Decomposition, UnevenSizesAndRankCountErrors) {
+  CaseConfig c = test::box_case(9, 8, 7, 0.8);
+  finalize_case(c);
+  if (world_size() == 4) {
+    c.parallel.ranks = {4, 1, 1};
+    const Decomposition d = decompose(c, MPI_COMM_WORLD);
+    int first = 0, count = 0, total = 0;
+    for (int p = 0; p < 4; ++p) {
+      d.block_extent(0, p, first, count);
+      EXPECT_EQ(first, total);
+      EXPECT_EQ(count, p == 0 ? 3 : 2);  // 9 = 3 + 2 + 2 + 2
+      total += count;
+    }
+    EXPECT_EQ(total, 9);
+  }
+  c.parallel.ranks = {world_size() + 1, 1, 1};
+  EXPECT_THROW(decompose(c, MPI_COMM_WORLD), CollectiveInputError);
+  // Automatic dims keep one-cell axes whole: 4 ranks cannot split a 2 x 1 x 1 grid.
+  CaseConfig thin = test::box_case(2, 1, 1, 0.8);
+  finalize_case(thin);
+  if (world_size() > 2) {
+    EXPECT_THROW(decompose(thin, MPI_COMM_WORLD), CollectiveInputError);
+  }
+}
+
+}  // namespace
+}  // namespace eddy
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int result = RUN_ALL_TESTS();
+  int any_failed = 0;
+  MPI_Allreduce(&result, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed;
+}
