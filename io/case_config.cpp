@@ -36,6 +36,13 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
+/// Input limits (cases/README.md, "Limits"): keep every derived size and scale representable.
+constexpr std::int64_t kMaxAxisCells = std::int64_t(1) << 30;  ///< per axis of domain.size
+constexpr double kMaxBlockCells = 1099511627776.0;               ///< 2^40: (nx+2)(ny+2)(nz+2), one ghost layer
+constexpr double kMaxTau = 1e6;                                  ///< keeps omega = 1/tau away from 0
+constexpr double kMinVelocity = 1e-12;                           ///< nonzero U: 1/U stays finite in float
+constexpr int kMaxKeyParts = 64;                                 ///< dot-separated parts of one key or header
+constexpr std::uintmax_t kMaxCaseFileBytes = std::uintmax_t(16) << 20;  ///< 16 MiB
 constexpr std::array<const char*, 3> kAxisNames = {"x", "y", "z"};
 constexpr std::array<const char*, 3> kRankNames = {"px", "py", "pz"};
 constexpr std::array<const char*, 3> kSizeNames = {"nx", "ny", "nz"};
@@ -436,7 +443,114 @@ void check_top_level(const Source& source, const toml::table& root) {
   }
 }
 
-// ---- 4. --set overrides --------------------------------------------------------------------------------------------
+// ---- 4. key nesting and --set overrides ----------------------------------------------------------------------------
+
+/// The line of the first key or table header with more than kMaxKeyParts dot-separated parts, if any.
+/// toml++ nests one table per part recursively, so tens of thousands of parts ([a.a.a...]) overflow its stack: this
+/// scan runs before toml::parse. It follows just enough TOML to know where keys are: table headers [..] / [[..]],
+/// the key before '=' at the start of a line and the keys inside inline tables {..}. Quoted strings (all four kinds,
+/// multi-line too) and comments are skipped, so dots inside quoted keys and in values do not count.
+std::optional<std::size_t> deep_key_line(std::string_view text) {
+  enum class Mode { line_start, key, header, value };
+  Mode mode = Mode::line_start;
+  std::vector<char> nesting;  // the open '[' and '{' of the current value
+  std::size_t line = 1;
+  std::size_t key_line = 1;
+  int dots = 0;
+  const auto start_key = [&](Mode key_mode) {
+    mode = key_mode;
+    dots = 0;
+    key_line = line;
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char ch = text[i];
+    if (ch == '\n') {
+      ++line;
+      ++i;
+      if (nesting.empty()) mode = Mode::line_start;  // a multi-line array continues its value
+      continue;
+    }
+    if (ch == '#') {  // a comment, up to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {  // a string value or a quoted key part: its dots do not count
+      if (mode == Mode::line_start) start_key(Mode::key);
+      const bool basic = ch == '"';
+      const std::string_view triple = basic ? "\"\"\"" : "'''";
+      const bool multi_line = text.substr(i, 3) == triple;
+      i += multi_line ? 3 : 1;
+      while (i < text.size()) {
+        if (basic && text[i] == '\\') {
+          i += 2;  // an escape; also skips an escaped line ending of a multi-line string
+          if (i <= text.size() && text[i - 1] == '\n') ++line;
+          continue;
+        }
+        if (text[i] == '\n') {
+          if (!multi_line) break;  // unterminated: toml++ reports it
+          ++line;
+        }
+        if (multi_line ? text.substr(i, 3) == triple : text[i] == ch) {
+          i += multi_line ? 3 : 1;
+          break;
+        }
+        ++i;
+      }
+      continue;
+    }
+    ++i;
+    switch (mode) {
+      case Mode::line_start:
+        if (ch == '[') {
+          if (i < text.size() && text[i] == '[') ++i;  // [[array.of.tables]]
+          start_key(Mode::header);
+        } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+          start_key(Mode::key);
+          --i;  // read the key's first character again, in key mode
+        }
+        break;
+      case Mode::key:
+      case Mode::header:
+        if (ch == '.') {
+          if (++dots >= kMaxKeyParts) return key_line;
+        } else if (mode == Mode::key && ch == '=') {
+          mode = Mode::value;
+        } else if (mode == Mode::header && ch == ']') {
+          mode = Mode::value;  // the rest of the header line holds no key
+        } else if (mode == Mode::key && ch == '}' && !nesting.empty()) {
+          nesting.pop_back();  // an empty inline table {}
+          mode = Mode::value;
+        }
+        break;
+      case Mode::value:
+        if (ch == '[' || ch == '{') {
+          nesting.push_back(ch);
+          if (ch == '{') start_key(Mode::key);
+        } else if ((ch == ']' || ch == '}') && !nesting.empty()) {
+          nesting.pop_back();
+        } else if (ch == ',' && !nesting.empty() && nesting.back() == '{') {
+          start_key(Mode::key);
+        }
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Throws "<origin>:<line>: key nesting deeper than 64 levels" for a key or header of more than 64 parts.
+void check_key_nesting(std::string_view text, const std::string& origin) {
+  if (const auto line = deep_key_line(text)) {
+    throw InputError(origin + ":" + std::to_string(*line) + ": key nesting deeper than " +
+                     std::to_string(kMaxKeyParts) + " levels (a key or table header may have at most " +
+                     std::to_string(kMaxKeyParts) + " dot-separated parts)");
+  }
+}
+
+/// `text` cut to about 80 characters for messages (a --set may be arbitrarily long).
+std::string abbreviated(const std::string& text) {
+  return text.size() <= 80 ? text : text.substr(0, 60) + "... (" + std::to_string(text.size()) + " characters)";
+}
 
 [[noreturn]] void bad_override(const Source& source, const std::string& text, const std::string& why) {
   source.fail("", "bad --set '" + text + "': " + why);
@@ -570,10 +684,10 @@ void read_domain(const Section& section, CaseConfig& config) {
   const auto size = section.integer3("size");
   if (!size) section.fail("size", "missing required key 'domain.size' (fluid cells [nx, ny, nz], e.g. [128, 128, 1])");
   for (std::int64_t n : *size) {
-    if (n < 1 || n > std::numeric_limits<int>::max()) {
+    if (n < 1 || n > kMaxAxisCells) {
       section.fail("size", section.quote("size") +
                                " is out of range: each of nx, ny, nz must be an integer >= 1 (and <= " +
-                               std::to_string(std::numeric_limits<int>::max()) + ")");
+                               std::to_string(kMaxAxisCells) + " = 2^30)");
     }
   }
   const auto periodic = section.boolean3("periodic").value_or(std::array<bool, 3>{false, false, false});
@@ -820,6 +934,20 @@ void finalize_domain(CaseConfig& config, const Source& source) {
       source.fail("domain.size", "domain.size = " + fmt3(config.size) +
                                      " is out of range: each of nx, ny, nz must be an integer >= 1");
     }
+    if (n > kMaxAxisCells) {
+      source.fail("domain.size", "domain.size = " + fmt3(config.size) +
+                                     " is out of range: each of nx, ny, nz must be <= " +
+                                     std::to_string(kMaxAxisCells) + " = 2^30 cells");
+    }
+  }
+  // The solver allocates the block with one ghost layer and indexes it with 64-bit integers; computed in double so
+  // that the check itself cannot overflow.
+  const double block_cells =
+      (double(config.size[0]) + 2.0) * (double(config.size[1]) + 2.0) * (double(config.size[2]) + 2.0);
+  if (block_cells > kMaxBlockCells) {
+    source.fail("domain.size", "domain.size = " + fmt3(config.size) + " is too large: (nx + 2)(ny + 2)(nz + 2) = " +
+                                   fmt(block_cells, 16) + " cells (fluid plus one ghost layer) exceeds the limit " +
+                                   "of 2^40 = " + fmt(kMaxBlockCells, 16) + " cells");
   }
   for (int face = 0; face < 6; ++face) {
     const int axis = face_axis(face);
@@ -841,10 +969,18 @@ void finalize_domain(CaseConfig& config, const Source& source) {
   }
 }
 
+/// tau (derived from `key` = `value`, `how` shows the derivation) must be > 0.5 and, finite, < kMaxTau.
 void check_tau(const Source& source, const std::string& key, double value, double tau, const std::string& how) {
-  if (tau > 0.5) return;
-  source.fail(key, key + " = " + fmt(value) + how + " is out of range: tau must be > 0.5 (nu = (tau - 1/2)/3 must be " +
-                       "positive); raise tau, or lower reynolds / raise velocity or length");
+  if (!(tau > 0.5)) {
+    source.fail(key, key + " = " + fmt(value) + how +
+                         " is out of range: tau must be > 0.5 (nu = (tau - 1/2)/3 must be positive); raise tau, or "
+                         "lower reynolds / raise velocity or length");
+  }
+  if (!(tau < kMaxTau)) {
+    source.fail(key, key + " = " + fmt(value) + how + " is out of range: tau = " + fmt(tau) +
+                         " is too large: tau must be < " + fmt(kMaxTau) +
+                         " (omega = 1/tau must stay well above 0); lower tau or viscosity, or raise reynolds");
+  }
 }
 
 /// Derives nu, tau and Re from whichever fixes the viscosity: tau > 0, else nu > 0, else reynolds > 0 (needs U > 0).
@@ -859,10 +995,27 @@ void finalize_physics(CaseConfig& config, const Source& source) {
     source.fail("physics.velocity",
                 "physics.velocity = " + fmt(config.velocity) + " is out of range: velocity must be >= 0");
   }
+  if (config.velocity > 0 && config.velocity < kMinVelocity) {
+    source.fail("physics.velocity", "physics.velocity = " + fmt(config.velocity) +
+                                        " is out of range: velocity must be 0 or >= " + fmt(kMinVelocity) +
+                                        " (output velocities are divided by it)");
+  }
   if (config.length == 0.0) config.length = config.size[0];
   if (config.length < 0) {
     source.fail("physics.length",
                 "physics.length = " + fmt(config.length) + " is out of range: length must be > 0 (cells)");
+  }
+  if (!std::isfinite(1.0 / config.length)) {
+    source.fail("physics.length", "physics.length = " + fmt(config.length) +
+                                      " is out of range: too small, 1/length is not a finite number (output "
+                                      "lengths are divided by it)");
+  }
+  // Output time t = step U / L must stay finite up to the last step.
+  const double last_time = double(std::max<std::int64_t>(config.steps, 1)) * config.velocity / config.length;
+  if (!std::isfinite(last_time)) {
+    source.fail("physics.length", "physics.length = " + fmt(config.length) +
+                                      " is out of range: too small for physics.velocity = " + fmt(config.velocity) +
+                                      ", the output time step * U / L is not a finite number");
   }
 
   if (config.tau > 0) {
@@ -887,6 +1040,13 @@ void finalize_physics(CaseConfig& config, const Source& source) {
                 "fixes the viscosity nu = (tau - 1/2)/3 = U L / Re)");
   }
   config.reynolds = config.velocity > 0 ? config.velocity * config.length / config.nu : 0.0;
+  // tau in (0.5, kMaxTau) makes nu = (tau - 1/2)/3 and omega = 1/tau finite; Re can still overflow for a huge L.
+  if (!std::isfinite(config.nu) || !std::isfinite(config.omega()) || !std::isfinite(config.reynolds)) {
+    source.fail("physics.length", "physics.length = " + fmt(config.length) +
+                                      " is out of range: the derived values are not all finite (nu = " +
+                                      fmt(config.nu) + ", tau = " + fmt(config.tau) +
+                                      ", Re = U L / nu = " + fmt(config.reynolds) + ")");
+  }
 }
 
 void finalize_initial(CaseConfig& config, const Source& source) {

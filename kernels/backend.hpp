@@ -80,6 +80,8 @@ int device_count();
 DeviceInfo device_info(int index = 0);
 /// Selects device `index` for this thread (no-op on cpu).
 void select_device(int index);
+/// The device selected for this thread (0 on cpu).
+int current_device();
 
 /// Allocates `bytes` of device memory. Throws DeviceError(out_of_memory = true) naming the size and the free
 /// memory when it does not fit.

@@ -36,6 +36,12 @@ DeviceInfo device_info(int index) {
 
 void select_device(int index) { EDDY_GPU_CHECK(gpu(SetDevice)(index)); }
 
+int current_device() {
+  int index = 0;
+  EDDY_GPU_CHECK(gpu(GetDevice)(&index));
+  return index;
+}
+
 void* allocate(std::size_t bytes) {
   void* ptr = nullptr;
   const auto status = gpu(Malloc)(&ptr, bytes == 0 ? 1 : bytes);

@@ -4,6 +4,7 @@
 
 #include "kernels/launchers.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/mpi_gpu_support.hpp"
 #include "solver/nccl_transport.hpp"
 
 namespace eddy {
@@ -16,6 +17,11 @@ template <class T>
 HaloExchange<T>::HaloExchange(const Decomposition& decomposition, const BlockShape& shape, HaloTransport transport)
     : decomposition_(decomposition), shape_(shape), transport_(transport) {
   if (transport_ == HaloTransport::nccl && !decomposition_.serial()) nccl_ = NcclTransport::create(decomposition_.comm);
+  if (transport_ == HaloTransport::device && backend::is_gpu() && !decomposition_.serial() && mpi_cuda_aware() == 0) {
+    throw CollectiveInputError(
+        "parallel.transport = \"device\" needs a GPU-aware MPI, and this MPI library reports no CUDA support; "
+        "use \"host\" (staged through pinned host memory) or \"nccl\"");
+  }
   for (int axis = 0; axis < 3; ++axis) {
     const auto& n = decomposition_.neighbour[axis];
     const bool remote = n[kLow] != kNoNeighbour && n[kLow] != decomposition_.rank;

@@ -35,7 +35,23 @@ class MpiSession {
   int rank = 0, size = 1;
 };
 
-int report(const MpiSession& mpi, const std::string& message, int code, bool collective) {
+/// The message on one line: control characters (newlines from a path, escape sequences from a key) as \xNN.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+int report(const MpiSession& mpi, const std::string& raw_message, int code, bool collective) {
+  const std::string message = one_line(raw_message);
   if (collective) {
     if (mpi.rank == 0) std::cerr << "eddy: error: " << message << "\n";
     return code;
@@ -63,7 +79,7 @@ std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, cons
   int first_failure = mine;
   MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first_failure == mpi.size) return config;
-  if (mpi.rank == first_failure) std::cerr << "eddy: error: " << error << "\n";
+  if (mpi.rank == first_failure) std::cerr << "eddy: error: " << one_line(error) << "\n";
   exit_code = eddy::kExitInputError;
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/csv_table.hpp"
+#include "io/output_error.hpp"
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"
 #include "io/pvti_file.hpp"
@@ -127,7 +128,8 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
 }
 
 /// Stops the run when the state is not finite or too fast: writes what it has, then throws.
-void guard(const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots, std::ostream& log) {
+void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots,
+           std::ostream& log) {
   std::string problem;
   if (!d.finite) {
     problem = "non-finite density or velocity (NaN/inf) at cell " + cell_text(d.first_nonfinite_cell);
@@ -137,11 +139,19 @@ void guard(const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots, std
   } else {
     return;
   }
-  log << "  instability detected; writing the current fields before stopping\n";
-  if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
-  throw InstabilityError("the run became unstable at step " + std::to_string(sim.time_step()) + ": " + problem +
-                         " (cell coordinates are 0-based interior indices); lower the velocity, raise the "
-                         "resolution or tau, or use collision = \"trt\"");
+  const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " + problem +
+                              " (0-based global cell indices; checked every report and output step); lower the "
+                              "velocity, raise the resolution or tau" +
+                              (config.collision == Collision::bgk ? ", or use collision = \"trt\"" : "");
+  if (config.write_vtk) {
+    log << "  instability detected; writing the current fields before stopping\n";
+    try {
+      if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
+    } catch (const OutputError& e) {
+      throw InstabilityError(message + "; the fields could not be written: " + e.what());
+    }
+  }
+  throw InstabilityError(message);
 }
 
 }  // namespace
@@ -192,7 +202,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
 
   SnapshotWriter snapshots(config);
   const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
-  guard(initial, *sim, snapshots, log);
+  guard(config, initial, *sim, snapshots, log);
   if (config.output_every > 0) snapshots.write(*sim, log);
 
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
@@ -228,7 +238,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
       interval_start = wall;
       interval_steps = 0;
     }
-    guard(d, *sim, snapshots, log);
+    guard(config, d, *sim, snapshots, log);
     if (output) snapshots.write(*sim, log);
   }
   sim->synchronize();

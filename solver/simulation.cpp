@@ -6,6 +6,7 @@
 #include "solver/simulation.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "io/vtk_output.hpp"
 #include "kernels/d3q19.hpp"
@@ -230,7 +231,31 @@ class LatticeSimulation final : public Simulation {
 
 }  // namespace
 
+namespace {
+
+/// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
+/// overcommit and fail later, when the pages are touched).
+void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;
+  const double needed = double(shape.n_cells()) * (2.0 * d3q19::Q * value_bytes + sizeof(CellFlag)) +
+                        double(shape.interior_cells()) * 4.0 * value_bytes;
+  const backend::DeviceInfo device = backend::device_info(backend::current_device());
+  if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output fields) "
+                  "but only %.3g GB are free; use a smaller domain, float precision or more ranks",
+                  decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
+                  needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9);
+    throw DeviceError(text, true);
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
+  check_memory(config, decomposition);
   if (config.precision == Precision::float64) return std::make_unique<LatticeSimulation<double>>(config, decomposition);
   return std::make_unique<LatticeSimulation<float>>(config, decomposition);
 }

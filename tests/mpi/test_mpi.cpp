@@ -8,6 +8,8 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <map>
 
 #include "kernels/d3q19.hpp"
@@ -16,6 +18,7 @@
 #include "solver/device_buffer.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/mpi_gpu_support.hpp"
 #include "solver/simulation.hpp"
 #include "tests/test_support.hpp"
 
@@ -93,6 +96,16 @@ std::vector<double> run_fields(CaseConfig config, std::array<int, 3> dims, HaloT
   return gather_fields(sim->fields(), comm);
 }
 
+/// host and device always (device = MPI on device pointers: plain memory on cpu, CUDA-aware MPI on GPUs when the
+/// MPI reports support); nccl when EDDY_TEST_NCCL=1 (GPU machine, one rank per GPU).
+std::vector<HaloTransport> test_transports() {
+  std::vector<HaloTransport> t = {HaloTransport::host};
+  if (!backend::is_gpu() || mpi_cuda_aware() != 0) t.push_back(HaloTransport::device);
+  const char* nccl = std::getenv("EDDY_TEST_NCCL");
+  if (nccl != nullptr && std::string(nccl) == "1") t.push_back(HaloTransport::nccl);
+  return t;
+}
+
 struct Layout {
   std::array<int, 3> dims;
   const char* name;
@@ -113,7 +126,7 @@ void expect_bitwise_equal_to_one_rank(const CaseConfig& config, int steps) {
   for (const Layout& layout : kLayouts) {
     const int ranks = layout.dims[0] * layout.dims[1] * layout.dims[2];
     if (world_size() % ranks != 0) continue;
-    for (HaloTransport transport : {HaloTransport::host, HaloTransport::device}) {
+    for (HaloTransport transport : test_transports()) {
       for (bool overlap : {true, false}) {
         MPI_Comm group = group_of(ranks);
         const std::vector<double> fields = run_fields(config, layout.dims, transport, overlap, steps, group);
@@ -219,7 +232,7 @@ TEST(HaloExchange, EveryGhostEqualsItsOwner) {
   test::make_periodic(mixed, 2);
   for (CaseConfig* c : {&walls, &periodic, &mixed}) {
     finalize_case(*c);
-    for (HaloTransport transport : {HaloTransport::host, HaloTransport::device}) {
+    for (HaloTransport transport : test_transports()) {
       c->parallel.transport = transport;
       for (const auto& dims : {std::array<int, 3>{1, 1, 1}, {2, 2, 1}, {4, 1, 1}, {1, 2, 2}, {1, 1, 4}, {2, 1, 2}}) {
         if (world_size() % (dims[0] * dims[1] * dims[2]) == 0) check_halo(*c, dims);
@@ -258,6 +271,14 @@ TEST(Decomposition, UnevenSizesAndRankCountErrors) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  {  // one GPU per rank of a node, as eddy run picks them
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local = 0;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (eddy::backend::device_count() > 0) eddy::backend::select_device(local % eddy::backend::device_count());
+  }
   ::testing::InitGoogleTest(&argc, argv);
   int result = RUN_ALL_TESTS();
   int any_failed = 0;
