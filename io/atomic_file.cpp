@@ -1,6 +1,8 @@
 // Atomic file replacement (see atomic_file.hpp): write "<path>.tmp.<pid>", flush it to disk, rename it over
 // <path>. Every failure throws OutputError naming the path and the system error, removes the temporary file and
-// leaves the previous <path> as it was.
+// leaves the previous <path> as it was. Only regular files are replaced: an existing device, FIFO, socket or
+// directory at <path> is an error (as root, renaming over /dev/null would replace the device), and a symbolic link
+// is followed, so that its target gets the new contents and the link stays.
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -62,6 +64,64 @@ int sync_file(const std::string& path) {
   return error;
 }
 
+/// What a non-regular file is, for messages ("a FIFO").
+std::string kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    default:
+      return "not a regular file";
+  }
+}
+
+/// The file that replacing `path` must replace: `path` itself, or for a symbolic link (a chain of them, possibly
+/// dangling) the file it points to, so that the link survives and its target gets the new contents. Throws
+/// OutputError, before anything is written, when that file exists and is not a regular file (a device such as
+/// /dev/null, a FIFO, a socket, a directory): renaming over it would replace it.
+std::string replacement_target(const std::string& path) {
+  fs::path target = path;
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(target, ec);
+    if (status.type() == fs::file_type::not_found) return target.string();  // a new file (or a missing directory)
+    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
+    if (fs::is_regular_file(status)) return target.string();
+    if (!fs::is_symlink(status)) {
+      std::string what = path + ": exists and is not a regular file; refusing to replace it (";
+      if (target != fs::path(path)) what += "it points to '" + target.string() + "', ";
+      throw OutputError(what + kind_of(status.type()) + ")");
+    }
+    if (hops >= 40) throw OutputError(describe("cannot write output file", path, ELOOP));
+    const fs::path link = fs::read_symlink(target, ec);
+    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
+    target = link.is_absolute() ? link : target.parent_path() / link;  // relative links: from the link's directory
+  }
+}
+
+/// Moves the temporary file `tmp` next to `target` (a symlink's target may be on another file system, where
+/// rename fails with EXDEV); returns the new temporary name, or `tmp` when it is already there.
+std::string move_next_to(const std::string& tmp, const std::string& target) {
+  if (fs::path(tmp).parent_path() == fs::path(target).parent_path()) return tmp;
+  const std::string moved = temporary_name(target);
+  if (std::rename(tmp.c_str(), moved.c_str()) == 0) return moved;
+  std::error_code ec;
+  fs::copy_file(tmp, moved, fs::copy_options::overwrite_existing, ec);
+  remove_quietly(tmp);
+  if (ec) {
+    remove_quietly(moved);
+    throw OutputError("cannot write output file '" + target + "': " + ec.message());
+  }
+  return moved;
+}
+
 /// Best effort: makes the rename itself durable. Failures are ignored (the new file is already complete).
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -86,22 +146,32 @@ void ensure_writable_directory(const std::string& dir) {
 }
 
 void commit_temporary_file(const std::string& tmp_path, const std::string& path) {
-  const int sync_error = sync_file(tmp_path);
-  if (sync_error != 0) {
+  std::string target;
+  std::string tmp = tmp_path;
+  try {
+    target = replacement_target(path);
+    tmp = move_next_to(tmp_path, target);
+  } catch (...) {
     remove_quietly(tmp_path);
+    throw;
+  }
+  const int sync_error = sync_file(tmp);
+  if (sync_error != 0) {
+    remove_quietly(tmp);
     throw OutputError(describe("cannot write output file", path, sync_error));
   }
-  if (std::rename(tmp_path.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     const int error = errno;
-    remove_quietly(tmp_path);
-    throw OutputError("cannot rename '" + tmp_path + "' to '" + path + "': " + std::strerror(error));
+    remove_quietly(tmp);
+    throw OutputError("cannot rename '" + tmp + "' to '" + target + "': " + std::strerror(error));
   }
-  sync_directory(parent_directory(path));
+  sync_directory(parent_directory(target));
 }
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
-  ensure_writable_directory(parent_directory(path));
-  const std::string tmp = temporary_name(path);
+  const std::string target = replacement_target(path);  // throws before anything is written
+  ensure_writable_directory(parent_directory(target));
+  const std::string tmp = temporary_name(target);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw OutputError(describe("cannot write output file", path, errno));
   int error = write_all(fd, contents);
@@ -110,7 +180,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     remove_quietly(tmp);
     throw OutputError(describe("cannot write output file", path, error));
   }
-  commit_temporary_file(tmp, path);
+  commit_temporary_file(tmp, target);
 }
 
 }  // namespace eddy

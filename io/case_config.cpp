@@ -14,7 +14,10 @@
 
 #include "io/case_config.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -482,9 +485,9 @@ std::optional<std::size_t> deep_key_line(std::string_view text) {
       const bool multi_line = text.substr(i, 3) == triple;
       i += multi_line ? 3 : 1;
       while (i < text.size()) {
-        if (basic && text[i] == '\\') {
-          i += 2;  // an escape; also skips an escaped line ending of a multi-line string
-          if (i <= text.size() && text[i - 1] == '\n') ++line;
+        if (basic && text[i] == '\\' && i + 1 < text.size() && (multi_line || text[i + 1] != '\n')) {
+          if (text[i + 1] == '\n') ++line;  // a line-ending backslash of a multi-line string
+          i += 2;
           continue;
         }
         if (text[i] == '\n') {
@@ -541,9 +544,9 @@ std::optional<std::size_t> deep_key_line(std::string_view text) {
 /// Throws "<origin>:<line>: key nesting deeper than 64 levels" for a key or header of more than 64 parts.
 void check_key_nesting(std::string_view text, const std::string& origin) {
   if (const auto line = deep_key_line(text)) {
-    throw InputError(origin + ":" + std::to_string(*line) + ": key nesting deeper than " +
-                     std::to_string(kMaxKeyParts) + " levels (a key or table header may have at most " +
-                     std::to_string(kMaxKeyParts) + " dot-separated parts)");
+    throw InputError(one_line(origin + ":" + std::to_string(*line) + ": key nesting deeper than " +
+                              std::to_string(kMaxKeyParts) + " levels (a key or table header may have at most " +
+                              std::to_string(kMaxKeyParts) + " dot-separated parts)"));
   }
 }
 
@@ -627,13 +630,23 @@ void apply_override(toml::table& root, const std::string& text, Source& source) 
   const std::string value = trim(std::string_view(text).substr(equals + 1));
   if (key.empty()) bad_override(source, text, "the key is empty; expected SECTION.KEY=VALUE, e.g. run.steps=100");
   const std::vector<std::string> path = split_override_key(source, text, key);
+  if (path.size() > std::size_t(kMaxKeyParts)) {
+    bad_override(source, abbreviated(text),
+                 "key nesting deeper than " + std::to_string(kMaxKeyParts) + " levels (the key has " +
+                     std::to_string(path.size()) + " dot-separated parts)");
+  }
   const std::string quoting_hint =
       "values are written as in TOML: strings need quotes, e.g. --set 'output.directory=\"out\"'";
   if (value.empty()) bad_override(source, text, "the value is empty; " + quoting_hint);
 
+  const std::string value_text = "v = " + value + "\n";
+  if (deep_key_line(value_text)) {  // e.g. an inline table {a.a.a... = 1}
+    bad_override(source, abbreviated(text),
+                 "key nesting deeper than " + std::to_string(kMaxKeyParts) + " levels in the value");
+  }
   toml::table parsed;
   try {
-    parsed = toml::parse("v = " + value + "\n", std::string_view("--set"));
+    parsed = toml::parse(value_text, std::string_view("--set"));
   } catch (const toml::parse_error& e) {
     bad_override(source, text,
                  "'" + value + "' is not a TOML value (" + std::string(e.description()) + "); " + quoting_hint);
@@ -1149,6 +1162,7 @@ void finalize_case(CaseConfig& config) { finalize_with(config, Source(config.sou
 CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
                       const std::vector<std::string>& overrides) {
   Source source(origin);
+  check_key_nesting(toml_text, source.origin());  // before toml++, which recurses once per key part
   toml::table root;
   try {
     root = toml::parse(toml_text, source.origin());
@@ -1165,20 +1179,54 @@ CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
 }
 
 CaseConfig load_case(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR)));
+  namespace fs = std::filesystem;
+  // Only regular files (or symlinks to them): a FIFO would block the read, /dev/zero would never end.
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec) throw InputError(one_line("cannot open case file '" + path + "': " + ec.message()));
+  if (fs::is_directory(status)) {
+    throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR) +
+                              " (expected a TOML case file)"));
   }
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw InputError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
+  if (!fs::is_regular_file(status)) {
+    throw InputError(one_line(path + ": not a regular file (expected a TOML case file)"));
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw InputError(one_line("cannot read case file '" + path + "': " + ec.message()));
+  if (size > kMaxCaseFileBytes) {
+    throw InputError(one_line(path + ": the case file is too large: " + std::to_string(size) +
+                              " bytes exceeds the limit of " + std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));
+  }
+
+  // O_NONBLOCK: should the path be swapped for a FIFO after the check, open does not wait for a writer (and the
+  // fstat below rejects it); it has no effect on regular files.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw InputError(one_line(path + ": not a regular file (expected a TOML case file)"));
+  }
   std::string text;
   char buffer[65536];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, count);
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
+  int error = 0;
+  while (true) {
+    const ssize_t count = ::read(fd, buffer, sizeof buffer);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      break;
+    }
+    if (count == 0) break;
+    text.append(buffer, std::size_t(count));
+    if (text.size() > kMaxCaseFileBytes) break;  // grew since the size check
+  }
+  ::close(fd);
+  if (error != 0) throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
+  if (text.size() > kMaxCaseFileBytes) {
+    throw InputError(one_line(path + ": the case file is too large: more than the limit of " +
+                              std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));
+  }
   return parse_case(text, path, overrides);
 }
 

@@ -69,7 +69,7 @@ struct CaseConfig {
   std::string source_file;  ///< path the case was read from ("" when built in code)
 
   // [domain]
-  std::array<int, 3> size = {0, 0, 0};  ///< fluid cells nx, ny, nz (each >= 1)
+  std::array<int, 3> size = {0, 0, 0};  ///< fluid cells nx, ny, nz (each 1..2^30, (nx+2)(ny+2)(nz+2) <= 2^40)
   std::array<FaceBoundary, 6> faces{};  ///< per face, see kFaceNames; periodic faces come in pairs
 
   // [physics]: exactly one of reynolds / tau / viscosity fixes nu
@@ -106,9 +106,10 @@ struct CaseConfig {
   double omega() const { return 1.0 / tau; }
 };
 
-/// Reads and validates a case file. `overrides` are "section.key=value" strings, the value written as in
-/// TOML (e.g. `output.directory="out"`, `run.steps=100`, `domain.size=[32,32,1]`); they replace or add
-/// keys before validation.
+/// Reads and validates a case file: a regular file (or a symlink to one) of at most 16 MiB. `overrides` are
+/// "section.key=value" strings, the value written as in TOML (e.g. `output.directory="out"`, `run.steps=100`,
+/// `domain.size=[32,32,1]`); they replace or add keys before validation. Keys of more than 64 dot-separated parts
+/// are refused before parsing (in the file and in overrides).
 /// Throws InputError naming the file, the key and the allowed values on any problem.
 CaseConfig load_case(const std::string& path, const std::vector<std::string>& overrides = {});
 

@@ -3,8 +3,10 @@
 // the shipped cases under cases/.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -764,6 +766,178 @@ TEST(CaseConfigFinalize, ParallelChecksApplyToStructs) {
   c = cavity_struct();
   c.parallel.device = -2;
   EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.device = -2", ">= -1"}));
+}
+
+// ---- input limits (sizes, key nesting, special files, derived values) ---------------------------------------------
+
+/// `n` parts "a.a.a...a".
+std::string dotted(int n) {
+  std::string key = "a";
+  for (int i = 1; i < n; ++i) key += ".a";
+  return key;
+}
+
+TEST(CaseConfigLimits, DomainWhoseBlockOverflowsIsRejected) {
+  // (nx+2)(ny+2)(nz+2) = 4194304^3 = 2^66 cells would overflow 64-bit cell indices.
+  const std::string message = error_of(CaseText(), {"domain.size=[4194302,4194302,4194302]"});
+  EXPECT_TRUE(HasAll(message, {"test.toml: domain.size = [4194302, 4194302, 4194302]", "too large",
+                               "7.378697629483821e+19 cells", "2^40 = 1099511627776",
+                               "--set domain.size=[4194302,4194302,4194302]"}));
+  // Exactly 2^40 = 2^14 * 2^13 * 2^13 cells with the ghost layer is allowed, one more plane is not.
+  CaseConfig c = cavity_struct();
+  c.size = {16382, 8190, 8190};
+  c.faces[4].kind = c.faces[5].kind = FaceKind::wall;
+  EXPECT_NO_THROW(finalize_case(c));
+  c.size = {16382, 8190, 8191};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"domain.size = [16382, 8190, 8191]", "1099645845504 cells",
+                                          "1099511627776"}));
+  // Any axis above 2^30, in a struct or in a file.
+  c = cavity_struct();
+  c.size = {(1 << 30) + 1, 1, 1};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"domain.size = [1073741825, 1, 1]", "<= 1073741824"}));
+  c.size = {1 << 30, 1, 1};
+  c.faces[4].kind = c.faces[5].kind = FaceKind::wall;
+  c.reynolds = 0.0;
+  c.tau = 0.8;  // Re = 100 on L = 2^30 cells would need tau > 1e6
+  EXPECT_NO_THROW(finalize_case(c));
+  CaseText t;
+  t.domain = "size = [2147483647, 1, 1]\n";
+  EXPECT_INPUT_ERROR(t, "domain.size", "1073741824");
+}
+
+TEST(CaseConfigLimits, DeeplyNestedKeysAreRejectedBeforeParsing) {
+  const std::string valid = CaseText().str();  // 11 lines
+  const int valid_lines = int(std::count(valid.begin(), valid.end(), '\n'));
+  const std::string at = "test.toml:" + std::to_string(valid_lines + 2) + ": key nesting deeper than 64 levels";
+  // Each of these crashed toml++ (stack overflow) at this depth.
+  EXPECT_EQ(error_of(valid + "\n[" + dotted(100000) + "]\n").rfind(at, 0), 0u);
+  EXPECT_EQ(error_of(valid + "\n[[" + dotted(100000) + "]]\n").rfind(at, 0), 0u);
+  EXPECT_EQ(error_of(valid + "\n" + dotted(100000) + " = 1\n").rfind(at, 0), 0u);
+  EXPECT_EQ(error_of(valid + "\nx = [1, {b = 2, " + dotted(100000) + " = 1}]\n").rfind(at, 0), 0u);
+  EXPECT_EQ(error_of(valid + "\n[" + dotted(65) + "]\n").rfind(at, 0), 0u);
+  EXPECT_EQ(error_of("[" + dotted(100000)).rfind("test.toml:1: key nesting", 0), 0u);  // no ']'
+  // 64 parts pass the scan (and fail later as an unknown section).
+  EXPECT_TRUE(HasAll(error_of(valid + "[" + dotted(64) + "]\n"), {"unknown section", "'a'"}));
+  EXPECT_TRUE(HasAll(error_of(valid + dotted(64) + " = 1\n"), {"unknown key 'run.a'"}));
+  // Dots in quoted keys, strings (also multi-line ones), comments and numbers do not count.
+  const std::string many_dots(200, '.');
+  CaseText t;
+  t.extra = "[case]\n\"" + many_dots + "\" = 1\n";
+  EXPECT_INPUT_ERROR(t, "unknown key");
+  t.extra = "[case]\n'a" + many_dots + "b' = 1\n";
+  EXPECT_INPUT_ERROR(t, "unknown key");
+  t.extra = "[case]\nname = \"x" + many_dots + "\\\"" + many_dots + "\" # " + many_dots + "\n";
+  EXPECT_INPUT_ERROR(t, "case.name");  // not an allowed name, but read
+  t.extra = "[output]\ndirectory = \"\"\"\n" + dotted(100) + " = 1\n[" + dotted(100) + "]\n\"\"\"\n" +
+            "# [" + dotted(100) + "]\n[numerics]\nmagic = 0.25\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  t.extra = "[output]\ndirectory = '''\n" + dotted(100) + "'''\n[physics.\"" + dotted(100) + "\"]\n";
+  EXPECT_INPUT_ERROR(t, "physics.", "unknown key");
+  // Multi-line arrays and inline tables with quoted dotted keys.
+  t = CaseText();
+  t.physics = "velocity = 0.1\nreynolds = 100\nbody_force = [\n  1.0e-7,\n  0.0, # " + dotted(100) + "\n  0.0,\n]\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").body_force[0], 1.0e-7);
+  t = CaseText();
+  t.boundary = "[boundary]\ny_min = { type = \"wall\", \"" + many_dots + "\" = [1.5] }\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_min", "unknown key");
+}
+
+TEST(CaseConfigLimits, DeeplyNestedOverrideKeysAndValuesAreRejected) {
+  const std::string deep_key = error_of(CaseText(), {dotted(100000) + "=1"});
+  EXPECT_TRUE(HasAll(deep_key, {"test.toml: bad --set 'a.a.a", "key nesting deeper than 64 levels",
+                                "100000 dot-separated parts"}));
+  EXPECT_LT(deep_key.size(), 400u);  // the override text is abbreviated
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"run." + dotted(64) + "=1"}), {"key nesting deeper than 64 levels"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"run.x={" + dotted(100000) + "=1}"}),
+                     {"bad --set", "key nesting deeper than 64 levels"}));
+  // 64 parts are fine for the scan: the key is then unknown.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"run." + dotted(63) + "=1"}), {"run.a"}));
+}
+
+/// A fresh directory for files of one test, removed at the end.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = std::filesystem::temp_directory_path() /
+           ("eddy_test_case_config_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string load_error(const std::string& path) {
+  try {
+    load_case(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no InputError thrown>";
+}
+
+TEST(CaseConfigLimits, OnlyRegularFilesOfAtMost16MiBAreRead) {
+  ScratchDir dir;
+  // A FIFO without a writer: reading it blocked forever.
+  const std::string fifo = dir.file("fifo.toml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(load_error(fifo), fifo + ": not a regular file (expected a TOML case file)");
+  // Larger than 16 MiB (sparse, so cheap): the size and the limit are named, nothing is read.
+  const std::string big = dir.file("big.toml");
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (std::uintmax_t(16) << 20) + 1);
+  EXPECT_TRUE(HasAll(load_error(big), {big + ": ", "16777217 bytes", "limit of 16777216 bytes (16 MiB)"}));
+  // A directory keeps its message.
+  EXPECT_TRUE(HasAll(load_error(dir.path.string()), {dir.path.string(), "Is a directory"}));
+  // A symlink to a regular file is fine; one to a FIFO is not.
+  const std::string real = dir.file("real.toml");
+  std::ofstream(real) << CaseText().str();
+  std::filesystem::create_symlink("real.toml", dir.file("link.toml"));
+  EXPECT_EQ(load_case(dir.file("link.toml")).steps, 10);
+  std::filesystem::create_symlink(fifo, dir.file("fifo_link.toml"));
+  EXPECT_TRUE(HasAll(load_error(dir.file("fifo_link.toml")), {"fifo_link.toml: not a regular file"}));
+}
+
+TEST(CaseConfigLimits, DerivedValuesMustBeFinite) {
+  // nu = 1e308 gave tau = inf and the run went ahead.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.viscosity=1e308"}),
+                     {"physics.viscosity = 1e+308 (tau = inf)", "tau = inf is too large", "< 1000000",
+                      "--set physics.viscosity=1e308"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.tau=1e6"}), {"physics.tau = 1000000", "too large"}));
+  EXPECT_NO_THROW(parse_case(CaseText().str(), "t.toml", {"physics.tau=999999"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.reynolds=1e-300"}), {"physics.reynolds = 1e-300", "too large"}));
+  // length = 1e-320 made the output time scale U / L infinite.
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.length=1e-320"}), {"physics.length = 9.99988",
+                                                                       "too small", "--set physics.length"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.length=1e-308", "run.steps=1000"}),
+                     {"physics.length = 1e-308", "step * U / L"}));
+  EXPECT_NO_THROW(parse_case(CaseText().str(), "t.toml", {"physics.length=1e-300", "physics.tau=0.8"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"physics.length=1.7e308", "physics.tau=0.6"}),
+                     {"physics.length = 1.7e+308", "Re = U L / nu = inf"}));
+  // A nonzero U below 1e-12 (1/U is not finite in float).
+  CaseText t;
+  t.boundary = "";
+  t.physics = "velocity = 1e-300\ntau = 0.8\n";
+  EXPECT_INPUT_ERROR(t, "physics.velocity = 1e-300", "0 or >= 1e-12");
+  t.physics = "velocity = 0\ntau = 0.8\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  t.physics = "velocity = 1e-12\ntau = 0.8\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  // The same checks on structs built in code.
+  CaseConfig c = cavity_struct();
+  c.nu = 1e308;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.viscosity", "too large"}));
+  c = cavity_struct();
+  c.length = 1e-320;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.length", "too small"}));
+  c = cavity_struct();
+  c.velocity = 1e-13;
+  c.faces[3].velocity = {1e-13, 0.0, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.velocity", "1e-12"}));
 }
 
 // ---- the shipped cases ---------------------------------------------------------------------------------------------

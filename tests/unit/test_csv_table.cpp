@@ -1,6 +1,7 @@
 // Unit tests of the CSV tables (io/csv_table.hpp) and of the atomic file replacement (io/atomic_file.hpp) that
 // every io/ writer goes through. No VTK needed: this file also runs in builds with EDDY_WITH_VTK=OFF.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -247,6 +248,99 @@ TEST(AtomicFile, CommitFailureRemovesTheTemporaryFileAndKeepsTheTarget) {
   EXPECT_TRUE(fs::is_directory(target + "/inside"));
   EXPECT_THROW(commit_temporary_file(dir.file("missing.tmp"), dir.file("t2")), OutputError);
   EXPECT_FALSE(fs::exists(dir.file("t2")));
+}
+
+TEST(AtomicFile, RefusesToReplaceAFifoOrADirectory) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    write_file_atomically(fifo, "data");  // rename would have replaced the FIFO by a regular file
+    FAIL() << "expected OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_EQ(std::string(e.what()), fifo + ": exists and is not a regular file; refusing to replace it (a FIFO)");
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+
+  // commit_temporary_file too: the target stays, the temporary file goes.
+  const std::string tmp = temporary_name(fifo);
+  write_text(tmp, "data");
+  EXPECT_THROW(commit_temporary_file(tmp, fifo), OutputError);
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_FALSE(fs::exists(tmp));
+
+  const std::string empty_dir = dir.file("empty_dir");
+  fs::create_directories(empty_dir);
+  try {
+    write_file_atomically(empty_dir, "data");
+    FAIL() << "expected OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_TRUE(contains(e.what(), empty_dir + ": exists and is not a regular file; refusing to replace it"))
+        << e.what();
+    EXPECT_TRUE(contains(e.what(), "a directory")) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(empty_dir));
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+}
+
+TEST(AtomicFile, ASymlinkIsFollowedAndKept) {
+  TempDir dir;
+  fs::create_directories(dir.file("sub"));
+  const std::string real = dir.file("sub/real.txt");
+  write_text(real, "old");
+  const std::string link = dir.file("link.txt");
+  fs::create_symlink("sub/real.txt", link);  // relative to the link's directory
+  write_file_atomically(link, "new");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::read_symlink(link), fs::path("sub/real.txt"));
+  EXPECT_EQ(read_text(real), "new");
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+  EXPECT_FALSE(has_temporary_files(dir.path() / "sub"));
+
+  // A chain of links, the last one absolute.
+  const std::string chain = dir.file("chain.txt");
+  fs::create_symlink(fs::absolute(link), chain);
+  write_file_atomically(chain, "via chain");
+  EXPECT_TRUE(fs::is_symlink(chain));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_text(real), "via chain");
+
+  // commit_temporary_file with the temporary file next to the link (as write_vti does).
+  const std::string tmp = temporary_name(link);
+  write_text(tmp, "committed");
+  commit_temporary_file(tmp, link);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_text(real), "committed");
+  EXPECT_FALSE(fs::exists(tmp));
+
+  // A dangling link: its target is created.
+  const std::string dangling = dir.file("dangling.txt");
+  fs::create_symlink("sub/new.txt", dangling);
+  write_file_atomically(dangling, "created");
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_EQ(read_text(dir.file("sub/new.txt")), "created");
+
+  // A link to a FIFO is refused like the FIFO itself.
+  const std::string fifo = dir.file("sub/pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string to_fifo = dir.file("to_fifo");
+  fs::create_symlink(fifo, to_fifo);
+  try {
+    write_file_atomically(to_fifo, "data");
+    FAIL() << "expected OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_TRUE(contains(e.what(), to_fifo + ": exists and is not a regular file; refusing to replace it")) << e.what();
+    EXPECT_TRUE(contains(e.what(), fifo)) << e.what();
+  }
+  EXPECT_TRUE(fs::is_symlink(to_fifo));
+  EXPECT_TRUE(fs::is_fifo(fifo));
+
+  // A loop of links is an error, not a hang.
+  fs::create_symlink("loop_b", dir.file("loop_a"));
+  fs::create_symlink("loop_a", dir.file("loop_b"));
+  EXPECT_THROW(write_file_atomically(dir.file("loop_a"), "x"), OutputError);
+  EXPECT_TRUE(fs::is_symlink(dir.file("loop_a")));
 }
 
 TEST(AtomicFile, EnsureWritableDirectoryCreatesParents) {
