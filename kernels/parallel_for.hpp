@@ -28,13 +28,33 @@ __global__ void __launch_bounds__(kBlockSizeX) box_kernel(F f, Box box) {
   }
 }
 
+/// Thin boxes (a few cells along x, e.g. an x-normal halo plane or shell slab) as one flat range of cells, so no
+/// thread of a block idles; x, y, z are then recovered by division.
+template <class F>
+__global__ void __launch_bounds__(kBlockSizeX) flat_box_kernel(F f, Box box, std::int64_t cells) {
+  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= cells) return;
+  const std::int64_t nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
+  f(box.lo[0] + int(k % nx), box.lo[1] + int((k / nx) % ny), box.lo[2] + int(k / (nx * ny)));
+}
+
+/// Boxes narrower than this along x are launched flat.
+inline constexpr int kFlatLaunchBelowX = 32;
+
 template <class F>
 void parallel_for(const Box& box, const F& f, const char* name, const backend::Stream* stream = nullptr) {
   if (box.empty()) return;
   const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
+  const auto queue = stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr;
+  if (nx < kFlatLaunchBelowX) {
+    const std::int64_t cells = box.cells();
+    flat_box_kernel<<<unsigned((cells + kBlockSizeX - 1) / kBlockSizeX), kBlockSizeX, 0, queue>>>(f, box, cells);
+    backend::check_launch(name, __FILE__, __LINE__);
+    return;
+  }
   const dim3 block(kBlockSizeX, 1, 1);
   const dim3 grid((nx + kBlockSizeX - 1) / kBlockSizeX, ny < 65535 ? ny : 65535, nz < 65535 ? nz : 65535);
-  box_kernel<<<grid, block, 0, stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr>>>(f, box);
+  box_kernel<<<grid, block, 0, queue>>>(f, box);
   backend::check_launch(name, __FILE__, __LINE__);
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Weak and strong scaling of eddy bench from 1 to N GPUs of one node, for each halo transport, float storage.
-#   weak:   256^3 and 512^3 cells per GPU (the grid grows along x: N*256 x 256 x 256, ...)
+#   weak:   256^3 and 512^3 cells per GPU (the grid grows along z, the axis eddy splits first: 256 x 256 x N*256)
 #   strong: 512^3 cells in all
 # Usage, on the GPU machine with a built cuda backend:  scripts/scaling_mpi.sh EDDY OUTDIR [GPUS] [TRANSPORTS...]
 #   GPUS default 2; TRANSPORTS default "host device nccl". Writes OUTDIR/scaling.csv and prints a table last.
@@ -36,8 +36,8 @@ for n in 256 512; do
   for t in "${transports[@]}"; do
     for overlap in on off; do
       [[ $overlap == off && $n == 512 ]] && continue
-      read -r m s < <(bench "weak${n}_${gpus}gpu_${t}_${overlap}" "$gpus" "$t" "$overlap" $((n * gpus)) "$n" "$n")
-      row weak "$n^3" "$gpus" "$t" "$overlap" "$((n * gpus))x${n}x${n}" "$m" "$s" "$base"
+      read -r m s < <(bench "weak${n}_${gpus}gpu_${t}_${overlap}" "$gpus" "$t" "$overlap" "$n" "$n" $((n * gpus)))
+      row weak "$n^3" "$gpus" "$t" "$overlap" "${n}x${n}x$((n * gpus))" "$m" "$s" "$base"
     done
   done
 done
@@ -47,4 +47,4 @@ for t in "${transports[@]}"; do
   read -r m s < <(bench "strong512_${gpus}gpu_${t}" "$gpus" "$t" on 512 512 512)
   row strong "512^3" "$gpus" "$t" on 512x512x512 "$m" "$s" "$base"
 done
-column -s, -t "$csv"
+sed "s/,/ | /g" "$csv"

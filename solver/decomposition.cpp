@@ -1,6 +1,7 @@
 #include "solver/decomposition.hpp"
 
 #include <string>
+#include <vector>
 
 #include "solver/mpi_check.hpp"
 
@@ -49,9 +50,19 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
                        std::to_string(ranks) + "; run with that many ranks or change parallel.ranks");
     }
   } else {
-    // Axes with a single cell cannot be split; let MPI_Dims_create balance the others.
-    for (int a = 0; a < 3; ++a) dims[a] = config.size[a] == 1 ? 1 : 0;
-    EDDY_MPI_CHECK(MPI_Dims_create(ranks, 3, dims.data()));
+    // Axes with a single cell stay whole; MPI_Dims_create balances the others and its largest count goes to the
+    // slowest axis (z, then y): planes normal to z or y are contiguous rows of x, cheap to pack and to update.
+    std::vector<int> free_axes;
+    for (int a = 2; a >= 0; --a)
+      if (config.size[a] > 1) free_axes.push_back(a);
+    dims = {1, 1, 1};
+    if (!free_axes.empty()) {
+      std::vector<int> counts(free_axes.size(), 0);
+      EDDY_MPI_CHECK(MPI_Dims_create(ranks, static_cast<int>(counts.size()), counts.data()));
+      for (std::size_t k = 0; k < free_axes.size(); ++k) dims[free_axes[k]] = counts[k];
+    } else {
+      dims[0] = ranks;  // a single cell: only one rank fits, the check below says so
+    }
   }
   for (int a = 0; a < 3; ++a) {
     if (dims[a] > config.size[a]) {
