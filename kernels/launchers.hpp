@@ -19,12 +19,12 @@ void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, 
                     const backend::Stream* stream = nullptr);
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that stream into each interior cell of
-/// `src`, i.e. the fields at the current time; solid cells get rho = 0, u = 0. Writes the interior layout of
-/// MomentView.
+/// `src`, i.e. the fields at the current time (`stream_in` = true), or of each cell's own populations (false: the
+/// initial state before the first step). Solid cells get rho = 0, u = 0. Writes the interior layout of MomentView.
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
                      const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
-                     const backend::Stream* stream = nullptr);
+                     bool stream_in = true, const backend::Stream* stream = nullptr);
 
 /// Copies the interior plane at the opposite side into both ghost planes of `axis` (periodic wrap): the 5
 /// populations per face that stream inwards. Call for x, then y, then z, so edges and corners are filled without

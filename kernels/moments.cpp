@@ -1,5 +1,6 @@
 // Macroscopic fields of a block: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho (Guo et al. 2002, eq. 17),
-// from the populations streaming into each interior cell (same gather as the fused kernel, no collision).
+// from the populations streaming into each interior cell (same gather as the fused kernel, no collision), or, before
+// the first step, from each cell's own (initial) populations.
 // Bytes per cell: 19 * sizeof(T) read + 1 flag byte + 4 * sizeof(T) written. Used for output and diagnostics.
 #include "kernels/equilibrium.hpp"
 #include "kernels/launchers.hpp"
@@ -17,6 +18,7 @@ struct Moments {
   T force[3];
   WallVelocities<T> walls;
   MomentView<T> out;
+  bool stream;  // false: moments of the cell's own populations (the initial state, before any step)
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
@@ -28,7 +30,12 @@ struct Moments {
       return;
     }
     T f[d3q19::Q];
-    gather_populations(src, flags, shape, cell, own, walls, f);
+    if (stream) {
+      gather_populations(src, flags, shape, cell, own, walls, f);
+    } else {
+      EDDY_UNROLL
+      for (int i = 0; i < d3q19::Q; ++i) f[i] = src.f[i * src.n_cells + cell];
+    }
     T rho, u[3];
     moments(f, force, rho, u);
     out.rho[k] = rho;
@@ -43,16 +50,16 @@ struct Moments {
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
                      const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
-                     const backend::Stream* stream) {
-  Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out};
+                     bool stream_in, const backend::Stream* stream) {
+  Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out, stream_in};
   parallel_for(shape.interior(), m, "compute_moments", stream);
 }
 
 template void compute_moments<float>(const PopulationView<float>&, const FlagView&, const BlockShape&,
-                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&,
+                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&, bool,
                                      const backend::Stream*);
 template void compute_moments<double>(const PopulationView<double>&, const FlagView&, const BlockShape&,
-                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&,
+                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&, bool,
                                       const backend::Stream*);
 
 }  // namespace eddy

@@ -8,7 +8,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 backends=cpu,cuda,hip
-if [[ ${1:-} == --backends ]]; then backends=$2; fi
+case "${1:-}" in
+  "") ;;
+  --backends) backends=${2:?--backends needs a list, e.g. cpu or cpu,cuda,hip} ;;
+  -h | --help) sed -n '2,7p' "$0"; exit 0 ;;
+  *) echo "test.sh: unknown argument '$1' (usage: ./scripts/test.sh [--backends cpu,cuda,hip])" >&2; exit 2 ;;
+esac
 IFS=, read -r -a wanted <<<"$backends"
 
 eddy_install_packages "${wanted[@]}"
@@ -27,6 +32,7 @@ for backend in "${wanted[@]}"; do
   fi
   eddy_build "$backend" "${extra[@]}"
   if [[ $backend == cpu ]]; then
+    # unit, physics and mpi (the mpi tests run 4 ranks each, so they are run one at a time)
     ctest --test-dir "$EDDY_ROOT/build/cpu" --output-on-failure -LE long -j 2 || status=1
   else
     ctest --test-dir "$EDDY_ROOT/build/$backend" --output-on-failure -L gpu || status=1

@@ -124,7 +124,7 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
   std::copy(c.v_horizontal.value.begin(), c.v_horizontal.value.end(), table.columns[3].begin());
   const std::string path = (std::filesystem::path(config.output_directory) / (config.name + "_centerlines.csv")).string();
   write_csv(path, table);
-  log << "  wrote " << path << " (u/U on x = 0.5 and v/U on y = 0.5, normalised by L and U)\n";
+  log << "  wrote " << path << " (u/U on x = 0.5 and v/U on y = 0.5; positions divided by the cavity side, velocities by U)\n";
 }
 
 /// Stops the run when the state is not finite or too fast: writes what it has, then throws.

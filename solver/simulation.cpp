@@ -208,7 +208,8 @@ class LatticeSimulation final : public Simulation {
     const MomentView<T> out{base, {base + n, base + 2 * n, base + 3 * n}};
     const T force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
     halo_.exchange(view(current_), compute_);
-    compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out, &compute_);
+    compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out, /*stream_in=*/step_ > 0,
+                    &compute_);
     return moments_.download();
   }
 

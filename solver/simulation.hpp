@@ -67,7 +67,8 @@ class Simulation {
   /// Time steps done so far.
   virtual std::int64_t time_step() const = 0;
 
-  /// Fields at the current time (moments of the populations streaming in), copied to the host.
+  /// Fields at the current time (moments of the populations streaming in; at step 0 of the initial populations),
+  /// copied to the host.
   virtual MacroscopicFields fields() = 0;
   /// Mass, max |u| and non-finite check of this rank's fields (reduce over ranks with reduce_diagnostics).
   virtual Diagnostics diagnose() = 0;
