@@ -10,6 +10,9 @@
 // Relaxation rates: omega+ = 1 / tau with nu = c_s^2 (tau - 1/2); omega- from the magic parameter
 //   Lambda = (1/omega+ - 1/2)(1/omega- - 1/2)   (Lambda = 3/16 puts halfway bounce-back walls exactly midway).
 // Mass is conserved exactly and momentum changes by exactly F per step (both to round-off).
+// Written for shifted populations g_i = f_i - w_i (kernels/equilibrium.hpp): with g, f_eq - w reads
+//   g_eq_0 = w_0 (drho - 3/2 rho u.u),  g_eq_i^+ = w_i (drho + rho (9/2 (c_i.u)^2 - 3/2 u.u)),  g_eq_i^- = 3 w_i rho c_i.u
+// and the relaxation formula is the same in g as in f.
 #pragma once
 
 #include "kernels/backend.hpp"
@@ -31,10 +34,11 @@ inline double trt_omega_minus(double omega_plus, double magic) {
   return 1.0 / (magic / (1.0 / omega_plus - 0.5) + 0.5);
 }
 
-/// Collides populations f[0..18] in place; also returns the macroscopic rho and u (with the F/2 shift).
+/// Collides shifted populations g[0..18] = f_i - w_i in place; also returns rho and u (with the F/2 shift).
 template <class R>
 EDDY_HOST_DEVICE inline void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R& rho, R (&u)[3]) {
-  moments(f, p.force, rho, u);
+  R drho;
+  shifted_moments(f, p.force, drho, rho, u);
   const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
   const R uF = u[0] * p.force[0] + u[1] * p.force[1] + u[2] * p.force[2];
   const R keep_plus = R(1) - R(0.5) * p.omega_plus;
@@ -42,7 +46,7 @@ EDDY_HOST_DEVICE inline void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R
 
   // Rest population: symmetric only.
   {
-    const R feq0 = d3q19::w<R>(0) * rho * (R(1) - R(1.5) * usq);
+    const R feq0 = d3q19::w<R>(0) * (drho - R(1.5) * rho * usq);
     const R s0 = d3q19::w<R>(0) * (-R(3) * uF);
     f[0] = f[0] - p.omega_plus * (f[0] - feq0) + keep_plus * s0;
   }
@@ -52,7 +56,7 @@ EDDY_UNROLL
     const R w = d3q19::w<R>(i);
     const R cu = R(d3q19::c(i, 0)) * u[0] + R(d3q19::c(i, 1)) * u[1] + R(d3q19::c(i, 2)) * u[2];
     const R cF = R(d3q19::c(i, 0)) * p.force[0] + R(d3q19::c(i, 1)) * p.force[1] + R(d3q19::c(i, 2)) * p.force[2];
-    const R feq_plus = w * rho * (R(1) + R(4.5) * cu * cu - R(1.5) * usq);
+    const R feq_plus = w * (drho + rho * (R(4.5) * cu * cu - R(1.5) * usq));
     const R feq_minus = w * rho * R(3) * cu;
     const R s_plus = w * (R(9) * cu * cF - R(3) * uF);
     const R s_minus = w * R(3) * cF;

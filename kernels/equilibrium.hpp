@@ -4,6 +4,11 @@
 //   f_eq_i = w_i rho (1 + c_i.u / c_s^2 + (c_i.u)^2 / (2 c_s^4) - u.u / (2 c_s^2))      Krueger et al. 2017, eq. 3.54
 //   rho = sum_i f_i,   rho u = sum_i f_i c_i + F / 2                                       Guo et al. 2002, eq. 17
 //
+// Kernels store and compute with shifted populations g_i = f_i - w_i (the rest state subtracted). They are small
+// numbers, so float storage and arithmetic keep several more significant digits of what changes (mass drift of
+// float runs drops accordingly): rho = 1 + sum_i g_i and rho u = sum_i g_i c_i + F / 2, since sum_i w_i = 1 and
+// sum_i w_i c_i = 0.
+//
 // All quantities in lattice units. R is the arithmetic type (float or double).
 #pragma once
 
@@ -20,19 +25,21 @@ EDDY_HOST_DEVICE inline R equilibrium(int i, R rho, R ux, R uy, R uz) {
   return d3q19::w<R>(i) * rho * (R(1) + R(3) * cu + R(4.5) * cu * cu - R(1.5) * usq);
 }
 
-/// Density and velocity of populations f[0..18] under body force density F: rho = sum f_i,
-/// u = (sum f_i c_i + F/2) / rho.
+/// Density deviation, density and velocity of shifted populations g[0..18] = f_i - w_i under body force density F:
+/// drho = sum g_i, rho = 1 + drho, u = (sum g_i c_i + F/2) / rho.
 template <class R>
-EDDY_HOST_DEVICE inline void moments(const R (&f)[d3q19::Q], const R (&force)[3], R& rho, R (&u)[3]) {
-  rho = R(0);
+EDDY_HOST_DEVICE inline void shifted_moments(const R (&g)[d3q19::Q], const R (&force)[3], R& drho, R& rho,
+                                             R (&u)[3]) {
+  drho = R(0);
   R j[3] = {R(0), R(0), R(0)};
 EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) {
-    rho += f[i];
-    j[0] += R(d3q19::c(i, 0)) * f[i];
-    j[1] += R(d3q19::c(i, 1)) * f[i];
-    j[2] += R(d3q19::c(i, 2)) * f[i];
+    drho += g[i];
+    j[0] += R(d3q19::c(i, 0)) * g[i];
+    j[1] += R(d3q19::c(i, 1)) * g[i];
+    j[2] += R(d3q19::c(i, 2)) * g[i];
   }
+  rho = R(1) + drho;
   const R inv_rho = R(1) / rho;
   u[0] = (j[0] + R(0.5) * force[0]) * inv_rho;
   u[1] = (j[1] + R(0.5) * force[1]) * inv_rho;

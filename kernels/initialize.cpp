@@ -1,5 +1,5 @@
 // Initial populations at equilibrium, f_i = f_eq_i(rho, u) (Krueger et al. 2017, eq. 3.54), for analytic
-// initial fields (rest, Taylor-Green). Bytes per cell: 19 * sizeof(T) written.
+// initial fields (rest, Taylor-Green), stored shifted as f_i - w_i. Bytes per cell: 19 * sizeof(T) written.
 #include <cmath>
 
 #include "kernels/equilibrium.hpp"
@@ -53,7 +53,7 @@ struct Initialize {
     const std::int64_t cell = shape.index(x, y, z);
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
-      f.f[i * f.n_cells + cell] = T(equilibrium<double>(i, rho, u[0], u[1], u[2]));
+      f.f[i * f.n_cells + cell] = T(equilibrium<double>(i, rho, u[0], u[1], u[2]) - d3q19::w<double>(i));
     }
   }
 };

@@ -36,8 +36,8 @@ struct Moments {
       EDDY_UNROLL
       for (int i = 0; i < d3q19::Q; ++i) f[i] = src.f[i * src.n_cells + cell];
     }
-    T rho, u[3];
-    moments(f, force, rho, u);
+    T drho, rho, u[3];
+    shifted_moments(f, force, drho, rho, u);
     out.rho[k] = rho;
     out.u[0][k] = u[0];
     out.u[1][k] = u[1];

@@ -9,6 +9,7 @@
 namespace eddy {
 
 /// Populations of one block, structure of arrays: f[i * n_cells + cell], i in [0, 19), cell from BlockShape::index.
+/// Stored shifted: the array holds f_i - w_i (see kernels/equilibrium.hpp).
 template <class T>
 struct PopulationView {
   T* f;

@@ -158,7 +158,7 @@ class LatticeSimulation final : public Simulation {
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     std::vector<double> out(std::size_t(d3q19::Q) * std::size_t(n));
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = double(all[i * stride + cell]);
+      for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = double(all[i * stride + cell]) + d3q19::w<double>(i);
     });
     return out;
   }
@@ -167,7 +167,7 @@ class LatticeSimulation final : public Simulation {
     std::vector<T> all = f_[current_].download();
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) all[i * stride + cell] = T(f[i * n + k]);
+      for (int i = 0; i < d3q19::Q; ++i) all[i * stride + cell] = T(f[i * n + k] - d3q19::w<double>(i));
     });
     f_[current_].upload(all);
   }

@@ -77,7 +77,8 @@ class Simulation {
   /// neighbours so pieces join without gaps) and returns the piece's extent for the .pvti (collective).
   virtual PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) = 0;
 
-  /// Post-collision populations of the interior cells, [i * interior_cells + k] with k as in MacroscopicFields.
+  /// Post-collision populations f_i (not shifted) of the interior cells, [i * interior_cells + k], k as in
+  /// MacroscopicFields.
   virtual std::vector<double> populations() = 0;
   /// Replaces the interior populations (layout as populations()); used by tests to start from any state.
   virtual void set_populations(const std::vector<double>& f) = 0;
