@@ -24,6 +24,8 @@ struct OracleCase {
   const char* name;
 };
 
+void PrintTo(const OracleCase& c, std::ostream* os) { *os << c.name; }
+
 class FusedKernelVsOracle : public ::testing::TestWithParam<OracleCase> {};
 
 CaseConfig all_boundaries_case(const OracleCase& p) {

@@ -25,6 +25,8 @@ struct TaylorGreenCase {
   const char* name;
 };
 
+void PrintTo(const TaylorGreenCase& c, std::ostream* os) { *os << c.name; }
+
 class TaylorGreenDecay : public ::testing::TestWithParam<TaylorGreenCase> {};
 
 TEST_P(TaylorGreenDecay, RateWithinOnePercent) {
