@@ -149,7 +149,7 @@ const std::vector<SectionSchema>& schema() {
       {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
       {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
       {"initial", {"type", "amplitude"}},
-      {"numerics", {"collision", "magic", "precision"}},
+      {"numerics", {"collision", "magic", "storage"}},
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
@@ -833,9 +833,11 @@ void read_numerics(const Section& section, CaseConfig& config) {
   config.collision = section.choice<Collision>("collision", {{"trt", Collision::trt}, {"bgk", Collision::bgk}})
                          .value_or(Collision::trt);
   config.magic = section.number("magic").value_or(3.0 / 16.0);
-  config.precision =
-      section.choice<Precision>("precision", {{"float", Precision::float32}, {"double", Precision::float64}})
-          .value_or(Precision::float32);
+  config.precision = section
+                         .choice<Precision>("storage", {{"float", Precision::float32},
+                                                        {"fp16", Precision::float16},
+                                                        {"double", Precision::float64}})
+                         .value_or(Precision::float32);
 }
 
 void read_run(const Section& section, CaseConfig& config) {

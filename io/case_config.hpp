@@ -21,7 +21,9 @@ class InputError : public std::runtime_error {
 };
 
 enum class Collision { bgk, trt };
-enum class Precision { float32, float64 };
+/// Storage precision of the populations ([numerics] storage): float, double, or fp16 (16-bit storage of the
+/// scaled f_i - w_i, arithmetic in float).
+enum class Precision { float32, float64, float16 };
 
 /// Boundary condition on one face of the domain.
 enum class FaceKind { periodic, wall, moving_wall };

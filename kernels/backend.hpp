@@ -26,10 +26,12 @@
 #endif
 
 #if defined(EDDY_BACKEND_CUDA)
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #define EDDY_HOST_DEVICE __host__ __device__
 #define EDDY_GPU_RUNTIME_PREFIX cuda
 #elif defined(EDDY_BACKEND_HIP)
+#include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 #define EDDY_HOST_DEVICE __host__ __device__
 #define EDDY_GPU_RUNTIME_PREFIX hip
@@ -40,6 +42,17 @@
 #endif
 
 namespace eddy {
+
+/// The 16-bit IEEE half type of this backend (fp16 storage), with conversions usable in host and device code.
+#if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
+using half_t = __half;
+EDDY_HOST_DEVICE inline float half_to_float(half_t h) { return __half2float(h); }
+EDDY_HOST_DEVICE inline half_t float_to_half(float f) { return __float2half_rn(f); }
+#else
+using half_t = _Float16;
+inline float half_to_float(half_t h) { return static_cast<float>(h); }
+inline half_t float_to_half(float f) { return static_cast<half_t>(f); }
+#endif
 
 /// A GPU runtime call failed, or device memory ran out. main() reports it once (exit code 4 for memory,
 /// 1 otherwise).

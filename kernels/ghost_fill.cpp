@@ -47,5 +47,7 @@ template void fill_periodic_ghosts<float>(const PopulationView<float>&, const Bl
                                           const backend::Stream*);
 template void fill_periodic_ghosts<double>(const PopulationView<double>&, const BlockShape&, int,
                                            const backend::Stream*);
+template void fill_periodic_ghosts<half_t>(const PopulationView<half_t>&, const BlockShape&, int,
+                                           const backend::Stream*);
 
 }  // namespace eddy

@@ -82,5 +82,9 @@ template void unpack_plane<float>(const PopulationView<float>&, const BlockShape
                                   const CrossingDirections&, const float*, const backend::Stream*);
 template void unpack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
                                    const CrossingDirections&, const double*, const backend::Stream*);
+template void pack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int, const CrossingDirections&,
+                                 half_t*, const backend::Stream*);
+template void unpack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int,
+                                   const CrossingDirections&, const half_t*, const backend::Stream*);
 
 }  // namespace eddy

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/equilibrium.hpp"
+#include "kernels/storage.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/parallel_for.hpp"
 
@@ -53,7 +54,8 @@ struct Initialize {
     const std::int64_t cell = shape.index(x, y, z);
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
-      f.f[i * f.n_cells + cell] = T(equilibrium<double>(i, rho, u[0], u[1], u[2]) - d3q19::w<double>(i));
+      const double g = equilibrium<double>(i, rho, u[0], u[1], u[2]) - d3q19::w<double>(i);
+      f.f[i * f.n_cells + cell] = Stored<T>::store(compute_t<T>(g));
     }
   }
 };
@@ -71,5 +73,6 @@ void initialize_equilibrium(const PopulationView<T>& f, const BlockShape& shape,
 
 template void initialize_equilibrium<float>(const PopulationView<float>&, const BlockShape&, const InitialField&);
 template void initialize_equilibrium<double>(const PopulationView<double>&, const BlockShape&, const InitialField&);
+template void initialize_equilibrium<half_t>(const PopulationView<half_t>&, const BlockShape&, const InitialField&);
 
 }  // namespace eddy

@@ -1,10 +1,12 @@
 // Host-callable launchers of the device kernels. Implemented in kernels/*.cpp, compiled by the backend's device
-// compiler, explicitly instantiated for T = float and double (storage type; arithmetic is done in T).
+// compiler, explicitly instantiated for the storage types T = float, double and half_t (kernels/storage.hpp);
+// arithmetic, relaxation rates, wall velocities and output fields use R = compute_t<T>.
 // Launches are asynchronous on GPUs; call backend::synchronize() before reading results on the host.
 #pragma once
 
 #include "kernels/block.hpp"
 #include "kernels/collision.hpp"
+#include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
@@ -12,19 +14,19 @@ namespace eddy {
 /// Fused pull stream-collide over `box` (block-local coordinates, any sub-box of the interior): reads the
 /// post-collision populations of step t from `src`, streams with bounce-back, collides, writes step t+1 to `dst`.
 /// Solid cells in `box` are skipped. `src` and `dst` must not alias.
-/// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double).
+/// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16).
 template <class T>
 void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, const FlagView& flags,
-                    const BlockShape& shape, const Box& box, const Relaxation<T>& relax, const WallVelocities<T>& walls,
-                    const backend::Stream* stream = nullptr);
+                    const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
+                    const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream = nullptr);
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that stream into each interior cell of
 /// `src`, i.e. the fields at the current time (`stream_in` = true), or of each cell's own populations (false: the
 /// initial state before the first step). Solid cells get rho = 0, u = 0. Writes the interior layout of MomentView.
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
-                     bool stream_in = true, const backend::Stream* stream = nullptr);
+                     const compute_t<T> (&force)[3], const WallVelocities<compute_t<T>>& walls,
+                     const MomentView<compute_t<T>>& out, bool stream_in = true, const backend::Stream* stream = nullptr);
 
 /// Copies the interior plane at the opposite side into both ghost planes of `axis` (periodic wrap): the 5
 /// populations per face that stream inwards. Call for x, then y, then z, so edges and corners are filled without

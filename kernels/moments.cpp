@@ -12,12 +12,13 @@ namespace {
 
 template <class T>
 struct Moments {
+  using R = compute_t<T>;
   PopulationView<T> src;
   FlagView flags;
   BlockShape shape;
-  T force[3];
-  WallVelocities<T> walls;
-  MomentView<T> out;
+  R force[3];
+  WallVelocities<R> walls;
+  MomentView<R> out;
   bool stream;  // false: moments of the cell's own populations (the initial state, before any step)
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
@@ -25,18 +26,18 @@ struct Moments {
     const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) {
-      out.rho[k] = T(0);
-      out.u[0][k] = out.u[1][k] = out.u[2][k] = T(0);
+      out.rho[k] = R(0);
+      out.u[0][k] = out.u[1][k] = out.u[2][k] = R(0);
       return;
     }
-    T f[d3q19::Q];
+    R f[d3q19::Q];
     if (stream) {
       gather_populations(src, flags, shape, cell, own, walls, f);
     } else {
       EDDY_UNROLL
-      for (int i = 0; i < d3q19::Q; ++i) f[i] = src.f[i * src.n_cells + cell];
+      for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(src.f[i * src.n_cells + cell]);
     }
-    T drho, rho, u[3];
+    R drho, rho, u[3];
     shifted_moments(f, force, drho, rho, u);
     out.rho[k] = rho;
     out.u[0][k] = u[0];
@@ -49,17 +50,19 @@ struct Moments {
 
 template <class T>
 void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const T (&force)[3], const WallVelocities<T>& walls, const MomentView<T>& out,
-                     bool stream_in, const backend::Stream* stream) {
+                     const compute_t<T> (&force)[3], const WallVelocities<compute_t<T>>& walls,
+                     const MomentView<compute_t<T>>& out, bool stream_in, const backend::Stream* stream) {
   Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out, stream_in};
   parallel_for(shape.interior(), m, "compute_moments", stream);
 }
 
-template void compute_moments<float>(const PopulationView<float>&, const FlagView&, const BlockShape&,
-                                     const float (&)[3], const WallVelocities<float>&, const MomentView<float>&, bool,
-                                     const backend::Stream*);
-template void compute_moments<double>(const PopulationView<double>&, const FlagView&, const BlockShape&,
-                                      const double (&)[3], const WallVelocities<double>&, const MomentView<double>&, bool,
-                                      const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                    \
+  template void compute_moments<T>(const PopulationView<T>&, const FlagView&, const BlockShape&,                   \
+                                   const compute_t<T>(&)[3], const WallVelocities<compute_t<T>>&,                  \
+                                   const MomentView<compute_t<T>>&, bool, const backend::Stream*);
+EDDY_INSTANTIATE(float)
+EDDY_INSTANTIATE(double)
+EDDY_INSTANTIATE(half_t)
+#undef EDDY_INSTANTIATE
 
 }  // namespace eddy

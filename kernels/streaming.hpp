@@ -13,12 +13,14 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
 
 /// Gathers into f[0..18] the populations streaming into `cell` (block index) whose own flag is `own`
-/// (kFluid or kFluidNearSolid). `src` holds post-collision populations of the previous step.
+/// (kFluid or kFluidNearSolid). `src` holds post-collision populations of the previous step (stored as T, see
+/// kernels/storage.hpp); f receives them in the arithmetic type R = compute_t<T>.
 template <class T, class R>
 EDDY_HOST_DEVICE inline void gather_populations(const PopulationView<T>& src, const FlagView& flags,
                                                 const BlockShape& shape, std::int64_t cell, CellFlag own,
@@ -28,7 +30,7 @@ EDDY_HOST_DEVICE inline void gather_populations(const PopulationView<T>& src, co
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
       const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-      f[i] = R(src.f[i * n + from]);
+      f[i] = Stored<T>::load(src.f[i * n + from]);
     }
     return;
   }
@@ -37,9 +39,9 @@ EDDY_UNROLL
     const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
     const CellFlag neighbour = flags.flag[from];
     if (!is_solid(neighbour)) {
-      f[i] = R(src.f[i * n + from]);
+      f[i] = Stored<T>::load(src.f[i * n + from]);
     } else {
-      R value = R(src.f[d3q19::opp(i) * n + cell]);
+      R value = Stored<T>::load(src.f[d3q19::opp(i) * n + cell]);
       if (neighbour >= kMovingWall) {
         const R* uw = walls.u[neighbour - kMovingWall];
         const R cu = R(d3q19::c(i, 0)) * uw[0] + R(d3q19::c(i, 1)) * uw[1] + R(d3q19::c(i, 2)) * uw[2];

@@ -84,7 +84,7 @@ std::string json(const BenchResult& r) {
     << ",\n  \"bytes_per_cell_step\": " << r.bytes_per_cell_step << ",\n  \"bandwidth_gbs\": " << r.bandwidth_gbs
     << ",\n  \"copy_bandwidth_gbs\": " << r.copy_bandwidth_gbs << ",\n  \"upload_seconds\": " << r.upload_seconds
     << ",\n  \"download_seconds\": " << r.download_seconds << ",\n  \"memory_per_cell\": " << r.memory_per_cell
-    << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
+    << ",\n  \"cells_per_gib\": " << 1073741824.0 / r.memory_per_cell << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
     << "\n}\n";
   return s.str();
 }
@@ -118,7 +118,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   BenchResult r;
   r.backend = backend::name();
   r.device = device.name;
-  r.precision = o.precision == Precision::float64 ? "double" : "float";
+  r.precision = o.precision == Precision::float64 ? "double" : o.precision == Precision::float16 ? "fp16" : "float";
   r.grid = config.size;
   r.ranks = decomposition.size;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
@@ -167,8 +167,10 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
 
   const std::size_t local_cells = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                                   decomposition.local_size[2];
-  const std::size_t population_bytes = std::size_t(d3q19::Q) * local_cells *
-                                       (o.precision == Precision::float64 ? sizeof(double) : sizeof(float));
+  const std::size_t value_bytes = o.precision == Precision::float64   ? sizeof(double)
+                                  : o.precision == Precision::float16 ? sizeof(half_t)
+                                                                      : sizeof(float);
+  const std::size_t population_bytes = std::size_t(d3q19::Q) * local_cells * value_bytes;
   sim.reset();  // free the device for the transfer and copy measurements
   measure_transfers(population_bytes, r);
   r.copy_bandwidth_gbs = copy_bandwidth(population_bytes, 10);
@@ -179,12 +181,12 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                 "  MLUPS          %.1f +- %.1f\n"
                 "  bandwidth      %.1f GB/s effective (%.0f B/cell/step), %.1f%% of the device copy bandwidth "
                 "%.1f GB/s\n"
-                "  memory         %.0f B/cell\n"
+                "  memory         %.0f B/cell, %.3g cells per GiB\n"
                 "  transfers      one population buffer (%.3f GB): host->device %.4f s, device->host %.4f s\n"
                 "  check          state %s, mass drift %+.2e\n",
                 static_cast<long long>(r.steps), o.repetitions, static_cast<long long>(o.warmup_steps),
                 r.mlups_mean, r.mlups_sd, r.bandwidth_gbs, r.bytes_per_cell_step,
-                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.memory_per_cell, double(population_bytes) * 1e-9,
+                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, double(population_bytes) * 1e-9,
                 r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
   log << line;
   if (!o.json_path.empty() && decomposition.rank == 0) {

@@ -85,7 +85,7 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
 
   if (transport_ == HaloTransport::nccl) {
     nccl_->exchange(b.send[kLow].data(), b.recv[kLow].data(), neighbour[kLow], b.send[kHigh].data(),
-                    b.recv[kHigh].data(), neighbour[kHigh], count, std::is_same_v<T, double>, stream);
+                    b.recv[kHigh].data(), neighbour[kHigh], count * sizeof(T), stream);
   } else {
     const bool staged = transport_ == HaloTransport::host;
     T* send[2] = {staged ? b.host_send[kLow] : b.send[kLow].data(), staged ? b.host_send[kHigh] : b.send[kHigh].data()};
@@ -95,7 +95,9 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
         if (neighbour[side] != kNoNeighbour) backend::copy_to_host_async(send[side], b.send[side].data(), count * sizeof(T), stream);
     }
     stream.synchronize();  // packed (and staged) data complete before MPI reads it
-    const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+    const MPI_Datatype type = std::is_same_v<T, double>  ? MPI_DOUBLE
+                              : std::is_same_v<T, float> ? MPI_FLOAT
+                                                         : MPI_UINT16_T;  // half: moved as raw 16-bit values
     // Tag 2 * axis + 1: a message moving up the axis; 2 * axis: moving down.
     MPI_Request requests[4];
     int pending = 0;
@@ -124,5 +126,6 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
 
 template class HaloExchange<float>;
 template class HaloExchange<double>;
+template class HaloExchange<half_t>;
 
 }  // namespace eddy

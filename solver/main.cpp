@@ -103,7 +103,9 @@ void print_info(std::ostream& out) {
 eddy::Precision parse_precision(const std::string& text) {
   if (text == "float") return eddy::Precision::float32;
   if (text == "double") return eddy::Precision::float64;
-  throw eddy::CollectiveInputError("bench: --precision must be \"float\" or \"double\" (got \"" + text + "\")");
+  if (text == "fp16") return eddy::Precision::float16;
+  throw eddy::CollectiveInputError("bench: --storage must be \"float\", \"fp16\" or \"double\" (got \"" + text +
+                                   "\")");
 }
 
 eddy::HaloTransport parse_transport(const std::string& text) {
@@ -140,7 +142,7 @@ int main(int argc, char** argv) {
   bench->add_option("--steps", bench_options.steps, "Steps per repetition (default: calibrated to ~1 s)");
   bench->add_option("--repeat", bench_options.repetitions, "Timed repetitions (default 5)");
   bench->add_option("--warmup", bench_options.warmup_steps, "Warm-up steps, not timed (default 10)");
-  bench->add_option("--precision", precision, "Storage precision: float (default) or double");
+  bench->add_option("--storage,--precision", precision, "Population storage: float (default), fp16 or double");
   bench->add_option("--transport", transport, "Halo transport under MPI: host (default), device or nccl");
   bench->add_flag("!--no-overlap", bench_options.overlap, "Do not overlap the halo exchange with interior updates");
   bench->add_option("--json", bench_options.json_path, "Also write the results as JSON to this file");

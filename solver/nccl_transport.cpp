@@ -33,8 +33,9 @@ class NcclPointToPoint final : public NcclTransport {
   ~NcclPointToPoint() override { ncclCommDestroy(comm_); }
 
   void exchange(const void* send_low, void* recv_low, int low, const void* send_high, void* recv_high, int high,
-                std::size_t count, bool is_double, const backend::Stream& stream) override {
-    const ncclDataType_t type = is_double ? ncclDouble : ncclFloat;
+                std::size_t bytes, const backend::Stream& stream) override {
+    const ncclDataType_t type = ncclUint8;  // raw bytes: any storage type
+    const std::size_t count = bytes;
     const auto s = static_cast<cudaStream_t>(stream.handle());
     // NCCL pairs sends and receives between two ranks in issue order. Sends go low then high, receives high then
     // low: when both neighbours are the same rank (two ranks on a periodic axis), its send to its lower neighbour

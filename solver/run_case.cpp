@@ -175,7 +175,9 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "collision   " << (config.collision == Collision::trt ? "TRT (magic " + format("%.6g", config.magic) + ")"
                                                                 : std::string("BGK"))
       << "\n"
-      << "precision   " << (config.precision == Precision::float64 ? "double" : "float") << "\n"
+      << "storage     "
+      << (config.precision == Precision::float64 ? "double" : config.precision == Precision::float16 ? "fp16" : "float")
+      << "\n"
       << "memory      " << bytes_per_cell << " B/cell (+" << output_bytes_per_cell << " B/cell for output), "
       << format("%.3f", cells * double(bytes_per_cell + output_bytes_per_cell) / (1024.0 * 1024.0 * 1024.0))
       << " GiB in all\n"

@@ -11,6 +11,7 @@
 #include "io/vtk_output.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/storage.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/lattice_setup.hpp"
@@ -46,13 +47,15 @@ void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner,
 
 template <class T>
 class LatticeSimulation final : public Simulation {
+  using R = compute_t<T>;  // arithmetic, relaxation, wall velocities and output fields
+
  public:
   LatticeSimulation(const CaseConfig& config, const Decomposition& decomposition)
       : Simulation(config),
         decomposition_(decomposition),
         shape_(block_shape(decomposition)),
-        relax_(relaxation<T>(config)),
-        walls_(wall_velocities<T>(config)),
+        relax_(relaxation<R>(config)),
+        walls_(wall_velocities<R>(config)),
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
@@ -92,7 +95,7 @@ class LatticeSimulation final : public Simulation {
   const Decomposition& decomposition() const override { return decomposition_; }
 
   MacroscopicFields fields() override {
-    const std::vector<T> host = download_moments();
+    const std::vector<R> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
     MacroscopicFields out;
     out.size = decomposition_.local_size;
@@ -104,7 +107,7 @@ class LatticeSimulation final : public Simulation {
   }
 
   Diagnostics diagnose() override {
-    const std::vector<T> host = download_moments();
+    const std::vector<R> host = download_moments();
     const std::int64_t n = shape_.interior_cells();
     Diagnostics d;
     double max_speed2 = -1.0;
@@ -130,9 +133,9 @@ class LatticeSimulation final : public Simulation {
   }
 
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
-    std::vector<T> host = download_moments();
+    std::vector<R> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
-    const T inv_u = T(1.0 / scaling.velocity);
+    const R inv_u = R(1.0 / scaling.velocity);
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
     PieceExtent piece{decomposition_.offset, decomposition_.local_size};
     if (!decomposition_.serial() && decomposition_.size > 1) {
@@ -146,10 +149,10 @@ class LatticeSimulation final : public Simulation {
       grid.spacing[a] = 1.0 / scaling.length;
       grid.origin[a] = 0.5 / scaling.length;
     }
-    const std::vector<PointField<T>> point_fields = {
+    const std::vector<PointField<R>> point_fields = {
         {"density", {host.data()}},
         {"velocity", {host.data() + m, host.data() + 2 * m, host.data() + 3 * m}}};
-    eddy::write_vti<T>(path, grid, point_fields, scaling.time(step_));
+    eddy::write_vti<R>(path, grid, point_fields, scaling.time(step_));
     return piece;
   }
 
@@ -158,7 +161,9 @@ class LatticeSimulation final : public Simulation {
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     std::vector<double> out(std::size_t(d3q19::Q) * std::size_t(n));
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = double(all[i * stride + cell]) + d3q19::w<double>(i);
+      for (int i = 0; i < d3q19::Q; ++i) {
+        out[i * n + k] = double(Stored<T>::load(all[i * stride + cell])) + d3q19::w<double>(i);
+      }
     });
     return out;
   }
@@ -167,13 +172,13 @@ class LatticeSimulation final : public Simulation {
     std::vector<T> all = f_[current_].download();
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) all[i * stride + cell] = T(f[i * n + k] - d3q19::w<double>(i));
+      for (int i = 0; i < d3q19::Q; ++i) all[i * stride + cell] = Stored<T>::store(R(f[i * n + k] - d3q19::w<double>(i)));
     });
     f_[current_].upload(all);
   }
 
   std::size_t bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
-  std::size_t output_bytes_per_cell() const override { return 4 * sizeof(T); }
+  std::size_t output_bytes_per_cell() const override { return 4 * sizeof(R); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
@@ -201,12 +206,12 @@ class LatticeSimulation final : public Simulation {
 
   /// Computes rho, ux, uy, uz of the current time on the device and downloads them (4 blocks of n values).
   /// Collective on several ranks: the ghosts are exchanged first.
-  std::vector<T> download_moments() {
+  std::vector<R> download_moments() {
     const std::size_t n = std::size_t(shape_.interior_cells());
-    if (moments_.size() == 0) moments_ = DeviceBuffer<T>(4 * n);
-    T* base = moments_.data();
-    const MomentView<T> out{base, {base + n, base + 2 * n, base + 3 * n}};
-    const T force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    if (moments_.size() == 0) moments_ = DeviceBuffer<R>(4 * n);
+    R* base = moments_.data();
+    const MomentView<R> out{base, {base + n, base + 2 * n, base + 3 * n}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
     halo_.exchange(view(current_), compute_);
     compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out, /*stream_in=*/step_ > 0,
                     &compute_);
@@ -215,8 +220,8 @@ class LatticeSimulation final : public Simulation {
 
   Decomposition decomposition_;
   BlockShape shape_;
-  Relaxation<T> relax_;
-  WallVelocities<T> walls_;
+  Relaxation<R> relax_;
+  WallVelocities<R> walls_;
   backend::Stream compute_, comm_;
   backend::Event step_done_, halo_done_;
   HaloExchange<T> halo_;
@@ -225,7 +230,7 @@ class LatticeSimulation final : public Simulation {
   std::vector<Box> shell_;
   DeviceBuffer<T> f_[2];
   DeviceBuffer<CellFlag> flags_;
-  DeviceBuffer<T> moments_;
+  DeviceBuffer<R> moments_;
   int current_ = 0;
   std::int64_t step_ = 0;
 };
@@ -238,8 +243,9 @@ namespace {
 /// overcommit and fail later, when the pages are touched).
 void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
-  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;
-  const double needed = double(shape.n_cells()) * (2.0 * d3q19::Q * value_bytes + sizeof(CellFlag)) +
+  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;  // arithmetic / output type
+  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : value_bytes;
+  const double needed = double(shape.n_cells()) * (2.0 * d3q19::Q * stored_bytes + sizeof(CellFlag)) +
                         double(shape.interior_cells()) * 4.0 * value_bytes;
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
@@ -257,7 +263,11 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
 
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
   check_memory(config, decomposition);
-  if (config.precision == Precision::float64) return std::make_unique<LatticeSimulation<double>>(config, decomposition);
+  switch (config.precision) {
+    case Precision::float64: return std::make_unique<LatticeSimulation<double>>(config, decomposition);
+    case Precision::float16: return std::make_unique<LatticeSimulation<half_t>>(config, decomposition);
+    case Precision::float32: break;
+  }
   return std::make_unique<LatticeSimulation<float>>(config, decomposition);
 }
 

@@ -24,5 +24,14 @@ TEST(CavityGhia, Re100AtN64) {
   EXPECT_LT(e.v_rms, 0.015);
 }
 
+TEST(CavityGhia, Re100AtN64Fp16Storage) {
+  // fp16 storage (scaled f_i - w_i in 16 bits, arithmetic in float): within 2 % of the lid speed.
+  EDDY_REQUIRE_DEVICE();
+  const GhiaErrors e = cavity_vs_reference(64, 100.0, 30.0, Precision::float16, {test::ghia1982("100")}).at(0);
+  std::cout << "[ ghia ] Re 100, N 64, fp16: RMS error u " << e.u_rms << ", v " << e.v_rms << " (lid speed 1)\n";
+  EXPECT_LT(e.u_rms, 0.02);
+  EXPECT_LT(e.v_rms, 0.02);
+}
+
 }  // namespace
 }  // namespace eddy

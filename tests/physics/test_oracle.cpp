@@ -1,6 +1,7 @@
 // The fused stream-collide kernel (this build's backend) against the plain CPU reference oracle, after 100 steps
 // on a box with every boundary kind at once: periodic x, a no-slip wall, two moving walls meeting walls at edges
-// (precedence), a body force, from a random non-equilibrium state. Double: 1e-12; float: 1e-5 (max-norm relative).
+// (precedence), a body force, from a random non-equilibrium state. Double: 1e-12; float: 1e-5; fp16: 1e-4
+// (max-norm relative; half keeps 11 significant bits of the stored f_i - w_i, |f_i - w_i| <= ~0.05 here).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,7 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(OracleCase{Collision::trt, Precision::float64, 1e-12, "TRT_double"},
                       OracleCase{Collision::bgk, Precision::float64, 1e-12, "BGK_double"},
                       OracleCase{Collision::trt, Precision::float32, 1e-5, "TRT_float"},
-                      OracleCase{Collision::bgk, Precision::float32, 1e-5, "BGK_float"}),
+                      OracleCase{Collision::bgk, Precision::float32, 1e-5, "BGK_float"},
+                      OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16"},
+                      OracleCase{Collision::bgk, Precision::float16, 1e-4, "BGK_fp16"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(FusedKernel, RepeatedRunsAreBitIdentical) {

@@ -113,7 +113,7 @@ type = "rest"
 [numerics]
 collision = "bgk"
 magic = 0.25
-precision = "double"
+storage = "double"
 [run]
 steps = 1000
 report_every = 50
@@ -446,8 +446,8 @@ TEST(CaseConfigErrors, BadEnumStringsListAllowedValues) {
   CaseText t;
   t.extra = "[numerics]\ncollision = \"mrt\"\n";
   EXPECT_INPUT_ERROR(t, "numerics.collision", "\"mrt\"", "\"trt\", \"bgk\"");
-  t.extra = "[numerics]\nprecision = \"half\"\n";
-  EXPECT_INPUT_ERROR(t, "numerics.precision", "\"float\", \"double\"");
+  t.extra = "[numerics]\nstorage = \"half\"\n";
+  EXPECT_INPUT_ERROR(t, "numerics.storage", "\"fp16\"");
   t.extra = "[initial]\ntype = \"vortex\"\n";
   EXPECT_INPUT_ERROR(t, "initial.type", "\"rest\", \"taylor_green_2d\", \"taylor_green_3d\"");
   t = CaseText();
