@@ -33,8 +33,8 @@ echo "compute-sanitizer memcheck test_oracle: exit $?" | tee -a "$out/summary.tx
 echo "default case: exit $?, $(tail -1 "$out/run_default.log")" | tee -a "$out/summary.txt"
 
 for n in "${sizes[@]}"; do
-  for p in float double; do
-    "$build/eddy" bench --size "$n" --precision "$p" --json "$out/bench_${n}_${p}.json" >"$out/bench_${n}_${p}.log" 2>&1
+  for p in float fp16 double; do
+    "$build/eddy" bench --size "$n" --storage "$p" --json "$out/bench_${n}_${p}.json" >"$out/bench_${n}_${p}.log" 2>&1
     echo "bench $n $p: exit $?" >>"$out/summary.txt"
   done
 done
