@@ -1,5 +1,6 @@
 #include "solver/bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -133,14 +134,16 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   log << "\n";
 
   const double mass0 = reduce_diagnostics(sim->diagnose(), decomposition).mass;
-  // Warm-up, then calibrate steps per repetition to about one second (the same count on every rank).
+  // Warm-up (not timed), then one timed calibration step sets the steps per repetition to about one second
+  // (the same count on every rank), between 5 and 100,000.
   sim->synchronize();
-  auto start = Clock::now();
   sim->advance(o.warmup_steps);
   sim->synchronize();
-  const double warm = reduce_max(seconds_since(start), decomposition);
-  r.steps = o.steps > 0 ? o.steps
-                        : std::max<std::int64_t>(5, std::int64_t(1.0 / std::max(warm / double(std::max<std::int64_t>(o.warmup_steps, 1)), 1e-6)));
+  auto start = Clock::now();
+  sim->advance(1);
+  sim->synchronize();
+  const double per_step = std::max(reduce_max(seconds_since(start), decomposition), 1e-5);
+  r.steps = o.steps > 0 ? o.steps : std::clamp<std::int64_t>(std::int64_t(1.0 / per_step), 5, 100000);
 
   for (int rep = 0; rep < o.repetitions; ++rep) {
     sim->synchronize();

@@ -44,9 +44,10 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
   std::array<int, 3> dims = config.parallel.ranks;
   const bool given = dims[0] > 0 && dims[1] > 0 && dims[2] > 0;
   if (given) {
-    if (dims[0] * dims[1] * dims[2] != ranks) {
+    const long long needed = static_cast<long long>(dims[0]) * dims[1] * dims[2];
+    if (needed != ranks) {
       throw CollectiveInputError(config.source_file + ": parallel.ranks = " + triple(dims) + " needs " +
-                       std::to_string(dims[0] * dims[1] * dims[2]) + " MPI ranks, but the job has " +
+                       std::to_string(needed) + " MPI ranks, but the job has " +
                        std::to_string(ranks) + "; run with that many ranks or change parallel.ranks");
     }
   } else {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "io/case_config.hpp"
+#include "io/output_error.hpp"
 
 namespace eddy {
 
@@ -15,6 +16,12 @@ namespace eddy {
 class CollectiveInputError : public InputError {
  public:
   using InputError::InputError;
+};
+
+/// An output error that every rank has been told about (see agree_on_failure), so all ranks exit together.
+class CollectiveOutputError : public OutputError {
+ public:
+  using OutputError::OutputError;
 };
 
 /// Neighbour rank value for "no neighbour" (a wall or the domain's end on a non-periodic axis).

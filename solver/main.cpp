@@ -50,17 +50,23 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
-int report(const MpiSession& mpi, const std::string& raw_message, int code, bool collective) {
-  const std::string message = one_line(raw_message);
+/// Writes "eddy: error: <message>" with one write call, so lines of several ranks never interleave.
+void print_error(const std::string& message) {
+  const std::string line = "eddy: error: " + one_line(message) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+int report(const MpiSession& mpi, const std::string& message, int code, bool collective) {
   if (collective) {
-    if (mpi.rank == 0) std::cerr << "eddy: error: " << message << "\n";
+    if (mpi.rank == 0) print_error(message);
     return code;
   }
   if (mpi.size == 1) {
-    std::cerr << "eddy: error: " << message << "\n";
+    print_error(message);
     return code;
   }
-  std::cerr << "eddy: error: (rank " << mpi.rank << " of " << mpi.size << ") " << message << "\n" << std::flush;
+  print_error("(rank " + std::to_string(mpi.rank) + " of " + std::to_string(mpi.size) + ") " + message);
   MPI_Abort(MPI_COMM_WORLD, code);  // ends every rank; mpirun exits with `code`
   return code;
 }
@@ -79,7 +85,7 @@ std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, cons
   int first_failure = mine;
   MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first_failure == mpi.size) return config;
-  if (mpi.rank == first_failure) std::cerr << "eddy: error: " << one_line(error) << "\n";
+  if (mpi.rank == first_failure) print_error(error);
   exit_code = eddy::kExitInputError;
   return std::nullopt;
 }
@@ -175,6 +181,8 @@ int main(int argc, char** argv) {
     }
   } catch (const eddy::CollectiveInputError& e) {
     return report(mpi, e.what(), eddy::kExitInputError, true);
+  } catch (const eddy::CollectiveOutputError& e) {
+    return report(mpi, e.what(), eddy::kExitOutputError, true);
   } catch (const eddy::InstabilityError& e) {
     return report(mpi, e.what(), eddy::kExitUnstable, true);
   } catch (const eddy::InputError& e) {

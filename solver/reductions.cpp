@@ -43,12 +43,39 @@ Diagnostics reduce_diagnostics(const Diagnostics& local, const Decomposition& d)
 CenterlineSums reduce_centerlines(const CenterlineSums& local, const Decomposition& d) {
   if (d.serial() || d.size == 1) return local;
   CenterlineSums global = local;
-  EDDY_MPI_CHECK(MPI_Allreduce(local.u_vertical.data(), global.u_vertical.data(),
-                               static_cast<int>(local.u_vertical.size()), MPI_DOUBLE, MPI_SUM, d.comm));
-  EDDY_MPI_CHECK(MPI_Allreduce(local.v_horizontal.data(), global.v_horizontal.data(),
-                               static_cast<int>(local.v_horizontal.size()), MPI_DOUBLE, MPI_SUM, d.comm));
+  for (int m = 0; m < 4; ++m) {  // one owner per entry: the sums are exact
+    EDDY_MPI_CHECK(MPI_Allreduce(local.u_vertical[m].data(), global.u_vertical[m].data(),
+                                 static_cast<int>(local.u_vertical[m].size()), MPI_DOUBLE, MPI_SUM, d.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(local.v_horizontal[m].data(), global.v_horizontal[m].data(),
+                                 static_cast<int>(local.v_horizontal[m].size()), MPI_DOUBLE, MPI_SUM, d.comm));
+  }
   return global;
 }
+
+namespace detail {
+
+void agree_on_failure(MPI_Comm comm, int kind, const std::string& message) {
+  if (comm == MPI_COMM_NULL) {
+    if (kind == 1) throw CollectiveInputError(message);
+    if (kind == 2) throw CollectiveOutputError(message);
+    return;
+  }
+  int rank = 0, size = 1;
+  EDDY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  EDDY_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const int mine = kind == 0 ? size : rank;
+  int first = size;
+  EDDY_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) return;
+  int header[2] = {kind, static_cast<int>(message.size())};
+  EDDY_MPI_CHECK(MPI_Bcast(header, 2, MPI_INT, first, comm));
+  std::string text = rank == first ? message : std::string(header[1], ' ');
+  EDDY_MPI_CHECK(MPI_Bcast(text.data(), header[1], MPI_CHAR, first, comm));
+  if (header[0] == 1) throw CollectiveInputError(text);
+  throw CollectiveOutputError(text);
+}
+
+}  // namespace detail
 
 double reduce_max(double seconds, const Decomposition& d) {
   if (d.serial() || d.size == 1) return seconds;

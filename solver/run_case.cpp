@@ -148,6 +148,8 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
     try {
       if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
     } catch (const OutputError& e) {
+      // On several ranks only this rank may have failed: it must end the job (MPI_Abort), not wait for the others.
+      if (sim.decomposition().size > 1) throw OutputError(message + "; the fields could not be written: " + e.what());
       throw InstabilityError(message + "; the fields could not be written: " + e.what());
     }
   }
@@ -189,7 +191,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
   const Decomposition decomposition = decompose(config, world);
   std::ostream null_log(nullptr);
   std::ostream& log = decomposition.rank == 0 ? rank0_log : null_log;
-  const int device_index = select_rank_device(config, world);
+  int device_index = 0;
+  agree_on_failure(world, [&] { device_index = select_rank_device(config, world); });
   const backend::DeviceInfo device = backend::device_info(device_index);
   log << "device      " << device.name << " (" << backend::name() << ")";
   if (decomposition.size > 1) {
@@ -198,7 +201,9 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
         << (config.parallel.overlap ? " with overlap" : "");
   }
   log << "\n";
-  if (config.write_vtk || config.write_centerlines) ensure_writable_directory(config.output_directory);
+  if (config.write_vtk || config.write_centerlines) {
+    agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
+  }
   auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->output_bytes_per_cell(), log);
 

@@ -7,23 +7,30 @@ namespace eddy {
 
 namespace {
 
-/// This rank's share of the average of u[component] over the middle node(s) of the axis `across` and of z.
-std::vector<double> centreline_sum(const MacroscopicFields& f, int component, int along, int across) {
+/// This rank's terms of the average of u[component] over the middle node(s) of the axis `across` and of z.
+std::array<std::vector<double>, 4> centreline_terms(const MacroscopicFields& f, int component, int along, int across) {
   const int n_across = f.global_size[across], n_z = f.global_size[2];
   const int middle[2][2] = {{(n_across - 1) / 2, n_across / 2}, {(n_z - 1) / 2, n_z / 2}};
-  std::vector<double> sum(f.global_size[along], 0.0);
-  for (int a : middle[0])
-    for (int z : middle[1]) {
-      const int la = a - f.offset[across], lz = z - f.offset[2];
-      if (la < 0 || la >= f.size[across] || lz < 0 || lz >= f.size[2]) continue;
-      for (int i = 0; i < f.size[along]; ++i) {
-        int c[3] = {0, 0, lz};
-        c[along] = i;
-        c[across] = la;
-        sum[f.offset[along] + i] += 0.25 * f.u[component][f.index(c[0], c[1], c[2])];
-      }
+  std::array<std::vector<double>, 4> terms;
+  for (auto& t : terms) t.assign(f.global_size[along], 0.0);
+  for (int m = 0; m < 4; ++m) {
+    const int a = middle[0][m / 2], z = middle[1][m % 2];
+    const int la = a - f.offset[across], lz = z - f.offset[2];
+    if (la < 0 || la >= f.size[across] || lz < 0 || lz >= f.size[2]) continue;
+    for (int i = 0; i < f.size[along]; ++i) {
+      int c[3] = {0, 0, lz};
+      c[along] = i;
+      c[across] = la;
+      terms[m][f.offset[along] + i] = f.u[component][f.index(c[0], c[1], c[2])];
     }
-  return sum;
+  }
+  return terms;
+}
+
+std::vector<double> average(const std::array<std::vector<double>, 4>& terms) {
+  std::vector<double> mean(terms[0].size());
+  for (std::size_t i = 0; i < mean.size(); ++i) mean[i] = 0.25 * (((terms[0][i] + terms[1][i]) + terms[2][i]) + terms[3][i]);
+  return mean;
 }
 
 Profile profile_with_walls(const std::vector<double>& values, double scale, double wall_low, double wall_high) {
@@ -43,13 +50,13 @@ Profile profile_with_walls(const std::vector<double>& values, double scale, doub
 }  // namespace
 
 CenterlineSums centerline_sums(const MacroscopicFields& fields) {
-  return {centreline_sum(fields, 0, 1, 0), centreline_sum(fields, 1, 0, 1)};
+  return {centreline_terms(fields, 0, 1, 0), centreline_terms(fields, 1, 0, 1)};
 }
 
 CavityCenterlines cavity_centerlines(const CenterlineSums& sums, double lid_velocity, double lid_value) {
   const double scale = 1.0 / lid_velocity;
-  return {profile_with_walls(sums.u_vertical, scale, 0.0, lid_value),
-          profile_with_walls(sums.v_horizontal, scale, 0.0, 0.0)};
+  return {profile_with_walls(average(sums.u_vertical), scale, 0.0, lid_value),
+          profile_with_walls(average(sums.v_horizontal), scale, 0.0, 0.0)};
 }
 
 CavityCenterlines cavity_centerlines(const MacroscopicFields& fields, double lid_velocity, double lid_value) {

@@ -1,6 +1,7 @@
 // Validation helpers: cavity centreline profiles and their comparison with tabulated reference data.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "solver/simulation.hpp"
@@ -23,11 +24,13 @@ struct CavityCenterlines {
 };
 CavityCenterlines cavity_centerlines(const MacroscopicFields& fields, double lid_velocity, double lid_value);
 
-/// The centreline averages as sums of this rank's contributions, one entry per global node along each line
-/// (lattice units): add them over ranks (MPI_SUM), then pass them to cavity_centerlines below.
+/// The four terms of each centreline average (the middle nodes across the line and in z), one entry per global
+/// node along the line (lattice units). Each entry is owned by exactly one rank (others hold 0), so adding them over
+/// ranks (MPI_SUM) is exact, and cavity_centerlines below averages them in a fixed order: any decomposition gives
+/// bitwise the one-rank profile.
 struct CenterlineSums {
-  std::vector<double> u_vertical;    ///< u_x on x = 1/2, per global y
-  std::vector<double> v_horizontal;  ///< u_y on y = 1/2, per global x
+  std::array<std::vector<double>, 4> u_vertical;    ///< u_x on x = 1/2, per global y
+  std::array<std::vector<double>, 4> v_horizontal;  ///< u_y on y = 1/2, per global x
 };
 CenterlineSums centerline_sums(const MacroscopicFields& fields);
 CavityCenterlines cavity_centerlines(const CenterlineSums& sums, double lid_velocity, double lid_value);
