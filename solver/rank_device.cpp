@@ -16,7 +16,7 @@ int select_rank_device(const CaseConfig& config, MPI_Comm world) {
   const int count = backend::device_count();
   if (count == 0) backend::device_info(0);  // throws the "no GPU visible" DeviceError
   if (config.parallel.device >= count) {
-    throw InputError(config.source_file + ": parallel.device = " + std::to_string(config.parallel.device) +
+    throw InputError(source_prefix(config) + "parallel.device = " + std::to_string(config.parallel.device) +
                      " but only " + std::to_string(count) + " device(s) are visible (indices 0.." +
                      std::to_string(count - 1) + "); use -1 to pick by node-local rank");
   }
