@@ -108,6 +108,11 @@ struct CaseConfig {
   double omega() const { return 1.0 / tau; }
 };
 
+/// "<case file>: " to start a message about a case read from a file; "" for a case built in code (bench, tests).
+inline std::string source_prefix(const CaseConfig& config) {
+  return config.source_file.empty() ? std::string() : config.source_file + ": ";
+}
+
 /// Reads and validates a case file: a regular file (or a symlink to one) of at most 16 MiB. `overrides` are
 /// "section.key=value" strings, the value written as in TOML (e.g. `output.directory="out"`, `run.steps=100`,
 /// `domain.size=[32,32,1]`); they replace or add keys before validation. Keys of more than 64 dot-separated parts

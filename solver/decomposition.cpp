@@ -67,7 +67,7 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
   }
   for (int a = 0; a < 3; ++a) {
     if (dims[a] > config.size[a]) {
-      throw CollectiveInputError(source_prefix(config) + "" + std::to_string(ranks) + " MPI ranks do not fit the grid " +
+      throw CollectiveInputError(source_prefix(config) + std::to_string(ranks) + " MPI ranks do not fit the grid " +
                        triple(config.size) + ": the decomposition " + triple(dims) + " puts " +
                        std::to_string(dims[a]) + " ranks on an axis of " + std::to_string(config.size[a]) +
                        " cells (each rank needs at least one cell per axis); use fewer ranks or set parallel.ranks");
