@@ -46,7 +46,7 @@ CaseConfig bench_case(const BenchOptions& o) {
   return c;
 }
 
-/// Device-to-device copy bandwidth (bytes read + written per second), median-free mean over repetitions.
+/// Device-to-device copy bandwidth (bytes read + written per second) over `repetitions` back-to-back copies.
 double copy_bandwidth(std::size_t bytes, int repetitions) {
   DeviceBuffer<char> a(bytes), b(bytes);
   backend::copy_on_device(b.data(), a.data(), bytes);  // warm-up (and touch the pages on cpu)
