@@ -1,7 +1,13 @@
-// Periodic ghost-layer fill of one block: ghost plane 0 <- interior plane n, ghost plane n+1 <- interior plane 1,
-// over the whole extent of the other two axes (ghosts included). Only the 5 populations that stream from the ghost
-// plane into the interior are copied (c_i pointing inwards along the axis). Filling x, then y, then z also fills
-// edges and corners: a diagonal population reaches an edge ghost in the x pass and moves on in the y pass.
+// Periodic ghost copies of one block (a periodic axis that this rank spans alone), for the in-place AA scheme
+// (kernels/streaming.hpp). At ghost plane 0 the 5 populations with c_i[axis] = -1 are copied, at plane n + 1 those
+// with c_i[axis] = +1: the ones that point out of the block there.
+//   into the ghosts (before an odd step): plane 0 <- plane n, plane n + 1 <- plane 1. These slots hold the
+//     post-collision populations that the interior planes send across the periodic boundary.
+//   out of the ghosts (after an odd step): plane n <- plane 0, plane 1 <- plane n + 1. The odd step wrote there
+//     the populations that left the block; they arrive at the other side. A slot whose upstream cell (the cell it
+//     streams from, x - c_i) is solid is skipped: the odd step bounced a population into it at x itself.
+// Each copy spans the whole extent of the two other axes, ghosts included: x, y, z into the ghosts and z, y, x out
+// of them carry edges and corners (a diagonal population moves one axis per pass).
 // Bytes per ghost cell: 5 * sizeof(T) read + 5 * sizeof(T) written.
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
@@ -12,20 +18,27 @@ namespace {
 
 template <class T>
 struct PeriodicCopy {
-  PopulationView<T> f;
+  PopulationView<T> a;
   BlockShape shape;
+  FlagView flags;
   int axis;
+  bool into_ghosts;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     int p[3] = {x, y, z};
-    const int ghost = p[axis];
-    const int inwards = ghost == 0 ? 1 : -1;
-    p[axis] = ghost == 0 ? shape.n[axis] : 1;
-    const std::int64_t to = shape.index(x, y, z);
-    const std::int64_t from = shape.index(p[0], p[1], p[2]);
+    const int ghost_plane = p[axis];
+    const int outwards = ghost_plane == 0 ? -1 : 1;
+    p[axis] = ghost_plane == 0 ? shape.n[axis] : 1;
+    const std::int64_t ghost = shape.index(x, y, z);
+    const std::int64_t interior = shape.index(p[0], p[1], p[2]);
+    const std::int64_t to = into_ghosts ? ghost : interior, from = into_ghosts ? interior : ghost;
 EDDY_UNROLL
     for (int i = 1; i < d3q19::Q; ++i) {
-      if (d3q19::c(i, axis) == inwards) f.f[i * f.n_cells + to] = f.f[i * f.n_cells + from];
+      if (d3q19::c(i, axis) != outwards) continue;
+      // Out of the ghosts, a slot whose upstream cell is solid holds the interior cell's own bounced population.
+      const std::int64_t upstream = to - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+      if (!into_ghosts && is_solid(flags.flag[upstream])) continue;
+      a.f[i * a.n_cells + to] = a.f[i * a.n_cells + from];
     }
   }
 };
@@ -33,21 +46,21 @@ EDDY_UNROLL
 }  // namespace
 
 template <class T>
-void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis,
-                          const backend::Stream* stream) {
+void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape, int axis,
+                          bool into_ghosts, const backend::Stream* stream) {
   Box low = shape.whole();
   low.hi[axis] = 1;
   Box high = shape.whole();
   high.lo[axis] = shape.n[axis] + 1;
-  parallel_for(low, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts", stream);
-  parallel_for(high, PeriodicCopy<T>{f, shape, axis}, "fill_periodic_ghosts", stream);
+  parallel_for(low, PeriodicCopy<T>{a, shape, flags, axis, into_ghosts}, "copy_periodic_ghosts", stream);
+  parallel_for(high, PeriodicCopy<T>{a, shape, flags, axis, into_ghosts}, "copy_periodic_ghosts", stream);
 }
 
-template void fill_periodic_ghosts<float>(const PopulationView<float>&, const BlockShape&, int,
+template void copy_periodic_ghosts<float>(const PopulationView<float>&, const FlagView&, const BlockShape&, int, bool,
                                           const backend::Stream*);
-template void fill_periodic_ghosts<double>(const PopulationView<double>&, const BlockShape&, int,
+template void copy_periodic_ghosts<double>(const PopulationView<double>&, const FlagView&, const BlockShape&, int, bool,
                                            const backend::Stream*);
-template void fill_periodic_ghosts<half_t>(const PopulationView<half_t>&, const BlockShape&, int,
+template void copy_periodic_ghosts<half_t>(const PopulationView<half_t>&, const FlagView&, const BlockShape&, int, bool,
                                            const backend::Stream*);
 
 }  // namespace eddy

@@ -1,8 +1,10 @@
-// Halo packing: copies the 5 populations that cross a face (c_i pointing across it) between one plane of a block
-// and a contiguous buffer, for MPI messages. The plane spans the whole block in the two other axes, ghost layer
-// included, so exchanging x, then y, then z carries edges and corners without diagonal messages.
+// Halo packing: copies 5 populations of each cell of one block plane (those with c_i[axis] = +1 or -1, chosen by the
+// caller, see solver/halo_exchange.hpp) between the plane and a contiguous buffer, for MPI messages. The plane spans
+// the whole block in the two other axes, ghost layer included, so exchanging axis by axis carries edges and corners
+// without diagonal messages.
 // Buffer layout: buffer[k * plane_cells + p], k = 0..4 the crossing direction, p = b + extent_b * c over the plane's
-// two other axes (b before c in x, y, z order). Bytes per plane cell: 5 * sizeof(T) read + 5 * sizeof(T) written.
+// two other axes (b before c in x, y, z order). Bytes per plane cell: 5 * sizeof(T) read + 5 * sizeof(T) written
+// (plus 5 upstream flag bytes, mostly cached, when unpacking out of the ghosts).
 #include "kernels/halo_pack.hpp"
 
 #include "kernels/parallel_for.hpp"
@@ -17,7 +19,8 @@ struct PlaneCopy {
   int axis;
   CrossingDirections dirs;
   T* buffer;
-  bool pack;  // true: plane -> buffer; false: buffer -> plane
+  bool pack;                      // true: plane -> buffer; false: buffer -> plane
+  const CellFlag* upstream_flags;  // unpack only: skip slots whose upstream cell is solid (null: write all)
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const int p3[3] = {x, y, z};
@@ -31,8 +34,12 @@ struct PlaneCopy {
       T& in_buffer = buffer[k * plane_cells + p];
       if (pack) {
         in_buffer = in_block;
-      } else {
+      } else if (upstream_flags == nullptr) {
         in_block = in_buffer;
+      } else {
+        const int i = dirs.i[k];
+        const std::int64_t upstream = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+        if (!is_solid(upstream_flags[upstream])) in_block = in_buffer;
       }
     }
   }
@@ -63,15 +70,17 @@ std::int64_t plane_cells(const BlockShape& shape, int axis) {
 template <class T>
 void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream) {
-  parallel_for(plane_box(shape, axis, plane), PlaneCopy<T>{f, shape, axis, dirs, buffer, true}, "pack_plane",
+  parallel_for(plane_box(shape, axis, plane), PlaneCopy<T>{f, shape, axis, dirs, buffer, true, nullptr}, "pack_plane",
                stream);
 }
 
 template <class T>
 void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
-                  const CrossingDirections& dirs, const T* buffer, const backend::Stream* stream) {
+                  const CrossingDirections& dirs, const T* buffer, const CellFlag* upstream_flags,
+                  const backend::Stream* stream) {
   parallel_for(plane_box(shape, axis, plane),
-               PlaneCopy<T>{f, shape, axis, dirs, const_cast<T*>(buffer), false}, "unpack_plane", stream);
+               PlaneCopy<T>{f, shape, axis, dirs, const_cast<T*>(buffer), false, upstream_flags}, "unpack_plane",
+               stream);
 }
 
 template void pack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int, const CrossingDirections&,
@@ -79,12 +88,12 @@ template void pack_plane<float>(const PopulationView<float>&, const BlockShape&,
 template void pack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
                                  const CrossingDirections&, double*, const backend::Stream*);
 template void unpack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int,
-                                  const CrossingDirections&, const float*, const backend::Stream*);
+                                  const CrossingDirections&, const float*, const CellFlag*, const backend::Stream*);
 template void unpack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
-                                   const CrossingDirections&, const double*, const backend::Stream*);
+                                   const CrossingDirections&, const double*, const CellFlag*, const backend::Stream*);
 template void pack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int, const CrossingDirections&,
                                  half_t*, const backend::Stream*);
 template void unpack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int,
-                                   const CrossingDirections&, const half_t*, const backend::Stream*);
+                                   const CrossingDirections&, const half_t*, const CellFlag*, const backend::Stream*);
 
 }  // namespace eddy

@@ -29,9 +29,12 @@ template <class T>
 void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream = nullptr);
 
-/// The inverse of pack_plane: writes `buffer` into populations `dirs` of plane `plane`.
+/// The inverse of pack_plane: writes `buffer` into populations `dirs` of plane `plane`. With `upstream_flags`
+/// (out of the ghosts, see solver/halo_exchange.hpp), a slot i of cell x is written only when the cell it comes
+/// from, x - c_i, is not solid: otherwise x itself put a bounced population there and the buffer holds nothing.
 template <class T>
 void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
-                  const CrossingDirections& dirs, const T* buffer, const backend::Stream* stream = nullptr);
+                  const CrossingDirections& dirs, const T* buffer, const CellFlag* upstream_flags,
+                  const backend::Stream* stream = nullptr);
 
 }  // namespace eddy

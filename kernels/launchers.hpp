@@ -6,34 +6,55 @@
 
 #include "kernels/block.hpp"
 #include "kernels/collision.hpp"
+#include "kernels/rounding_bits.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
 
-/// Fused pull stream-collide over `box` (block-local coordinates, any sub-box of the interior): reads the
-/// post-collision populations of step t from `src`, streams with bounce-back, collides, writes step t+1 to `dst`.
-/// Solid cells in `box` are skipped. `src` and `dst` must not alias.
+/// What the single population array holds between steps (kernels/streaming.hpp, AA pattern):
+///   own     - A[i][x] = f_i(x), the populations that have arrived at x (initially, and after an odd step);
+///   swapped - A[opp(i)][x] = f*_i(x), x's post-collision populations before streaming (after an even step).
+enum class PopulationLayout : int { own = 0, swapped = 1 };
+
+/// The other layout: the one a step leaves.
+inline PopulationLayout after_step(PopulationLayout layout) {
+  return layout == PopulationLayout::own ? PopulationLayout::swapped : PopulationLayout::own;
+}
+
+/// One fused stream-collide step, in place, over the fluid cells of `box` (block-local coordinates, any sub-box of
+/// the interior; solid cells are skipped). `a` holds `layout` for the whole block when called and the other
+/// layout, for the cells of `box`, afterwards. From "own" (an even step) only the cells of `box` are touched; from
+/// "swapped" (an odd step) the cells of `box` and their neighbours, ghost layer included, which the halo exchange
+/// must have filled. Sub-boxes may be updated in any order or concurrently. `key` seeds fp16's stochastic rounding.
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16).
 template <class T>
-void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, const FlagView& flags,
+void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                     const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
-                    const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream = nullptr);
+                    const WallVelocities<compute_t<T>>& walls, const RoundingKey& key,
+                    const backend::Stream* stream = nullptr);
 
-/// Macroscopic rho and u (with the Guo F/2 shift) of the populations that stream into each interior cell of
-/// `src`, i.e. the fields at the current time (`stream_in` = true), or of each cell's own populations (false: the
-/// initial state before the first step). Solid cells get rho = 0, u = 0. Writes the interior layout of MomentView.
+/// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
+/// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.
+/// Computes the z-planes [z_begin, z_end) of the interior (1-based block coordinates) and writes them to `out`
+/// (interior layout of MomentView, starting at plane z_begin). Solid cells get rho = 0, u = 0.
 template <class T>
-void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const compute_t<T> (&force)[3], const WallVelocities<compute_t<T>>& walls,
-                     const MomentView<compute_t<T>>& out, bool stream_in = true, const backend::Stream* stream = nullptr);
+void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
+                     const BlockShape& shape, const compute_t<T> (&force)[3],
+                     const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
+                     int z_end, const backend::Stream* stream = nullptr);
 
-/// Copies the interior plane at the opposite side into both ghost planes of `axis` (periodic wrap): the 5
-/// populations per face that stream inwards. Call for x, then y, then z, so edges and corners are filled without
-/// diagonal copies.
+/// Copies between the ghost planes of a periodic `axis` and the interior planes at the other side of the block, for
+/// the 5 populations per plane that point out of the block at the ghost plane (c_i[axis] = -1 at plane 0, +1 at
+/// plane n + 1):
+///   into_ghosts = true  (before an odd step): ghost plane 0 <- interior plane n, n + 1 <- 1;
+///   into_ghosts = false (after an odd step):  interior plane n <- ghost plane 0, 1 <- n + 1.
+/// Each plane spans the whole block; call x, y, z in that order into the ghosts and z, y, x out of them, so edges and
+/// corners travel without diagonal copies. Out of the ghosts, slots whose upstream cell (x - c_i) is solid are
+/// left alone: the odd step bounced a population into them.
 template <class T>
-void fill_periodic_ghosts(const PopulationView<T>& f, const BlockShape& shape, int axis,
-                          const backend::Stream* stream = nullptr);
+void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape, int axis,
+                          bool into_ghosts, const backend::Stream* stream = nullptr);
 
 /// Analytic initial fields; populations start at f_eq(rho, u).
 struct InitialField {

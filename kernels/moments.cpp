@@ -1,7 +1,8 @@
-// Macroscopic fields of a block: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho (Guo et al. 2002, eq. 17),
-// from the populations streaming into each interior cell (same gather as the fused kernel, no collision), or, before
-// the first step, from each cell's own (initial) populations.
-// Bytes per cell: 19 * sizeof(T) read + 1 flag byte + 4 * sizeof(T) written. Used for output and diagnostics.
+// Macroscopic fields of a block: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho (Guo et al. 2002, eq. 17), from
+// the populations that have arrived at each interior cell: the cell's own slots in the "own" layout, the same
+// gather as the odd step of the fused kernel in the "swapped" layout (kernels/streaming.hpp). No collision.
+// Bytes per cell: 19 * sizeof(T) read + 1 flag byte + 4 * sizeof(R) written. Used for output and diagnostics,
+// a slab of z-planes at a time so the output buffer stays small.
 #include "kernels/equilibrium.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/parallel_for.hpp"
@@ -13,17 +14,18 @@ namespace {
 template <class T>
 struct Moments {
   using R = compute_t<T>;
-  PopulationView<T> src;
+  PopulationView<T> a;
+  PopulationLayout layout;
   FlagView flags;
   BlockShape shape;
   R force[3];
   WallVelocities<R> walls;
   MomentView<R> out;
-  bool stream;  // false: moments of the cell's own populations (the initial state, before any step)
+  int z_begin;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
-    const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
+    const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - z_begin));
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) {
       out.rho[k] = R(0);
@@ -31,11 +33,10 @@ struct Moments {
       return;
     }
     R f[d3q19::Q];
-    if (stream) {
-      gather_populations(src, flags, shape, cell, own, walls, f);
+    if (layout == PopulationLayout::swapped) {
+      gather_swapped(a, flags, shape, cell, own, walls, f);
     } else {
-      EDDY_UNROLL
-      for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(src.f[i * src.n_cells + cell]);
+      load_own(a, cell, f);
     }
     R drho, rho, u[3];
     shifted_moments(f, force, drho, rho, u);
@@ -49,17 +50,21 @@ struct Moments {
 }  // namespace
 
 template <class T>
-void compute_moments(const PopulationView<T>& src, const FlagView& flags, const BlockShape& shape,
-                     const compute_t<T> (&force)[3], const WallVelocities<compute_t<T>>& walls,
-                     const MomentView<compute_t<T>>& out, bool stream_in, const backend::Stream* stream) {
-  Moments<T> m{src, flags, shape, {force[0], force[1], force[2]}, walls, out, stream_in};
-  parallel_for(shape.interior(), m, "compute_moments", stream);
+void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
+                     const BlockShape& shape, const compute_t<T> (&force)[3],
+                     const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
+                     int z_end, const backend::Stream* stream) {
+  Moments<T> m{a, layout, flags, shape, {force[0], force[1], force[2]}, walls, out, z_begin};
+  Box slab = shape.interior();
+  slab.lo[2] = z_begin;
+  slab.hi[2] = z_end;
+  parallel_for(slab, m, "compute_moments", stream);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                    \
-  template void compute_moments<T>(const PopulationView<T>&, const FlagView&, const BlockShape&,                   \
+#define EDDY_INSTANTIATE(T)                                                                                        \
+  template void compute_moments<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,  \
                                    const compute_t<T>(&)[3], const WallVelocities<compute_t<T>>&,                  \
-                                   const MomentView<compute_t<T>>&, bool, const backend::Stream*);
+                                   const MomentView<compute_t<T>>&, int, int, const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

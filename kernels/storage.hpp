@@ -5,7 +5,20 @@
 //   fp16   : g * 2^14 stored as IEEE half, arithmetic in float. The scale keeps |g| down to ~4e-9 out of half's
 //            subnormal range while |g| up to 4 (far beyond any stable flow: |g_i| <= ~0.1 at Ma 0.3) stays below
 //            half's largest value 65504; half keeps 11 significant bits of each g.
+//
+// fp16 rounding. Round-to-nearest makes a weak steady flow stall: once a population's change per step (a body
+// force adds ~w_i 3 c_i.F, ~1e-6 for a Poiseuille channel) is below half a unit in the last place (~5e-7 at
+// |g| ~ 1e-3), every step rounds it back and the flow freezes short of its steady state (measured: a Poiseuille
+// channel of width 64 stopped 40 % below its peak velocity). The kernels therefore store with stochastic rounding:
+// g is rounded up or down to a neighbouring half with probabilities proportional to its distance from the other
+// one, so the rounding error has zero mean and small increments accumulate on average (Connolly, Higham & Mary
+// 2021, SIAM J. Sci. Comput. 43(1), A566; Croci et al. 2022, R. Soc. Open Sci. 9, 211631). The random bits come
+// from kernels/rounding_bits.hpp, a pure function of global cell and step, so runs stay deterministic and
+// independent of the decomposition. float and double ignore them.
 #pragma once
+
+#include <cstdint>
+#include <cstring>
 
 #include "kernels/backend.hpp"
 
@@ -19,6 +32,8 @@ struct Stored<float> {
   using compute = float;
   EDDY_HOST_DEVICE static float load(float s) { return s; }
   EDDY_HOST_DEVICE static float store(float g) { return g; }
+  /// Same as store(g): float storage rounds to nearest in the arithmetic itself.
+  EDDY_HOST_DEVICE static float store(float g, std::uint32_t /*random_bits*/) { return g; }
 };
 
 template <>
@@ -26,14 +41,34 @@ struct Stored<double> {
   using compute = double;
   EDDY_HOST_DEVICE static double load(double s) { return s; }
   EDDY_HOST_DEVICE static double store(double g) { return g; }
+  EDDY_HOST_DEVICE static double store(double g, std::uint32_t /*random_bits*/) { return g; }
 };
 
 template <>
 struct Stored<half_t> {
   using compute = float;
   static constexpr float kScale = 16384.0f;  // 2^14
+  /// Bits of a float's significand below half precision (23 - 10).
+  static constexpr std::uint32_t kDroppedBits = 13;
+  static constexpr std::uint32_t kDroppedMask = (1u << kDroppedBits) - 1u;
+
   EDDY_HOST_DEVICE static float load(half_t s) { return half_to_float(s) * (1.0f / kScale); }
+  /// Round to nearest (initial states, test set-up).
   EDDY_HOST_DEVICE static half_t store(float g) { return float_to_half(g * kScale); }
+  /// Stochastic rounding with the low kDroppedBits of `random_bits` (uniform): those bits are added to the
+  /// magnitude of g * 2^14 below half's last place, then cut off, so |g| rounds up with probability equal to the
+  /// cut-off fraction. The result is exactly representable, so the final conversion does not round again. Exact
+  /// for scaled values in half's normal range (|g| >= 2^-28); below it the subnormal conversion rounds to nearest.
+  /// NaN and infinity pass through unchanged.
+  EDDY_HOST_DEVICE static half_t store(float g, std::uint32_t random_bits) {
+    const float scaled = g * kScale;
+    std::uint32_t bits;
+    std::memcpy(&bits, &scaled, sizeof bits);
+    if ((bits & 0x7fffffffu) < 0x7f800000u) bits = (bits + (random_bits & kDroppedMask)) & ~kDroppedMask;
+    float rounded;
+    std::memcpy(&rounded, &bits, sizeof rounded);
+    return float_to_half(rounded);
+  }
 };
 
 /// Arithmetic type for storage type T.

@@ -1,13 +1,15 @@
-// Fused stream-collide kernel, D3Q19, pull scheme with two population buffers (structure of arrays).
+// Fused stream-collide kernel, D3Q19, in place (AA pattern, kernels/streaming.hpp), structure of arrays.
 //
-// One pass per time step: each fluid cell gathers its 19 incoming populations (kernels/streaming.hpp: pull
-// streaming with halfway bounce-back and moving walls), collides them (kernels/collision.hpp: TRT/BGK with Guo
-// forcing) and writes the 19 results once.
+// One pass per time step over one population array: each fluid cell reads its 19 incoming populations (its own
+// slots on even steps; its neighbours' on odd steps, with halfway bounce-back and moving walls), collides them
+// (kernels/collision.hpp: TRT/BGK with Guo forcing) and writes the 19 results once, into the slots it read.
 //   f_i(x + c_i, t + 1) = f_i(x, t) + Omega_i(f(x, t)) + (1 - omega/2) S_i        Krueger et al. 2017, eq. 3.9
 //
 // Bytes moved per fluid cell per step: 19 * sizeof(T) read + 19 * sizeof(T) written + 1 flag byte read
 //   = 153 B with float storage, 305 B with double, 77 B with fp16 (neighbour flags of near-wall cells come from
-//   cache). Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>.
+//   cache); memory held per cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double).
+// Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
+// stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/parallel_for.hpp"
@@ -16,42 +18,54 @@
 namespace eddy {
 namespace {
 
-template <class T>
+template <class T, bool kOdd>
 struct StreamCollide {
   using R = compute_t<T>;
-  PopulationView<T> src;
-  PopulationView<T> dst;
+  PopulationView<T> a;
   FlagView flags;
   BlockShape shape;
   Relaxation<R> relax;
   WallVelocities<R> walls;
+  RoundingKey key;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) return;
     R f[d3q19::Q];
-    gather_populations(src, flags, shape, cell, own, walls, f);
+    if (kOdd) {
+      gather_swapped(a, flags, shape, cell, own, walls, f);
+    } else {
+      load_own(a, cell, f);
+    }
     R rho, u[3];
     collide(f, relax, rho, u);
-    EDDY_UNROLL
-    for (int i = 0; i < d3q19::Q; ++i) dst.f[i * dst.n_cells + cell] = Stored<T>::store(f[i]);
+    RoundingBits bits(key, x, y, z);
+    if (kOdd) {
+      scatter_own(a, flags, shape, cell, own, walls, f, bits);
+    } else {
+      store_swapped(a, cell, f, bits);
+    }
   }
 };
 
 }  // namespace
 
 template <class T>
-void stream_collide(const PopulationView<T>& src, const PopulationView<T>& dst, const FlagView& flags,
-                    const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
-                    const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream) {
-  parallel_for(box, StreamCollide<T>{src, dst, flags, shape, relax, walls}, "stream_collide", stream);
+void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
+                    const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                    const RoundingKey& key, const backend::Stream* stream) {
+  if (layout == PopulationLayout::swapped) {
+    parallel_for(box, StreamCollide<T, true>{a, flags, shape, relax, walls, key}, "stream_collide_odd", stream);
+  } else {
+    parallel_for(box, StreamCollide<T, false>{a, flags, shape, relax, walls, key}, "stream_collide_even", stream);
+  }
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                      \
-  template void stream_collide<T>(const PopulationView<T>&, const PopulationView<T>&, const FlagView&,               \
-                                  const BlockShape&, const Box&, const Relaxation<compute_t<T>>&,                    \
-                                  const WallVelocities<compute_t<T>>&, const backend::Stream*);
+  template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,        \
+                                  const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
+                                  const RoundingKey&, const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

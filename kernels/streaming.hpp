@@ -1,36 +1,70 @@
-// Pull streaming with halfway bounce-back, for one cell: gathers the 19 populations that arrive at `cell`.
+// In-place streaming in the AA pattern (Bailey et al. 2009, "Accelerating lattice Boltzmann fluid flow
+// simulations using graphics processors", ICPP 2009, 550): one population array, two kinds of time step.
 //
-//   f_i(x, t+1) = f_i*(x - c_i, t)                                   if x - c_i is fluid
-//   f_i(x, t+1) = f_opp(i)*(x, t) + 2 w_i rho_w (c_i . u_w) / c_s^2  if x - c_i is solid (u_w = 0 for a wall)
-// Halfway bounce-back and its moving-wall momentum correction: Ladd (1994), J. Fluid Mech. 271, 285, eq. 3.2;
-// Krueger et al. (2017), eqs. 5.26 and 5.27. rho_w is taken as the reference density rho_0 = 1, which keeps the
-// scheme mass-conserving for walls moving tangentially (error O(Ma^2) in the wall force).
+// Layouts of the array A[i][x] (i = direction, x = block cell):
+//   own     (after an odd step, and initially): A[i][x] = f_i(x), the populations that have arrived at x;
+//   swapped (after an even step):              A[opp(i)][x] = f*_i(x), x's post-collision populations, not yet
+//                                              moved.
+// Even step, on "own": each cell reads A[i][x], collides, writes f*_i to A[opp(i)][x]. No neighbour is touched.
+// Odd step, on "swapped": each cell gathers f_i(x) = f*_i(x - c_i) = A[opp(i)][x - c_i], collides, and writes
+//   f*_i(x) to A[i][x + c_i], where x + c_i finds it as an arrived population. Every location A[j][y] is read and
+//   written by one cell only (y - c_j in the odd step, y itself in the even step), so cells update in any order.
 //
-// Memory traffic per fluid cell: 19 population reads plus 1 flag byte; cells next to a solid also read their
-// 18 neighbours' flags (mostly from cache).
+// Walls: halfway bounce-back with Ladd's moving-wall term (Ladd 1994, J. Fluid Mech. 271, 285, eq. 3.2; Krueger et
+// al. 2017, eqs. 5.26-5.27), with rho_w = rho_0 = 1:
+//   f_i(x, t+1) = f*_opp(i)(x, t) + 6 w_i (c_i . u_w)      when x - c_i is solid (u_w = 0 for a resting wall).
+// Odd steps apply it on both sides: a population arriving from a solid cell is read from x's own slot i (where the
+// even step left f*_opp(i)(x)), and a population heading into a solid cell is bounced at once into x's own slot
+// opp(i). Even steps then need no neighbour flags at all.
+//
+// Ghost layer: odd steps read and write the ghost cells next to exchanged faces; the halo exchange fills them
+// before an odd step and sends what the step wrote there to the neighbour after it (solver/halo_exchange.hpp).
 #pragma once
 
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/rounding_bits.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
 
-/// Gathers into f[0..18] the populations streaming into `cell` (block index) whose own flag is `own`
-/// (kFluid or kFluidNearSolid). `src` holds post-collision populations of the previous step (stored as T, see
-/// kernels/storage.hpp); f receives them in the arithmetic type R = compute_t<T>.
+/// 6 w_i (c_i . u_w): the momentum a wall moving at u_w (lattice units) adds to a population bounced into
+/// direction i (2 w_i rho_w (c_i . u_w) / c_s^2, rho_w = 1).
+template <class R>
+EDDY_HOST_DEVICE inline R ladd_term(int i, const R* uw) {
+  const R cu = R(d3q19::c(i, 0)) * uw[0] + R(d3q19::c(i, 1)) * uw[1] + R(d3q19::c(i, 2)) * uw[2];
+  return R(6) * d3q19::w<R>(i) * cu;
+}
+
+/// Even step, read: the populations that have arrived at `cell` ("own" layout).
 template <class T, class R>
-EDDY_HOST_DEVICE inline void gather_populations(const PopulationView<T>& src, const FlagView& flags,
-                                                const BlockShape& shape, std::int64_t cell, CellFlag own,
-                                                const WallVelocities<R>& walls, R (&f)[d3q19::Q]) {
-  const std::int64_t n = src.n_cells;
+EDDY_HOST_DEVICE inline void load_own(const PopulationView<T>& a, std::int64_t cell, R (&f)[d3q19::Q]) {
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(a.f[i * a.n_cells + cell]);
+}
+
+/// Even step, write: f*_i to slot opp(i) of the same cell (giving the "swapped" layout).
+template <class T, class R>
+EDDY_HOST_DEVICE inline void store_swapped(const PopulationView<T>& a, std::int64_t cell, const R (&f)[d3q19::Q],
+                                           RoundingBits& bits) {
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) a.f[d3q19::opp(i) * a.n_cells + cell] = Stored<T>::store(f[i], bits.next());
+}
+
+/// Odd step, read ("swapped" layout): gathers into f the populations arriving at fluid `cell` whose own flag is
+/// `own` (kFluid: no solid neighbour, no flag reads), with bounce-back from solid neighbours.
+template <class T, class R>
+EDDY_HOST_DEVICE inline void gather_swapped(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
+                                            std::int64_t cell, CellFlag own, const WallVelocities<R>& walls,
+                                            R (&f)[d3q19::Q]) {
+  const std::int64_t n = a.n_cells;
   if (own == kFluid) {
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
       const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-      f[i] = Stored<T>::load(src.f[i * n + from]);
+      f[i] = Stored<T>::load(a.f[d3q19::opp(i) * n + from]);
     }
     return;
   }
@@ -39,15 +73,41 @@ EDDY_UNROLL
     const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
     const CellFlag neighbour = flags.flag[from];
     if (!is_solid(neighbour)) {
-      f[i] = Stored<T>::load(src.f[i * n + from]);
+      f[i] = Stored<T>::load(a.f[d3q19::opp(i) * n + from]);
     } else {
-      R value = Stored<T>::load(src.f[d3q19::opp(i) * n + cell]);
-      if (neighbour >= kMovingWall) {
-        const R* uw = walls.u[neighbour - kMovingWall];
-        const R cu = R(d3q19::c(i, 0)) * uw[0] + R(d3q19::c(i, 1)) * uw[1] + R(d3q19::c(i, 2)) * uw[2];
-        value += R(6) * d3q19::w<R>(i) * cu;  // 2 w_i rho_w (c_i . u_w) / c_s^2 with rho_w = 1
-      }
-      f[i] = value;
+      f[i] = Stored<T>::load(a.f[i * n + cell]);  // f*_opp(i)(x), left in slot i by the even step
+      if (neighbour >= kMovingWall) f[i] += ladd_term(i, walls.u[neighbour - kMovingWall]);
+    }
+  }
+}
+
+/// Odd step, write: f*_i(x) to slot i of x + c_i ("own" layout there), or, when x + c_i is solid, bounced back
+/// at once into slot opp(i) of x.
+template <class T, class R>
+EDDY_HOST_DEVICE inline void scatter_own(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
+                                         std::int64_t cell, CellFlag own, const WallVelocities<R>& walls,
+                                         const R (&f)[d3q19::Q], RoundingBits& bits) {
+  const std::int64_t n = a.n_cells;
+  if (own == kFluid) {
+EDDY_UNROLL
+    for (int i = 0; i < d3q19::Q; ++i) {
+      const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+      a.f[i * n + to] = Stored<T>::store(f[i], bits.next());
+    }
+    return;
+  }
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) {
+    const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+    const CellFlag neighbour = flags.flag[to];
+    const std::uint32_t random = bits.next();
+    if (!is_solid(neighbour)) {
+      a.f[i * n + to] = Stored<T>::store(f[i], random);
+    } else {
+      const int back = d3q19::opp(i);
+      R value = f[i];
+      if (neighbour >= kMovingWall) value += ladd_term(back, walls.u[neighbour - kMovingWall]);
+      a.f[back * n + cell] = Stored<T>::store(value, random);
     }
   }
 }

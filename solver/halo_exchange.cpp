@@ -55,29 +55,38 @@ bool HaloExchange<T>::active() const {
 }
 
 template <class T>
-void HaloExchange<T>::exchange(const PopulationView<T>& f, const backend::Stream& stream) {
-  for (int axis = 0; axis < 3; ++axis) {
+void HaloExchange<T>::exchange(const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
+                              const backend::Stream& stream) {
+  const bool into = direction == HaloDirection::into_ghosts;
+  for (int pass = 0; pass < 3; ++pass) {
+    const int axis = into ? pass : 2 - pass;
     if (!decomposition_.exchanges(axis)) continue;
     const auto& n = decomposition_.neighbour[axis];
     if (decomposition_.serial() || (n[kLow] == decomposition_.rank && n[kHigh] == decomposition_.rank)) {
-      fill_periodic_ghosts(f, shape_, axis, &stream);  // this rank is its own neighbour
+      copy_periodic_ghosts(f, flags, shape_, axis, into, &stream);  // this rank is its own neighbour
     } else {
-      exchange_axis(axis, f, stream);
+      exchange_axis(axis, f, flags, direction, stream);
     }
   }
 }
 
 template <class T>
-void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const backend::Stream& stream) {
+void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
+                                    const backend::Stream& stream) {
   AxisBuffers& b = buffers_[axis];
   const int neighbour[2] = {decomposition_.neighbour[axis][kLow], decomposition_.neighbour[axis][kHigh]};
   const int n = shape_.n[axis];
-  // To the lower neighbour: our first plane, populations moving down (c = -1); to the upper: our last plane, c = +1.
-  // From the lower neighbour into ghost plane 0: c = +1; from the upper into ghost plane n + 1: c = -1.
+  // Slots moved (c_i[axis] of the direction index i), for the message to the lower neighbour / from it:
+  //   into_ghosts:   pack plane 1 slots c = +1 ("swapped": A[opp(i)] holds f*_i moving down), unpack into ghost
+  //                  plane 0 slots c = -1; the upper side mirrors it (plane n slots c = -1 -> ghost n + 1, c = +1);
+  //   out_of_ghosts: pack ghost plane 0 slots c = -1 (populations that left downwards, "own" layout), unpack into
+  //                  plane 1 slots c = +1 (arriving from below); the upper side mirrors it.
   const CrossingDirections down = crossing_directions(axis, -1), up = crossing_directions(axis, +1);
-  const int send_plane[2] = {1, n}, recv_plane[2] = {0, n + 1};
-  const CrossingDirections* send_dirs[2] = {&down, &up};
-  const CrossingDirections* recv_dirs[2] = {&up, &down};
+  const bool into = direction == HaloDirection::into_ghosts;
+  const int send_plane[2] = {into ? 1 : 0, into ? n : n + 1};
+  const int recv_plane[2] = {into ? 0 : 1, into ? n + 1 : n};
+  const CrossingDirections* send_dirs[2] = {into ? &up : &down, into ? &down : &up};
+  const CrossingDirections* recv_dirs[2] = {into ? &down : &up, into ? &up : &down};
   const std::size_t count = b.send[kLow].size();
 
   for (int side : {kLow, kHigh})
@@ -121,7 +130,8 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
     }
   }
   for (int side : {kLow, kHigh})
-    if (neighbour[side] != kNoNeighbour) unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(), &stream);
+    if (neighbour[side] != kNoNeighbour) unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(),
+                                                   into ? nullptr : flags.flag, &stream);
 }
 
 template class HaloExchange<float>;

@@ -1,7 +1,14 @@
-// Halo exchange between the blocks of a Cartesian decomposition: fills the ghost planes of one block's populations
-// with the 5 populations per face that stream into it, from the neighbouring ranks (or from itself on a periodic
-// axis with one rank). Axes go x, then y, then z; each plane spans the whole block (ghost layer included), so edges
-// and corners arrive without diagonal messages. Ghost planes on walls are left alone (their cells are solid).
+// Halo exchange between the blocks of a Cartesian decomposition, for the in-place AA scheme
+// (kernels/streaming.hpp). Per face, 5 populations cross: those with c_i pointing out of the block at the ghost
+// plane. Two directions:
+//   into_ghosts   (before an odd step): the neighbour's boundary plane -> our ghost plane; these slots hold the
+//                 neighbour's post-collision populations that stream into our block;
+//   out_of_ghosts (after an odd step):  our ghost plane -> the neighbour's boundary plane; the odd step wrote there
+//                 the populations that left our block, and they arrive in the neighbour's cells (slots whose
+//                 upstream cell is solid are skipped: a bounced population lives there).
+// Into the ghosts goes axis by axis x, y, z, out of them z, y, x; each plane spans the whole block (ghost layer
+// included), so edges and corners travel without diagonal messages. A periodic axis that one rank spans alone is
+// copied in place (copy_periodic_ghosts); ghost planes on walls are left alone (their cells are solid).
 //
 // Transports (case key parallel.transport):
 //   host   - pack on the device, copy to pinned host buffers, MPI_Isend/Irecv, copy back, unpack (any MPI);
@@ -24,6 +31,8 @@ namespace eddy {
 
 class NcclTransport;
 
+enum class HaloDirection { into_ghosts, out_of_ghosts };
+
 template <class T>
 class HaloExchange {
  public:
@@ -34,9 +43,11 @@ class HaloExchange {
 
   /// True when any axis has ghost planes to fill.
   bool active() const;
-  /// Fills the ghost planes of `f`. Device work is queued on `stream`; with the host and device transports the
-  /// call returns when the messages have arrived (unpacking may still be queued), with nccl it only queues.
-  void exchange(const PopulationView<T>& f, const backend::Stream& stream);
+  /// Moves the crossing populations of `f` (flags: the block's cell flags) in `direction`. Device work is queued on `stream`; with the host and
+  /// device transports the call returns when the messages have arrived (unpacking may still be queued), with nccl
+  /// it only queues.
+  void exchange(const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
+                const backend::Stream& stream);
 
  private:
   struct AxisBuffers {
@@ -44,7 +55,8 @@ class HaloExchange {
     T* host_send[2] = {nullptr, nullptr};
     T* host_recv[2] = {nullptr, nullptr};
   };
-  void exchange_axis(int axis, const PopulationView<T>& f, const backend::Stream& stream);
+  void exchange_axis(int axis, const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
+                     const backend::Stream& stream);
 
   Decomposition decomposition_;
   BlockShape shape_;

@@ -1,10 +1,14 @@
 // LatticeSimulation<T>: the Simulation of one block on this build's backend, T = storage precision.
 //
-// One time step: the halo exchange fills the ghost planes of the current populations, the fused kernel writes the
-// next ones. With overlap on, the kernel first updates the inner cells (those that read no ghost) on the compute
-// stream while the exchange runs on the communication stream, then the boundary shell once the ghosts are in.
+// One population array, updated in place by the AA pattern (kernels/streaming.hpp): even steps are local, odd
+// steps read and write the neighbours, ghost layer included. The halo exchange fills the ghosts before an odd step
+// (into_ghosts) and delivers what the odd step wrote into them afterwards (out_of_ghosts); each is done lazily,
+// just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
+// no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
+// communication stream, then the boundary shell once it is done.
 #include "solver/simulation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,6 +16,7 @@
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/storage.hpp"
+#include "kernels/streaming.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/lattice_setup.hpp"
@@ -59,33 +64,33 @@ class LatticeSimulation final : public Simulation {
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
-    f_[0] = DeviceBuffer<T>(populations);
-    f_[1] = DeviceBuffer<T>(populations);
+    f_ = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
     flags_.upload(build_flags(config, decomposition));
     const InitialField init = initial_field(config, decomposition);
-    initialize_equilibrium(view(0), shape_, init);
-    initialize_equilibrium(view(1), shape_, init);
+    initialize_equilibrium(view(), shape_, init);  // the "own" layout
     split_interior(shape_, decomposition_, inner_, shell_);
     backend::synchronize();
   }
 
   void advance(std::int64_t steps) override {
     for (std::int64_t s = 0; s < steps; ++s) {
-      const PopulationView<T> src = view(current_), dst = view(1 - current_);
-      if (overlap_ && halo_.active()) {
-        step_done_.record(compute_);  // the previous step's writes to src are complete before packing it
+      const RoundingKey key{static_cast<std::uint32_t>(step_), {decomposition_.offset[0], decomposition_.offset[1],
+                                                                decomposition_.offset[2]}};
+      if (overlap_ && halo_pending_) {
+        step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
         step_done_.wait(comm_);
-        update(src, dst, inner_);
-        halo_.exchange(src, comm_);
+        update(inner_, key);
+        halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
         halo_done_.record(comm_);
         halo_done_.wait(compute_);
-        for (const Box& box : shell_) update(src, dst, box);
+        for (const Box& box : shell_) update(box, key);
       } else {
-        halo_.exchange(src, compute_);
-        update(src, dst, shape_.interior());
+        complete_halo();
+        update(shape_.interior(), key);
       }
-      current_ = 1 - current_;
+      layout_ = after_step(layout_);
+      halo_pending_ = halo_.active();
       ++step_;
     }
   }
@@ -157,36 +162,71 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::vector<double> populations() override {
-    const std::vector<T> all = f_[current_].download();
+    complete_halo();
+    const std::vector<T> all = f_.download();
+    const std::vector<CellFlag> flags = flags_.download();
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     std::vector<double> out(std::size_t(d3q19::Q) * std::size_t(n));
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
       for (int i = 0; i < d3q19::Q; ++i) {
-        out[i * n + k] = double(Stored<T>::load(all[i * stride + cell])) + d3q19::w<double>(i);
+        // f*_i(x): "swapped" keeps it in slot opp(i) of x; "own" has moved it to slot i of x + c_i, or, when that
+        // cell is solid, bounced it into slot opp(i) of x with the wall's Ladd term added.
+        double g;
+        if (layout_ == PopulationLayout::swapped) {
+          g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
+        } else {
+          const std::int64_t to = cell + shape_.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+          const CellFlag neighbour = flags[to];
+          if (!is_solid(neighbour)) {
+            g = double(Stored<T>::load(all[i * stride + to]));
+          } else {
+            g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
+            if (neighbour >= kMovingWall) g -= double(ladd_term(d3q19::opp(i), walls_.u[neighbour - kMovingWall]));
+          }
+        }
+        out[i * n + k] = g + d3q19::w<double>(i);
       }
     });
     return out;
   }
 
   void set_populations(const std::vector<double>& f) override {
-    std::vector<T> all = f_[current_].download();
+    complete_halo();
+    std::vector<T> all = f_.download();
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) all[i * stride + cell] = Stored<T>::store(R(f[i * n + k] - d3q19::w<double>(i)));
+      for (int i = 0; i < d3q19::Q; ++i) {
+        all[d3q19::opp(i) * stride + cell] = Stored<T>::store(R(f[i * n + k] - d3q19::w<double>(i)));
+      }
     });
-    f_[current_].upload(all);
+    f_.upload(all);
+    layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
+    halo_pending_ = halo_.active();
   }
 
-  std::size_t bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
+  std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
   std::size_t output_bytes_per_cell() const override { return 4 * sizeof(R); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
-  void update(const PopulationView<T>& src, const PopulationView<T>& dst, const Box& box) {
-    stream_collide(src, dst, FlagView{flags_.data()}, shape_, box, relax_, walls_, &compute_);
+  void update(const Box& box, const RoundingKey& key) {
+    stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_);
   }
 
-  PopulationView<T> view(int which) { return PopulationView<T>{f_[which].data(), shape_.n_cells()}; }
+  PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
+
+  /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
+  /// them after one ("own").
+  HaloDirection pending_direction() const {
+    return layout_ == PopulationLayout::swapped ? HaloDirection::into_ghosts : HaloDirection::out_of_ghosts;
+  }
+
+  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks).
+  void complete_halo() {
+    if (!halo_pending_) return;
+    halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
+    halo_pending_ = false;
+  }
 
   std::array<int, 3> global_coordinates(std::int64_t k) const {
     const int x = int(k % shape_.n[0]);
@@ -204,19 +244,33 @@ class LatticeSimulation final : public Simulation {
         for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
   }
 
-  /// Computes rho, ux, uy, uz of the current time on the device and downloads them (4 blocks of n values).
-  /// Collective on several ranks: the ghosts are exchanged first.
+  /// Computes rho, ux, uy, uz of the current time on the device and downloads them (4 blocks of n values), a slab
+  /// of z-planes at a time so the device buffer stays at most kMomentSlabCells cells. Collective on several ranks:
+  /// the pending exchange is done first.
   std::vector<R> download_moments() {
-    const std::size_t n = std::size_t(shape_.interior_cells());
-    if (moments_.size() == 0) moments_ = DeviceBuffer<R>(4 * n);
+    complete_halo();
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1], n = shape_.interior_cells();
+    const int slab_planes = int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
+    const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
+    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
     R* base = moments_.data();
-    const MomentView<R> out{base, {base + n, base + 2 * n, base + 3 * n}};
+    const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    halo_.exchange(view(current_), compute_);
-    compute_moments(view(current_), FlagView{flags_.data()}, shape_, force, walls_, out, /*stream_in=*/step_ > 0,
-                    &compute_);
-    return moments_.download();
+    std::vector<R> host(std::size_t(4 * n)), part;
+    for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
+      const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
+      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_);
+      part = moments_.download();
+      const std::size_t cells = std::size_t(plane) * std::size_t(z_end - z), at = std::size_t(plane) * (z - 1);
+      for (int q = 0; q < 4; ++q) {
+        std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + at);
+      }
+    }
+    return host;
   }
+
+  /// Cells per slab of download_moments (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
+  static constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
 
   Decomposition decomposition_;
   BlockShape shape_;
@@ -228,10 +282,11 @@ class LatticeSimulation final : public Simulation {
   bool overlap_;
   Box inner_{};
   std::vector<Box> shell_;
-  DeviceBuffer<T> f_[2];
+  DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
-  int current_ = 0;
+  PopulationLayout layout_ = PopulationLayout::own;
+  bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
   std::int64_t step_ = 0;
 };
 
@@ -245,13 +300,14 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   const BlockShape shape = block_shape(decomposition);
   const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;  // arithmetic / output type
   const double stored_bytes = config.precision == Precision::float16 ? 2.0 : value_bytes;
-  const double needed = double(shape.n_cells()) * (2.0 * d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-                        double(shape.interior_cells()) * 4.0 * value_bytes;
+  const double moment_cells = std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24));
+  const double needed = double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
+                        moment_cells * 4.0 * value_bytes;
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
     char text[320];
     std::snprintf(text, sizeof text,
-                  "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output fields) "
+                  "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
                   "but only %.3g GB are free; use a smaller domain, float precision or more ranks",
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                   needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9);

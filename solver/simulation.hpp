@@ -1,7 +1,7 @@
 // Simulation: one lattice Boltzmann run on one block (the whole domain), on this build's backend.
 //
-// Owns the device state (two population buffers, flags, output fields) and advances it with the fused
-// stream-collide kernel. The storage precision (float or double) is chosen at run time by the case; callers see
+// Owns the device state (one population array updated in place, flags, an output slab) and advances it with the
+// fused stream-collide kernel. The storage precision (float or double) is chosen at run time by the case; callers see
 // one precision-free interface.
 #pragma once
 
@@ -80,10 +80,12 @@ class Simulation {
   /// Post-collision populations f_i (not shifted) of the interior cells, [i * interior_cells + k], k as in
   /// MacroscopicFields.
   virtual std::vector<double> populations() = 0;
-  /// Replaces the interior populations (layout as populations()); used by tests to start from any state.
+  /// Replaces the interior post-collision populations (layout as populations()); the next step streams them. Used
+  /// by tests to start from any state.
   virtual void set_populations(const std::vector<double>& f) = 0;
 
-  /// Device bytes per cell: populations (two buffers) and flags; output fields are extra (output_bytes_per_cell).
+  /// Device bytes per cell: populations (one array, in place) and flags; output fields are extra
+  /// (output_bytes_per_cell, for at most 2^24 cells at a time).
   virtual std::size_t bytes_per_cell() const = 0;
   virtual std::size_t output_bytes_per_cell() const = 0;
   /// Bytes moved through device memory per fluid cell per step by the fused kernel.
