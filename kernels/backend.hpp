@@ -147,6 +147,13 @@ void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Str
 /// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
 void check_launch(const char* what, const char* file, int line);
 
+/// Largest threads per block along x that kernels/parallel_for.hpp may use (its launch bound).
+inline constexpr int kMaxBlockSizeX = 512;
+/// Threads per block along x of the GPU box launches (default 128; ignored on cpu). A tuning knob for
+/// `eddy bench --block-x`: throws std::invalid_argument unless `threads` is a multiple of 32 in [32, 512].
+void set_block_size_x(int threads);
+int block_size_x();
+
 }  // namespace backend
 
 /// Throws DeviceError "<file>:<line>: <call> failed: <error string>" when a GPU runtime call fails.

@@ -78,4 +78,8 @@ void initial_state(const InitialField& init, double px, double py, double pz, do
 template <class T>
 void initialize_equilibrium(const PopulationView<T>& f, const BlockShape& shape, const InitialField& init);
 
+/// STREAM Copy, b[k] = a[k] for k < n (floats), with the lattice kernels' parallel_for: the reference bandwidth
+/// of `eddy bench`. Asynchronous on GPUs.
+void stream_copy(float* b, const float* a, std::int64_t n);
+
 }  // namespace eddy

@@ -14,11 +14,10 @@ namespace eddy {
 
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 
-/// Threads per block along x; y and z are covered by the grid (grid-stride when they exceed the grid limit).
-inline constexpr int kBlockSizeX = 128;
-
+/// Threads per block along x: backend::block_size_x() (128 unless `eddy bench --block-x` sets it), at most
+/// backend::kMaxBlockSizeX, the launch bound; y and z are covered by the grid (grid-stride beyond its limit).
 template <class F>
-__global__ void __launch_bounds__(kBlockSizeX) box_kernel(F f, Box box) {
+__global__ void __launch_bounds__(backend::kMaxBlockSizeX) box_kernel(F f, Box box) {
   const int x = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= box.hi[0]) return;
   for (int z = box.lo[2] + static_cast<int>(blockIdx.z); z < box.hi[2]; z += static_cast<int>(gridDim.z)) {
@@ -31,7 +30,7 @@ __global__ void __launch_bounds__(kBlockSizeX) box_kernel(F f, Box box) {
 /// Thin boxes (a few cells along x, e.g. an x-normal halo plane or shell slab) as one flat range of cells, so no
 /// thread of a block idles; x, y, z are then recovered by division.
 template <class F>
-__global__ void __launch_bounds__(kBlockSizeX) flat_box_kernel(F f, Box box, std::int64_t cells) {
+__global__ void __launch_bounds__(backend::kMaxBlockSizeX) flat_box_kernel(F f, Box box, std::int64_t cells) {
   const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= cells) return;
   const std::int64_t nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
@@ -46,14 +45,15 @@ void parallel_for(const Box& box, const F& f, const char* name, const backend::S
   if (box.empty()) return;
   const int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
   const auto queue = stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr;
+  const int width = backend::block_size_x();
   if (nx < kFlatLaunchBelowX) {
     const std::int64_t cells = box.cells();
-    flat_box_kernel<<<unsigned((cells + kBlockSizeX - 1) / kBlockSizeX), kBlockSizeX, 0, queue>>>(f, box, cells);
+    flat_box_kernel<<<unsigned((cells + width - 1) / width), width, 0, queue>>>(f, box, cells);
     backend::check_launch(name, __FILE__, __LINE__);
     return;
   }
-  const dim3 block(kBlockSizeX, 1, 1);
-  const dim3 grid((nx + kBlockSizeX - 1) / kBlockSizeX, ny < 65535 ? ny : 65535, nz < 65535 ? nz : 65535);
+  const dim3 block(width, 1, 1);
+  const dim3 grid((nx + width - 1) / width, ny < 65535 ? ny : 65535, nz < 65535 ? nz : 65535);
   box_kernel<<<grid, block, 0, queue>>>(f, box);
   backend::check_launch(name, __FILE__, __LINE__);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
-# (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, and eddy bench; full logs go to
-# OUTDIR, a short table is printed last.
+# (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, a
+# block-width sweep (EDDY_BLOCK_SWEEP) and Nsight Compute counters of the fused kernel; full logs go to OUTDIR, a
+# short table is printed last.
 # Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
 set -uo pipefail
 out=${1:?usage: gpu_check.sh OUTDIR [sizes...]}
@@ -39,9 +40,31 @@ for n in "${sizes[@]}"; do
   done
 done
 
+# Block-width sweep of the float kernel at the largest size, then hardware counters of one even and one odd step.
+largest=${sizes[-1]}
+for bx in ${EDDY_BLOCK_SWEEP:-64 128 256 512}; do
+  "$build/eddy" bench --size "$largest" --block-x "$bx" --repeat 3 --json "$out/sweep_${largest}_bx${bx}.json" \
+    >"$out/sweep_${largest}_bx${bx}.log" 2>&1
+  echo "block-x $bx, ${largest}^3 float: $(grep MLUPS "$out/sweep_${largest}_bx${bx}.log")" >>"$out/summary.txt"
+done
+if command -v ncu >/dev/null; then
+  for p in float fp16; do
+    ncu --clock-control none --kernel-name regex:StreamCollide --launch-skip 4 --launch-count 2 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      "$build/eddy" bench --size 256 --storage "$p" --steps 4 --repeat 1 --warmup 4 >"$out/ncu_256_${p}.txt" 2>&1
+    echo "ncu 256 $p: exit $?" >>"$out/summary.txt"
+  done
+fi
+
 echo "==== summary ===="
 cat "$out/summary.txt"
 grep -h "\[ oracle\|\[ ghia\|\[ poiseuille\|\[ taylor" "$out"/ctest_*.log | sort -u
 grep -h "tests passed\|tests failed" "$out"/ctest_*.log
 cat "$out/registers.txt"
-for f in "$out"/bench_*.log; do echo "--- $(basename "$f")"; grep -E "MLUPS|bandwidth|transfers|check" "$f"; done
+for f in "$out"/bench_*.log; do echo "--- $(basename "$f")"; grep -E "MLUPS|bandwidth|STREAM|memory|check" "$f"; done
+for f in "$out"/ncu_*.txt; do
+  [[ -f $f ]] || continue
+  echo "--- $(basename "$f")"
+  grep -E "StreamCollide|DRAM Throughput|Memory Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|L2 Hit|L1/TEX Hit|Compute \(SM\) Throughput|Block Limit Registers|Issue Slots Busy|No Eligible" "$f"
+done

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "io/atomic_file.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/launchers.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/mpi_check.hpp"
@@ -57,6 +59,24 @@ double copy_bandwidth(std::size_t bytes, int repetitions) {
   return 2.0 * double(bytes) * repetitions / seconds_since(start) * 1e-9;
 }
 
+/// STREAM Copy bandwidth (kernels/stream_copy.cpp) over `bytes`, the best of `repetitions` timed copies after a
+/// warm-up, bytes read + written per second (STREAM reports the best of its trials).
+double stream_copy_bandwidth(std::size_t bytes, int repetitions) {
+  const std::int64_t n = std::int64_t(bytes / sizeof(float));
+  DeviceBuffer<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+  stream_copy(a.data(), b.data(), n);  // warm-up; touches the pages on cpu
+  stream_copy(b.data(), a.data(), n);
+  backend::synchronize();
+  double best = 0.0;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto start = Clock::now();
+    stream_copy(r % 2 ? a.data() : b.data(), r % 2 ? b.data() : a.data(), n);
+    backend::synchronize();
+    best = std::max(best, 2.0 * double(n) * sizeof(float) / seconds_since(start) * 1e-9);
+  }
+  return best;
+}
+
 /// Host <-> device time of one population buffer (pageable host memory), apart from the kernel timing.
 void measure_transfers(std::size_t bytes, BenchResult& r) {
   std::vector<char> host(bytes, 1);
@@ -83,7 +103,8 @@ std::string json(const BenchResult& r) {
   for (std::size_t i = 0; i < r.mlups.size(); ++i) s << (i ? ", " : "") << r.mlups[i];
   s << "],\n  \"mlups_mean\": " << r.mlups_mean << ",\n  \"mlups_sd\": " << r.mlups_sd
     << ",\n  \"bytes_per_cell_step\": " << r.bytes_per_cell_step << ",\n  \"bandwidth_gbs\": " << r.bandwidth_gbs
-    << ",\n  \"copy_bandwidth_gbs\": " << r.copy_bandwidth_gbs << ",\n  \"upload_seconds\": " << r.upload_seconds
+    << ",\n  \"copy_bandwidth_gbs\": " << r.copy_bandwidth_gbs << ",\n  \"stream_copy_gbs\": " << r.stream_copy_gbs
+    << ",\n  \"block_size_x\": " << r.block_size_x << ",\n  \"upload_seconds\": " << r.upload_seconds
     << ",\n  \"download_seconds\": " << r.download_seconds << ",\n  \"memory_per_cell\": " << r.memory_per_cell
     << ",\n  \"cells_per_gib\": " << 1073741824.0 / r.memory_per_cell << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
     << "\n}\n";
@@ -103,6 +124,13 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   if (o.repetitions < 1) throw CollectiveInputError("bench: --repeat must be >= 1");
   if (o.steps < 0) throw CollectiveInputError("bench: --steps must be >= 0 (0 = calibrate)");
   if (o.warmup_steps < 0) throw CollectiveInputError("bench: --warmup must be >= 0");
+  if (o.block_size_x > 0) {
+    try {
+      backend::set_block_size_x(o.block_size_x);
+    } catch (const std::invalid_argument& e) {
+      throw CollectiveInputError(std::string("bench: --block-x: ") + e.what());
+    }
+  }
   CaseConfig config;
   try {
     config = bench_case(o);
@@ -122,6 +150,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   r.precision = o.precision == Precision::float64 ? "double" : o.precision == Precision::float16 ? "fp16" : "float";
   r.grid = config.size;
   r.ranks = decomposition.size;
+  r.block_size_x = backend::is_gpu() ? backend::block_size_x() : 0;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
   r.memory_per_cell = double(sim->bytes_per_cell());
   log << "bench: lid-driven cavity " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << ", "
@@ -144,6 +173,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   sim->synchronize();
   const double per_step = std::max(reduce_max(seconds_since(start), decomposition), 1e-5);
   r.steps = o.steps > 0 ? o.steps : std::clamp<std::int64_t>(std::int64_t(1.0 / per_step), 5, 100000);
+  r.steps += r.steps % 2;  // in-place streaming alternates two kinds of step: time both equally
 
   for (int rep = 0; rep < o.repetitions; ++rep) {
     sim->synchronize();
@@ -177,19 +207,22 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   sim.reset();  // free the device for the transfer and copy measurements
   measure_transfers(population_bytes, r);
   r.copy_bandwidth_gbs = copy_bandwidth(population_bytes, 10);
+  r.stream_copy_gbs = stream_copy_bandwidth(population_bytes, 10);
 
-  char line[512];
+  char line[768];
   std::snprintf(line, sizeof line,
                 "  %lld steps x %d repetitions (after %lld warm-up steps)\n"
                 "  MLUPS          %.1f +- %.1f\n"
                 "  bandwidth      %.1f GB/s effective (%.0f B/cell/step), %.1f%% of the device copy bandwidth "
                 "%.1f GB/s\n"
+                "  STREAM copy    %.1f GB/s (same bytes, parallel_for kernel): kernel at %.1f%% of it\n"
                 "  memory         %.0f B/cell, %.3g cells per GiB\n"
                 "  transfers      one population buffer (%.3f GB): host->device %.4f s, device->host %.4f s\n"
                 "  check          state %s, mass drift %+.2e\n",
                 static_cast<long long>(r.steps), o.repetitions, static_cast<long long>(o.warmup_steps),
                 r.mlups_mean, r.mlups_sd, r.bandwidth_gbs, r.bytes_per_cell_step,
-                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, double(population_bytes) * 1e-9,
+                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.stream_copy_gbs,
+                100.0 * r.bandwidth_gbs / r.stream_copy_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, double(population_bytes) * 1e-9,
                 r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
   log << line;
   if (!o.json_path.empty() && decomposition.rank == 0) {

@@ -27,6 +27,7 @@ struct BenchOptions {
   Precision precision = Precision::float32;
   Collision collision = Collision::trt;
   std::string json_path;         ///< write results as JSON here when not empty
+  int block_size_x = 0;          ///< GPU threads per block along x (0 = the default, 128)
 };
 
 struct BenchResult {
@@ -38,7 +39,9 @@ struct BenchResult {
   double mlups_mean = 0, mlups_sd = 0;
   double bytes_per_cell_step = 0;      ///< fused kernel traffic per cell update
   double bandwidth_gbs = 0;            ///< bytes_per_cell_step * mean updates per second
-  double copy_bandwidth_gbs = 0;       ///< device-to-device copy, bytes read + written per second
+  double copy_bandwidth_gbs = 0;       ///< device-to-device memcpy, bytes read + written per second
+  double stream_copy_gbs = 0;          ///< STREAM Copy through parallel_for (all threads / GPU launch), best of 10
+  int block_size_x = 0;                ///< GPU threads per block along x used (0 on cpu)
   double upload_seconds = 0;           ///< host -> device copy of one population buffer
   double download_seconds = 0;         ///< device -> host copy of one population buffer
   double memory_per_cell = 0;          ///< device bytes per cell (populations + flags)

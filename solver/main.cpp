@@ -152,6 +152,8 @@ int main(int argc, char** argv) {
   bench->add_option("--transport", transport, "Halo transport under MPI: host (default), device or nccl");
   bench->add_flag("!--no-overlap", bench_options.overlap, "Do not overlap the halo exchange with interior updates");
   bench->add_option("--json", bench_options.json_path, "Also write the results as JSON to this file");
+  bench->add_option("--block-x", bench_options.block_size_x,
+                    "GPU threads per block along x (multiple of 32, 32-512; default 128): a tuning knob");
 
   try {
     app.parse(argc, argv);
