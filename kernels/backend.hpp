@@ -149,10 +149,19 @@ void check_launch(const char* what, const char* file, int line);
 
 /// Largest threads per block along x that kernels/parallel_for.hpp may use (its launch bound).
 inline constexpr int kMaxBlockSizeX = 512;
+namespace detail {
+inline int block_size_x_setting = 128;  // one per program (C++17 inline variable)
+}  // namespace detail
 /// Threads per block along x of the GPU box launches (default 128; ignored on cpu). A tuning knob for
 /// `eddy bench --block-x`: throws std::invalid_argument unless `threads` is a multiple of 32 in [32, 512].
-void set_block_size_x(int threads);
-int block_size_x();
+inline void set_block_size_x(int threads) {
+  if (threads < 32 || threads > kMaxBlockSizeX || threads % 32 != 0) {
+    throw std::invalid_argument("GPU block width must be a multiple of 32 between 32 and " +
+                                std::to_string(kMaxBlockSizeX) + " (got " + std::to_string(threads) + ")");
+  }
+  detail::block_size_x_setting = threads;
+}
+inline int block_size_x() { return detail::block_size_x_setting; }
 
 }  // namespace backend
 
