@@ -11,6 +11,7 @@
 // Bytes per ghost cell: 5 * sizeof(T) read + 5 * sizeof(T) written.
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/halo_pack.hpp"
 #include "kernels/parallel_for.hpp"
 
 namespace eddy {
@@ -28,16 +29,16 @@ struct PeriodicCopy {
     int p[3] = {x, y, z};
     const int ghost_plane = p[axis];
     const int outwards = ghost_plane == 0 ? -1 : 1;
-    p[axis] = ghost_plane == 0 ? shape.n[axis] : 1;
+    p[axis] = ghost_plane == 0 ? shape.n[axis] : 1;  // the interior cell paired with this ghost
     const std::int64_t ghost = shape.index(x, y, z);
     const std::int64_t interior = shape.index(p[0], p[1], p[2]);
     const std::int64_t to = into_ghosts ? ghost : interior, from = into_ghosts ? interior : ghost;
 EDDY_UNROLL
     for (int i = 1; i < d3q19::Q; ++i) {
       if (d3q19::c(i, axis) != outwards) continue;
-      // Out of the ghosts, a slot whose upstream cell is solid holds the interior cell's own bounced population.
-      const std::int64_t upstream = to - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-      if (!into_ghosts && is_solid(flags.flag[upstream])) continue;
+      // Out of the ghosts, a slot whose upstream cell is solid holds the interior cell's own bounced population,
+      // and one whose upstream cell lies beyond the block (in a ghost row) is read by no cell.
+      if (!into_ghosts && !upstream_is_fluid(flags, shape, p, i)) continue;
       a.f[i * a.n_cells + to] = a.f[i * a.n_cells + from];
     }
   }

@@ -36,10 +36,8 @@ struct PlaneCopy {
         in_buffer = in_block;
       } else if (upstream_flags == nullptr) {
         in_block = in_buffer;
-      } else {
-        const int i = dirs.i[k];
-        const std::int64_t upstream = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-        if (!is_solid(upstream_flags[upstream])) in_block = in_buffer;
+      } else if (upstream_is_fluid(FlagView{upstream_flags}, shape, p3, dirs.i[k])) {
+        in_block = in_buffer;
       }
     }
   }

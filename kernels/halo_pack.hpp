@@ -10,6 +10,18 @@
 
 namespace eddy {
 
+/// True when population i of the block cell at `p` streams from a fluid cell of the block: p - c_i lies inside the
+/// block (ghost layer included) and is not solid. Out of the ghosts, only such slots are delivered.
+EDDY_HOST_DEVICE inline bool upstream_is_fluid(const FlagView& flags, const BlockShape& shape, const int (&p)[3],
+                                               int i) {
+  int q[3];
+  for (int a = 0; a < 3; ++a) {
+    q[a] = p[a] - d3q19::c(i, a);
+    if (q[a] < 0 || q[a] > shape.n[a] + 1) return false;
+  }
+  return !is_solid(flags.flag[shape.index(q[0], q[1], q[2])]);
+}
+
 /// D3Q19 has 5 directions with c_i[axis] = +1 and 5 with -1 on every axis.
 inline constexpr int kCrossingDirections = 5;
 
@@ -30,8 +42,8 @@ void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, i
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream = nullptr);
 
 /// The inverse of pack_plane: writes `buffer` into populations `dirs` of plane `plane`. With `upstream_flags`
-/// (out of the ghosts, see solver/halo_exchange.hpp), a slot i of cell x is written only when the cell it comes
-/// from, x - c_i, is not solid: otherwise x itself put a bounced population there and the buffer holds nothing.
+/// (out of the ghosts, see solver/halo_exchange.hpp), a slot i of cell x is written only when upstream_is_fluid:
+/// where x - c_i is solid, x itself put a bounced population there, and the buffer holds nothing.
 template <class T>
 void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                   const CrossingDirections& dirs, const T* buffer, const CellFlag* upstream_flags,
