@@ -21,7 +21,13 @@ build=$root/build/cuda-device
     -DCMAKE_CUDA_FLAGS="-Xptxas=-v"
   cmake --build "$build" -j "$(nproc)"
 } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-grep -A1 "stream_collide\|StreamCollide" "$out/build.log" | grep -E "registers|spill" | sort -u >"$out/registers.txt"
+# Registers and SASS instruction count per fused-kernel instantiation (T, odd step?), box launch.
+grep -A2 "Function properties for .*StreamCollide.*BoxE$" "$out/build.log" | grep -E "properties|registers" |
+  sed 's/.*StreamCollideI\(.*\)Lb\([01]\).*/\1 odd=\2/' | paste - - >"$out/registers.txt"
+if command -v cuobjdump >/dev/null; then
+  cuobjdump -sass "$build/libeddy_kernels.a" 2>/dev/null | awk '/Function :/{name=$3} /^ +\/\*[0-9a-f]+\*\//{n[name]++}
+    END{for (k in n) if (k ~ /StreamCollide.*BoxE$/) print n[k], k}' >>"$out/registers.txt"
+fi
 
 "$build/eddy" info | tee "$out/info.txt"
 ctest --test-dir "$build" --output-on-failure -L "gpu|unit" >"$out/ctest_gpu.log" 2>&1
@@ -49,7 +55,8 @@ for bx in ${EDDY_BLOCK_SWEEP:-64 128 256 512}; do
 done
 if command -v ncu >/dev/null; then
   for p in float fp16; do
-    ncu --clock-control none --kernel-name regex:StreamCollide --launch-skip 4 --launch-count 2 \
+    ncu --clock-control none --kernel-name-base mangled --kernel-name regex:StreamCollide --launch-skip 4 \
+      --launch-count 2 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
       --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       "$build/eddy" bench --size 256 --storage "$p" --steps 4 --repeat 1 --warmup 4 >"$out/ncu_256_${p}.txt" 2>&1
