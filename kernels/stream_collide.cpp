@@ -10,6 +10,8 @@
 //   cache); memory held per cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double).
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
+#include <cstdint>
+
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/parallel_for.hpp"
@@ -18,7 +20,7 @@
 namespace eddy {
 namespace {
 
-template <class T, bool kOdd>
+template <class T, bool kOdd, class Index>
 struct StreamCollide {
   using R = compute_t<T>;
   PopulationView<T> a;
@@ -33,7 +35,7 @@ struct StreamCollide {
   RoundingKey key;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const std::int64_t cell = shape.index(x, y, z);
+    const Index cell = Index(shape.index(x, y, z));
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) return;
     R f[d3q19::Q];
@@ -53,23 +55,37 @@ struct StreamCollide {
   }
 };
 
+template <class T, class Index>
+void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
+            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+            const RoundingKey& key, const backend::Stream* stream) {
+  if (layout == PopulationLayout::swapped) {
+    parallel_for(box, StreamCollide<T, true, Index>{a, a, flags, shape, relax, walls, key}, "stream_collide_odd",
+                 stream);
+  } else {
+    parallel_for(box, StreamCollide<T, false, Index>{a, a, flags, shape, relax, walls, key}, "stream_collide_even",
+                 stream);
+  }
+}
+
 }  // namespace
 
 template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                    const RoundingKey& key, const backend::Stream* stream) {
-  if (layout == PopulationLayout::swapped) {
-    parallel_for(box, StreamCollide<T, true>{a, a, flags, shape, relax, walls, key}, "stream_collide_odd", stream);
+                    const RoundingKey& key, const backend::Stream* stream, bool wide_index) {
+  // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
+  if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
+    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream);
   } else {
-    parallel_for(box, StreamCollide<T, false>{a, a, flags, shape, relax, walls, key}, "stream_collide_even", stream);
+    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream);
   }
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                      \
   template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,        \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
-                                  const RoundingKey&, const backend::Stream*);
+                                  const RoundingKey&, const backend::Stream*, bool);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

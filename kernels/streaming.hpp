@@ -17,6 +17,10 @@
 // even step left f*_opp(i)(x)), and a population heading into a solid cell is bounced at once into x's own slot
 // opp(i). Even steps then need no neighbour flags at all.
 //
+// Index: the integer type of population offsets i * n_cells + cell, std::int64_t in general; std::uint32_t when
+// 19 * n_cells fits (blocks up to ~600^3), whose address arithmetic is one instruction instead of several (the
+// unsigned wrap-around of cell - offset is exact modulo 2^32, and the final offset is in range).
+//
 // Ghost layer: odd steps read and write the ghost cells next to exchanged faces; the halo exchange fills them
 // before an odd step and sends what the step wrote there to the neighbour after it (solver/halo_exchange.hpp).
 #pragma once
@@ -39,43 +43,45 @@ EDDY_HOST_DEVICE inline R ladd_term(int i, const R* uw) {
 }
 
 /// Even step, read: the populations that have arrived at `cell` ("own" layout).
-template <class T, class R>
-EDDY_HOST_DEVICE inline void load_own(const PopulationView<T>& a, std::int64_t cell, R (&f)[d3q19::Q]) {
+template <class T, class R, class Index>
+EDDY_HOST_DEVICE inline void load_own(const PopulationView<T>& a, Index cell, R (&f)[d3q19::Q]) {
+  const Index n = Index(a.n_cells);
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(a.f[i * a.n_cells + cell]);
+  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(a.f[Index(i) * n + cell]);
 }
 
 /// Even step, write: f*_i to slot opp(i) of the same cell (giving the "swapped" layout).
-template <class T, class R>
-EDDY_HOST_DEVICE inline void store_swapped(const PopulationView<T>& a, std::int64_t cell, const R (&f)[d3q19::Q],
+template <class T, class R, class Index>
+EDDY_HOST_DEVICE inline void store_swapped(const PopulationView<T>& a, Index cell, const R (&f)[d3q19::Q],
                                            RoundingBits& bits) {
+  const Index n = Index(a.n_cells);
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) a.f[d3q19::opp(i) * a.n_cells + cell] = Stored<T>::store(f[i], bits.next());
+  for (int i = 0; i < d3q19::Q; ++i) a.f[Index(d3q19::opp(i)) * n + cell] = Stored<T>::store(f[i], bits.next());
 }
 
 /// Odd step, read ("swapped" layout): gathers into f the populations arriving at fluid `cell` whose own flag is
 /// `own` (kFluid: no solid neighbour, no flag reads), with bounce-back from solid neighbours.
-template <class T, class R>
+template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void gather_swapped(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
-                                            std::int64_t cell, CellFlag own, const WallVelocities<R>& walls,
+                                            Index cell, CellFlag own, const WallVelocities<R>& walls,
                                             R (&f)[d3q19::Q]) {
-  const std::int64_t n = a.n_cells;
+  const Index n = Index(a.n_cells);
   if (own == kFluid) {
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
-      const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-      f[i] = Stored<T>::load(a.f[d3q19::opp(i) * n + from]);
+      const Index from = cell - Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
+      f[i] = Stored<T>::load(a.f[Index(d3q19::opp(i)) * n + from]);
     }
     return;
   }
 EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) {
-    const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+    const Index from = cell - Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
     const CellFlag neighbour = flags.flag[from];
     if (!is_solid(neighbour)) {
-      f[i] = Stored<T>::load(a.f[d3q19::opp(i) * n + from]);
+      f[i] = Stored<T>::load(a.f[Index(d3q19::opp(i)) * n + from]);
     } else {
-      f[i] = Stored<T>::load(a.f[i * n + cell]);  // f*_opp(i)(x), left in slot i by the even step
+      f[i] = Stored<T>::load(a.f[Index(i) * n + cell]);  // f*_opp(i)(x), left in slot i by the even step
       if (neighbour >= kMovingWall) f[i] += ladd_term(i, walls.u[neighbour - kMovingWall]);
     }
   }
@@ -83,31 +89,31 @@ EDDY_UNROLL
 
 /// Odd step, write: f*_i(x) to slot i of x + c_i ("own" layout there), or, when x + c_i is solid, bounced back
 /// at once into slot opp(i) of x.
-template <class T, class R>
+template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void scatter_own(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
-                                         std::int64_t cell, CellFlag own, const WallVelocities<R>& walls,
+                                         Index cell, CellFlag own, const WallVelocities<R>& walls,
                                          const R (&f)[d3q19::Q], RoundingBits& bits) {
-  const std::int64_t n = a.n_cells;
+  const Index n = Index(a.n_cells);
   if (own == kFluid) {
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
-      const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-      a.f[i * n + to] = Stored<T>::store(f[i], bits.next());
+      const Index to = cell + Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
+      a.f[Index(i) * n + to] = Stored<T>::store(f[i], bits.next());
     }
     return;
   }
 EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) {
-    const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+    const Index to = cell + Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
     const CellFlag neighbour = flags.flag[to];
     const std::uint32_t random = bits.next();
     if (!is_solid(neighbour)) {
-      a.f[i * n + to] = Stored<T>::store(f[i], random);
+      a.f[Index(i) * n + to] = Stored<T>::store(f[i], random);
     } else {
       const int back = d3q19::opp(i);
       R value = f[i];
       if (neighbour >= kMovingWall) value += ladd_term(back, walls.u[neighbour - kMovingWall]);
-      a.f[back * n + cell] = Stored<T>::store(value, random);
+      a.f[Index(back) * n + cell] = Stored<T>::store(value, random);
     }
   }
 }

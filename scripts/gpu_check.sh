@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
 # (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, a
-# block-width sweep (EDDY_BLOCK_SWEEP) and Nsight Compute counters of the fused kernel; full logs go to OUTDIR, a
+# block-width sweep (EDDY_BLOCK_SWEEP, "" to skip) and Nsight Compute counters of the fused kernel (EDDY_NCU=0 skips); full logs go to OUTDIR, a
 # short table is printed last.
 # Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
 set -uo pipefail
@@ -23,7 +23,7 @@ build=$root/build/cuda-device
 } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 # Registers and SASS instruction count per fused-kernel instantiation (T, odd step?), box launch.
 grep -A2 "Function properties for .*StreamCollide.*BoxE$" "$out/build.log" | grep -E "properties|registers" |
-  sed 's/.*StreamCollideI\(.*\)Lb\([01]\).*/\1 odd=\2/' | paste - - >"$out/registers.txt"
+  sed 's/.*StreamCollideI\(.*\)Lb\([01]\)E\(.\).*/\1 odd=\2 index=\3/' | paste - - >"$out/registers.txt"
 if command -v cuobjdump >/dev/null; then
   cuobjdump -sass "$build/libeddy_kernels.a" 2>/dev/null | awk '/Function :/{name=$3} /^ +\/\*[0-9a-f]+\*\//{n[name]++}
     END{for (k in n) if (k ~ /StreamCollide.*BoxE$/) print n[k], k}' >>"$out/registers.txt"
@@ -53,7 +53,7 @@ for bx in ${EDDY_BLOCK_SWEEP:-64 128 256 512}; do
     >"$out/sweep_${largest}_bx${bx}.log" 2>&1
   echo "block-x $bx, ${largest}^3 float: $(grep MLUPS "$out/sweep_${largest}_bx${bx}.log")" >>"$out/summary.txt"
 done
-if command -v ncu >/dev/null; then
+if [[ ${EDDY_NCU:-1} != 0 ]] && command -v ncu >/dev/null; then
   for p in float fp16; do
     ncu --clock-control none --kernel-name-base mangled --kernel-name regex:StreamCollide --launch-skip 4 \
       --launch-count 2 \
