@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
 # (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, a
-# block-width sweep (EDDY_BLOCK_SWEEP, "" to skip) and Nsight Compute counters of the fused kernel (EDDY_NCU=0 skips); full logs go to OUTDIR, a
-# short table is printed last.
+# block-width sweep (EDDY_BLOCK_SWEEP, "" skips it) and Nsight Compute counters of the fused kernel (EDDY_NCU=0
+# skips them); full logs go to OUTDIR, a short table is printed last.
 # Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
 set -uo pipefail
 out=${1:?usage: gpu_check.sh OUTDIR [sizes...]}
@@ -48,7 +48,7 @@ done
 
 # Block-width sweep of the float kernel at the largest size, then hardware counters of one even and one odd step.
 largest=${sizes[-1]}
-for bx in ${EDDY_BLOCK_SWEEP:-64 128 256 512}; do
+for bx in ${EDDY_BLOCK_SWEEP-64 128 256 512}; do
   "$build/eddy" bench --size "$largest" --block-x "$bx" --repeat 3 --json "$out/sweep_${largest}_bx${bx}.json" \
     >"$out/sweep_${largest}_bx${bx}.log" 2>&1
   echo "block-x $bx, ${largest}^3 float: $(grep MLUPS "$out/sweep_${largest}_bx${bx}.log")" >>"$out/summary.txt"
