@@ -42,8 +42,9 @@ struct BenchResult {
   double copy_bandwidth_gbs = 0;       ///< device-to-device memcpy, bytes read + written per second
   double stream_copy_gbs = 0;          ///< STREAM Copy through parallel_for (all threads / GPU launch), best of 10
   int block_size_x = 0;                ///< GPU threads per block along x used (0 on cpu)
-  double upload_seconds = 0;           ///< host -> device copy of one population buffer
-  double download_seconds = 0;         ///< device -> host copy of one population buffer
+  double transfer_bytes = 0;           ///< bytes of the timed transfers: the population array, at most 1 GiB
+  double upload_seconds = 0;           ///< host -> device copy of transfer_bytes
+  double download_seconds = 0;         ///< device -> host copy of transfer_bytes
   double memory_per_cell = 0;          ///< device bytes per cell (populations + flags)
   bool state_finite = false;           ///< the benchmarked state stayed finite and mass-conserving
   double mass_drift = 0;
