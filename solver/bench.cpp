@@ -224,20 +224,22 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   r.copy_bandwidth_gbs = copy_bandwidth(population_bytes, 10);
   r.stream_copy_gbs = stream_copy_bandwidth(population_bytes, 10);
 
+  // Each rank's device is compared with its own share of the traffic (the grids are split evenly up to one plane).
+  const double per_rank_gbs = r.bandwidth_gbs / double(r.ranks);
   char line[768];
   std::snprintf(line, sizeof line,
                 "  %lld steps x %d repetitions (after %lld warm-up steps)\n"
                 "  MLUPS          %.1f +- %.1f\n"
-                "  bandwidth      %.1f GB/s effective (%.0f B/cell/step), %.1f%% of the device copy bandwidth "
-                "%.1f GB/s\n"
-                "  STREAM copy    %.1f GB/s (same bytes, parallel_for kernel): kernel at %.1f%% of it\n"
+                "  bandwidth      %.1f GB/s effective (%.0f B/cell/step), %.1f GB/s per rank: %.1f%% of the device "
+                "copy bandwidth %.1f GB/s\n"
+                "  STREAM copy    %.1f GB/s (same bytes per rank, parallel_for kernel): kernel at %.1f%% of it\n"
                 "  memory         %.0f B/cell, %.3g cells per GiB\n"
                 "  transfers      %.3f GB (population array, at most 1 GiB): host->device %.4f s, device->host %.4f s\n"
                 "  check          state %s, mass drift %+.2e\n",
                 static_cast<long long>(r.steps), o.repetitions, static_cast<long long>(o.warmup_steps),
-                r.mlups_mean, r.mlups_sd, r.bandwidth_gbs, r.bytes_per_cell_step,
-                100.0 * r.bandwidth_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.stream_copy_gbs,
-                100.0 * r.bandwidth_gbs / r.stream_copy_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, r.transfer_bytes * 1e-9,
+                r.mlups_mean, r.mlups_sd, r.bandwidth_gbs, r.bytes_per_cell_step, per_rank_gbs,
+                100.0 * per_rank_gbs / r.copy_bandwidth_gbs, r.copy_bandwidth_gbs, r.stream_copy_gbs,
+                100.0 * per_rank_gbs / r.stream_copy_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, r.transfer_bytes * 1e-9,
                 r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
   log << line;
   if (!o.json_path.empty() && decomposition.rank == 0) {
