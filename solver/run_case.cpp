@@ -158,7 +158,7 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
 
 }  // namespace
 
-void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t output_bytes_per_cell,
+void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
                         std::ostream& log) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
   const char* faces_kind[] = {"periodic", "wall", "moving wall"};
@@ -180,9 +180,8 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "storage     "
       << (config.precision == Precision::float64 ? "double" : config.precision == Precision::float16 ? "fp16" : "float")
       << "\n"
-      << "memory      " << bytes_per_cell << " B/cell (+" << output_bytes_per_cell << " B/cell for output), "
-      << format("%.3f", cells * double(bytes_per_cell + output_bytes_per_cell) / (1024.0 * 1024.0 * 1024.0))
-      << " GiB in all\n"
+      << "memory      " << bytes_per_cell << " B/cell, " << format("%.3f", double(device_bytes) / 1073741824.0)
+      << " GiB " << (ranks > 1 ? "on rank 0" : "in all") << " (ghost layer and output slab included)\n"
       << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
       << config.output_every << " into " << config.output_directory << "/\n";
 }
@@ -205,7 +204,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
     agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
   }
   auto sim = Simulation::create(config, decomposition);
-  print_case_summary(config, sim->bytes_per_cell(), sim->output_bytes_per_cell(), log);
+  print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
 
   SnapshotWriter snapshots(config);
   const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
@@ -240,7 +239,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
       std::snprintf(line, sizeof line,
                     "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e\n",
                     static_cast<long long>(now), 100.0 * double(now) / double(config.steps), mlups,
-                    duration_text(eta).c_str(), d.max_speed, initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
+                    duration_text(eta).c_str(), d.finite ? d.max_speed : std::nan(""),
+                    !d.finite ? std::nan("") : initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
       log << line << std::flush;
       interval_start = wall;
       interval_steps = 0;

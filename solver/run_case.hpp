@@ -26,8 +26,9 @@ inline constexpr double kMaxLatticeSpeed = 0.5;
 /// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
 void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log);
 
-/// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell.
-void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t output_bytes_per_cell,
+/// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
+/// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`.
+void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
                         std::ostream& log);
 
 }  // namespace eddy

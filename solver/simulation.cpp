@@ -33,6 +33,16 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
 
 namespace {
 
+/// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included) and the
+/// output slab of 4 fields for at most kMomentSlabCells cells (LatticeSimulation::download_moments).
+double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;  // arithmetic / output type
+  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : value_bytes;
+  const double moment_cells = std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24));
+  return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) + moment_cells * 4.0 * value_bytes;
+}
+
 /// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
 /// around it, peeled axis by axis so that no cell is in two boxes.
 void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
@@ -205,7 +215,7 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
-  std::size_t output_bytes_per_cell() const override { return 4 * sizeof(R); }
+  std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
@@ -297,20 +307,16 @@ namespace {
 /// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
 /// overcommit and fail later, when the pages are touched).
 void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
-  const BlockShape shape = block_shape(decomposition);
-  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;  // arithmetic / output type
-  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : value_bytes;
-  const double moment_cells = std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24));
-  const double needed = double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-                        moment_cells * 4.0 * value_bytes;
+  const double needed = device_bytes_needed(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
     char text[320];
     std::snprintf(text, sizeof text,
                   "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
-                  "but only %.3g GB are free; use a smaller domain, float precision or more ranks",
+                  "but only %.3g GB are free; use a smaller domain, %s or more ranks",
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
-                  needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9);
+                  needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
+                  config.precision == Precision::float16 ? "fewer output fields" : "fp16 storage ([numerics] storage = \"fp16\")");
     throw DeviceError(text, true);
   }
 }

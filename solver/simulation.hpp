@@ -84,10 +84,11 @@ class Simulation {
   /// by tests to start from any state.
   virtual void set_populations(const std::vector<double>& f) = 0;
 
-  /// Device bytes per cell: populations (one array, in place) and flags; output fields are extra
-  /// (output_bytes_per_cell, for at most 2^24 cells at a time).
+  /// Device bytes per cell: populations (one array, in place) and flags.
   virtual std::size_t bytes_per_cell() const = 0;
-  virtual std::size_t output_bytes_per_cell() const = 0;
+  /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, and the
+  /// output slab (4 fields for at most 2^24 cells).
+  virtual std::size_t device_bytes() const = 0;
   /// Bytes moved through device memory per fluid cell per step by the fused kernel.
   virtual std::size_t kernel_bytes_per_cell() const = 0;
 
