@@ -18,7 +18,8 @@ namespace eddy {
 
 struct BenchOptions {
   int size = 128;                ///< N: cells per axis of the N^3 cavity
-  std::array<int, 3> grid = {0, 0, 0};  ///< a non-cubic global grid instead of size (all > 0 to use it)
+  std::array<int, 3> grid = {0, 0, 0};  ///< a non-cubic global grid instead of size (when grid_given)
+  bool grid_given = false;
   HaloTransport transport = HaloTransport::host;  ///< halo transport when run on several MPI ranks
   bool overlap = true;           ///< overlap the halo exchange with interior updates
   std::int64_t steps = 0;        ///< steps per repetition; 0 = calibrate to about 1 s per repetition
@@ -27,7 +28,8 @@ struct BenchOptions {
   Precision precision = Precision::float32;
   Collision collision = Collision::trt;
   std::string json_path;         ///< write results as JSON here when not empty
-  int block_size_x = 0;          ///< GPU threads per block along x (0 = the default, 128)
+  int block_size_x = 128;        ///< GPU threads per block along x (used when block_size_given)
+  bool block_size_given = false;
 };
 
 struct BenchResult {
@@ -42,6 +44,7 @@ struct BenchResult {
   double copy_bandwidth_gbs = 0;       ///< device-to-device memcpy, bytes read + written per second
   double stream_copy_gbs = 0;          ///< STREAM Copy through parallel_for (all threads / GPU launch), best of 10
   int block_size_x = 0;                ///< GPU threads per block along x used (0 on cpu)
+  double copy_bytes = 0;               ///< bytes of each copy reference: the population array, or less when memory is short
   double transfer_bytes = 0;           ///< bytes of the timed transfers: the population array, at most 1 GiB
   double upload_seconds = 0;           ///< host -> device copy of transfer_bytes
   double download_seconds = 0;         ///< device -> host copy of transfer_bytes

@@ -142,10 +142,13 @@ int main(int argc, char** argv) {
   std::string precision = "float", transport = "host";
   std::vector<int> grid;
   auto* bench = app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid)");
-  bench->add_option("--size", bench_options.size, "N: cells per axis of the N^3 cavity (default 128)");
+  auto* size_option =
+      bench->add_option("--size", bench_options.size, "N: cells per axis of the N^3 cavity (default 128)");
   bench->add_option("--grid", grid, "NX NY NZ: a non-cubic grid instead of --size (e.g. weak scaling)")
-      ->expected(3);
-  bench->add_option("--steps", bench_options.steps, "Steps per repetition (default: calibrated to ~1 s)");
+      ->expected(3)
+      ->excludes(size_option);
+  bench->add_option("--steps", bench_options.steps,
+                    "Steps per repetition (default: calibrated to ~1 s; odd counts are rounded up to even)");
   bench->add_option("--repeat", bench_options.repetitions, "Timed repetitions (default 5)");
   bench->add_option("--warmup", bench_options.warmup_steps, "Warm-up steps, not timed (default 10)");
   bench->add_option("--storage,--precision", precision, "Population storage: float (default), fp16 or double");
@@ -178,7 +181,11 @@ int main(int argc, char** argv) {
     } else if (*bench) {
       bench_options.precision = parse_precision(precision);
       bench_options.transport = parse_transport(transport);
-      if (!grid.empty()) bench_options.grid = {grid[0], grid[1], grid[2]};
+      if (!grid.empty()) {
+        bench_options.grid = {grid[0], grid[1], grid[2]};
+        bench_options.grid_given = true;
+      }
+      bench_options.block_size_given = bench->count("--block-x") > 0;
       eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
     }
   } catch (const eddy::CollectiveInputError& e) {

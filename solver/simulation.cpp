@@ -307,16 +307,25 @@ namespace {
 /// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
 /// overcommit and fail later, when the pages are touched).
 void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
-  const double needed = device_bytes_needed(config, decomposition);
+  double needed = device_bytes_needed(config, decomposition);
+  if (!backend::is_gpu()) {
+    // On cpu the "device" is host memory, which also holds the read-out copies: the host flags at set-up, the
+    // downloaded fields (4 per interior cell) and one slab.
+    const BlockShape shape = block_shape(decomposition);
+    const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;
+    needed += double(shape.n_cells()) * sizeof(CellFlag) + double(shape.interior_cells()) * 4.0 * value_bytes +
+              std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24)) * 4.0 * value_bytes;
+  }
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
     char text[320];
     std::snprintf(text, sizeof text,
                   "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
-                  "but only %.3g GB are free; use a smaller domain, %s or more ranks",
+                  "but only %.3g GB are free; use a smaller domain%s or more ranks",
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                   needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
-                  config.precision == Precision::float16 ? "fewer output fields" : "fp16 storage ([numerics] storage = \"fp16\")");
+                  config.precision == Precision::float16 ? ""
+                                                         : ", fp16 storage ([numerics] storage = \"fp16\")");
     throw DeviceError(text, true);
   }
 }

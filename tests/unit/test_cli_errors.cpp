@@ -94,6 +94,21 @@ class CliErrors : public ::testing::Test {
     return result;
   }
 
+  /// Runs `eddy bench <args...>` (tiny sizes only), capturing stdout and stderr.
+  CliResult bench_eddy(const std::vector<std::string>& args) const {
+    std::string command = shell_quote(EDDY_EXECUTABLE) + " bench";
+    for (const auto& arg : args) command += " " + shell_quote(arg);
+    command += " </dev/null >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
+               shell_quote((dir_ / "stderr.txt").string());
+    const int status = std::system(command.c_str());
+    CliResult result;
+    result.exited = status != -1 && WIFEXITED(status);
+    result.exit_code = result.exited ? WEXITSTATUS(status) : -1;
+    result.out = read_file(dir_ / "stdout.txt");
+    result.err = read_file(dir_ / "stderr.txt");
+    return result;
+  }
+
   fs::path dir_;
 };
 
@@ -176,6 +191,30 @@ TEST_F(CliErrors, UnknownKeyFromSet) {
 TEST_F(CliErrors, BadValueFromSet) {
   const auto path = write_case("valid.toml", valid_case());
   expect_input_error(run_eddy({path, "--set", "physics.tau=0.4"}), {"physics.tau"});
+}
+
+TEST_F(CliErrors, BenchValidRunExitsZero) {
+  // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
+  const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << "stderr:\n" << result.err;
+  EXPECT_NE(result.out.find("4 steps x 1 repetitions"), std::string::npos) << result.out;
+}
+
+TEST_F(CliErrors, BenchBlockWidthOutOfRange) {
+  for (const char* width : {"0", "-32", "33", "1024"}) {
+    expect_input_error(bench_eddy({"--size", "4", "--steps", "2", "--repeat", "1", "--block-x", width}),
+                       {"--block-x", "multiple of 32"});
+  }
+}
+
+TEST_F(CliErrors, BenchGridNotPositive) {
+  expect_input_error(bench_eddy({"--grid", "0", "0", "0", "--steps", "2", "--repeat", "1"}), {"--grid"});
+  expect_input_error(bench_eddy({"--grid", "-4", "-4", "-4", "--steps", "2", "--repeat", "1"}), {"--grid"});
+}
+
+TEST_F(CliErrors, BenchSizeAndGridTogether) {
+  expect_input_error(bench_eddy({"--size", "6", "--grid", "8", "8", "8"}), {"--size", "--grid"});
 }
 
 }  // namespace
