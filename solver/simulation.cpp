@@ -122,28 +122,49 @@ class LatticeSimulation final : public Simulation {
   }
 
   Diagnostics diagnose() override {
-    const std::vector<R> host = download_moments();
-    const std::int64_t n = shape_.interior_cells();
+    // Reduced slab by slab as the moments arrive, in fixed chunks combined in order: host threads share the work
+    // and the result does not depend on their number.
+    constexpr std::int64_t kChunk = std::int64_t(1) << 16;
+    struct Partial {
+      double mass = 0.0, max_speed2 = -1.0;
+      std::int64_t fastest = 0, first_bad = -1;
+    };
+    Partial total;
+    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
+      const std::int64_t chunks = (cells + kChunk - 1) / kChunk;
+      std::vector<Partial> partial(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(static)
+      for (std::int64_t c = 0; c < chunks; ++c) {
+        Partial& p = partial[static_cast<std::size_t>(c)];
+        for (std::int64_t j = c * kChunk; j < std::min(cells, (c + 1) * kChunk); ++j) {
+          const double rho = part[j], ux = part[slab + j], uy = part[2 * slab + j], uz = part[3 * slab + j];
+          const double speed2 = ux * ux + uy * uy + uz * uz;
+          if (!std::isfinite(rho) || !std::isfinite(speed2)) {
+            if (p.first_bad < 0) p.first_bad = first + j;
+            continue;
+          }
+          p.mass += rho;
+          if (speed2 > p.max_speed2) {
+            p.max_speed2 = speed2;
+            p.fastest = first + j;
+          }
+        }
+      }
+      for (const Partial& p : partial) {
+        total.mass += p.mass;
+        if (p.max_speed2 > total.max_speed2) {
+          total.max_speed2 = p.max_speed2;
+          total.fastest = p.fastest;
+        }
+        if (total.first_bad < 0) total.first_bad = p.first_bad;
+      }
+    });
     Diagnostics d;
-    double max_speed2 = -1.0;
-    std::int64_t fastest = 0, first_bad = -1;
-    for (std::int64_t k = 0; k < n; ++k) {
-      const double rho = host[k], ux = host[n + k], uy = host[2 * n + k], uz = host[3 * n + k];
-      const double speed2 = ux * ux + uy * uy + uz * uz;
-      if (!std::isfinite(rho) || !std::isfinite(speed2)) {
-        if (first_bad < 0) first_bad = k;
-        continue;
-      }
-      d.mass += rho;
-      if (speed2 > max_speed2) {
-        max_speed2 = speed2;
-        fastest = k;
-      }
-    }
-    d.max_speed = std::sqrt(std::max(max_speed2, 0.0));
-    d.fastest_cell = global_coordinates(fastest);
-    d.finite = first_bad < 0;
-    if (!d.finite) d.first_nonfinite_cell = global_coordinates(first_bad);
+    d.mass = total.mass;
+    d.max_speed = std::sqrt(std::max(total.max_speed2, 0.0));
+    d.fastest_cell = global_coordinates(total.fastest);
+    d.finite = total.first_bad < 0;
+    if (!d.finite) d.first_nonfinite_cell = global_coordinates(total.first_bad);
     return d;
   }
 
@@ -254,28 +275,36 @@ class LatticeSimulation final : public Simulation {
         for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
   }
 
-  /// Computes rho, ux, uy, uz of the current time on the device and downloads them (4 blocks of n values), a slab
-  /// of z-planes at a time so the device buffer stays at most kMomentSlabCells cells. Collective on several ranks:
-  /// the pending exchange is done first.
-  std::vector<R> download_moments() {
+  /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
+  /// kMomentSlabCells cells, so the device buffer stays small) and calls fn(part, slab, first, cells) for each:
+  /// `part` holds 4 blocks of `slab` values (rho, ux, uy, uz), of which the first `cells` are interior cells
+  /// first, first + 1, ... Collective on several ranks: the pending exchange is done first.
+  template <class Fn>
+  void for_each_moment_slab(Fn fn) {
     complete_halo();
-    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1], n = shape_.interior_cells();
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
     const int slab_planes = int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
     const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
     if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
     R* base = moments_.data();
     const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    std::vector<R> host(std::size_t(4 * n)), part;
+    std::vector<R> part;
     for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
       const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
       compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_);
       part = moments_.download();
-      const std::size_t cells = std::size_t(plane) * std::size_t(z_end - z), at = std::size_t(plane) * (z - 1);
-      for (int q = 0; q < 4; ++q) {
-        std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + at);
-      }
+      fn(part, std::int64_t(slab), plane * (z - 1), plane * (z_end - z));
     }
+  }
+
+  /// The fields of the current time on the host: 4 blocks of n interior values (rho, ux, uy, uz).
+  std::vector<R> download_moments() {
+    const std::int64_t n = shape_.interior_cells();
+    std::vector<R> host(std::size_t(4 * n));
+    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
+      for (int q = 0; q < 4; ++q) std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + first);
+    });
     return host;
   }
 
