@@ -27,22 +27,20 @@ namespace eddy {
 template <class T>
 struct Stored;
 
-template <>
-struct Stored<float> {
-  using compute = float;
-  EDDY_HOST_DEVICE static float load(float s) { return s; }
-  EDDY_HOST_DEVICE static float store(float g) { return g; }
-  /// Same as store(g): float storage rounds to nearest in the arithmetic itself.
-  EDDY_HOST_DEVICE static float store(float g, std::uint32_t /*random_bits*/) { return g; }
+/// float and double: g stored as is; the arithmetic itself rounds to nearest, so the random bits are unused.
+template <class T>
+struct StoredAsIs {
+  using compute = T;
+  EDDY_HOST_DEVICE static T load(T s) { return s; }
+  EDDY_HOST_DEVICE static T store(T g) { return g; }
+  EDDY_HOST_DEVICE static T store(T g, std::uint32_t /*random_bits*/) { return g; }
 };
 
 template <>
-struct Stored<double> {
-  using compute = double;
-  EDDY_HOST_DEVICE static double load(double s) { return s; }
-  EDDY_HOST_DEVICE static double store(double g) { return g; }
-  EDDY_HOST_DEVICE static double store(double g, std::uint32_t /*random_bits*/) { return g; }
-};
+struct Stored<float> : StoredAsIs<float> {};
+
+template <>
+struct Stored<double> : StoredAsIs<double> {};
 
 template <>
 struct Stored<half_t> {

@@ -33,14 +33,29 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
 
 namespace {
 
+/// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
+constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
+
+/// Bytes of one output value (rho or a velocity component): the arithmetic type.
+double output_value_bytes(const CaseConfig& config) { return config.precision == Precision::float64 ? 8.0 : 4.0; }
+
 /// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included) and the
-/// output slab of 4 fields for at most kMomentSlabCells cells (LatticeSimulation::download_moments).
+/// output slab of 4 fields for at most kMomentSlabCells cells.
 double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
-  const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;  // arithmetic / output type
-  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : value_bytes;
-  const double moment_cells = std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24));
-  return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) + moment_cells * 4.0 * value_bytes;
+  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
+  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
+         slab_cells * 4.0 * output_value_bytes(config);
+}
+
+/// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
+/// downloaded slab.
+double host_readout_bytes(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  return double(shape.n_cells()) * sizeof(CellFlag) +
+         (double(shape.interior_cells()) + slab_cells) * 4.0 * output_value_bytes(config);
 }
 
 /// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
@@ -308,9 +323,6 @@ class LatticeSimulation final : public Simulation {
     return host;
   }
 
-  /// Cells per slab of download_moments (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
-  static constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
-
   Decomposition decomposition_;
   BlockShape shape_;
   Relaxation<R> relax_;
@@ -337,14 +349,8 @@ namespace {
 /// overcommit and fail later, when the pages are touched).
 void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
   double needed = device_bytes_needed(config, decomposition);
-  if (!backend::is_gpu()) {
-    // On cpu the "device" is host memory, which also holds the read-out copies: the host flags at set-up, the
-    // downloaded fields (4 per interior cell) and one slab.
-    const BlockShape shape = block_shape(decomposition);
-    const double value_bytes = config.precision == Precision::float64 ? 8.0 : 4.0;
-    needed += double(shape.n_cells()) * sizeof(CellFlag) + double(shape.interior_cells()) * 4.0 * value_bytes +
-              std::min(double(shape.interior_cells()), double(std::int64_t(1) << 24)) * 4.0 * value_bytes;
-  }
+  // On cpu the "device" is host memory, which also holds the read-outs.
+  if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
     char text[320];

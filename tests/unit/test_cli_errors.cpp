@@ -80,23 +80,17 @@ class CliErrors : public ::testing::Test {
 
   /// Runs `eddy run <args...> --output <tmp>/out`, capturing stdout and stderr.
   CliResult run_eddy(const std::vector<std::string>& args) const {
-    std::string command = shell_quote(EDDY_EXECUTABLE) + " run";
-    for (const auto& arg : args) command += " " + shell_quote(arg);
-    command += " --output " + shell_quote((dir_ / "out").string());
-    command += " </dev/null >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
-               shell_quote((dir_ / "stderr.txt").string());
-    const int status = std::system(command.c_str());
-    CliResult result;
-    result.exited = status != -1 && WIFEXITED(status);
-    result.exit_code = result.exited ? WEXITSTATUS(status) : -1;
-    result.out = read_file(dir_ / "stdout.txt");
-    result.err = read_file(dir_ / "stderr.txt");
-    return result;
+    std::vector<std::string> all = args;
+    all.insert(all.end(), {"--output", (dir_ / "out").string()});
+    return eddy_command("run", all);
   }
 
   /// Runs `eddy bench <args...>` (tiny sizes only), capturing stdout and stderr.
-  CliResult bench_eddy(const std::vector<std::string>& args) const {
-    std::string command = shell_quote(EDDY_EXECUTABLE) + " bench";
+  CliResult bench_eddy(const std::vector<std::string>& args) const { return eddy_command("bench", args); }
+
+  /// Runs `eddy <subcommand> <args...>` with no stdin, capturing stdout and stderr in the test's directory.
+  CliResult eddy_command(const std::string& subcommand, const std::vector<std::string>& args) const {
+    std::string command = shell_quote(EDDY_EXECUTABLE) + " " + subcommand;
     for (const auto& arg : args) command += " " + shell_quote(arg);
     command += " </dev/null >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
                shell_quote((dir_ / "stderr.txt").string());
