@@ -28,22 +28,25 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// "swapped" (an odd step) the cells of `box` and their neighbours, ghost layer included, which the halo exchange
 /// must have filled. Sub-boxes may be updated in any order or concurrently. `key` seeds fp16's stochastic rounding.
 /// Population offsets are 32-bit when 19 * n_cells fits, 64-bit otherwise or with `wide_index` (tests compare both).
+/// `force_field` (when present) adds each cell's force density to the uniform body force of `relax`.
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16).
 template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                     const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
                     const WallVelocities<compute_t<T>>& walls, const RoundingKey& key,
-                    const backend::Stream* stream = nullptr, bool wide_index = false);
+                    const backend::Stream* stream = nullptr, bool wide_index = false,
+                    const ForceFieldView<compute_t<T>>& force_field = {});
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
 /// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.
 /// Computes the z-planes [z_begin, z_end) of the interior (1-based block coordinates) and writes them to `out`
-/// (interior layout of MomentView, starting at plane z_begin). Solid cells get rho = 0, u = 0.
+/// (interior layout of MomentView, starting at plane z_begin). Solid cells get rho = 0, u = 0. `force_field` (when
+/// present) adds each cell's force density to `force` in the F/2 shift.
 template <class T>
 void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                      const BlockShape& shape, const compute_t<T> (&force)[3],
                      const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
-                     int z_end, const backend::Stream* stream = nullptr);
+                     int z_end, const backend::Stream* stream = nullptr, const ForceFieldView<compute_t<T>>& force_field = {});
 
 /// Copies between the ghost planes of a periodic `axis` and the interior planes at the other side of the block, for
 /// the 5 populations per plane that point out of the block at the ghost plane (c_i[axis] = -1 at plane 0, +1 at

@@ -22,6 +22,7 @@ struct Moments {
   WallVelocities<R> walls;
   MomentView<R> out;
   int z_begin;
+  ForceFieldView<R> force_field;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
@@ -38,8 +39,10 @@ struct Moments {
     } else {
       load_own(a, cell, f);
     }
+    R local_force[3] = {force[0], force[1], force[2]};
+    force_field.add_to(cell, local_force);
     R drho, rho, u[3];
-    shifted_moments(f, force, drho, rho, u);
+    shifted_moments(f, local_force, drho, rho, u);
     out.rho[k] = rho;
     out.u[0][k] = u[0];
     out.u[1][k] = u[1];
@@ -53,8 +56,8 @@ template <class T>
 void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                      const BlockShape& shape, const compute_t<T> (&force)[3],
                      const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
-                     int z_end, const backend::Stream* stream) {
-  Moments<T> m{a, layout, flags, shape, {force[0], force[1], force[2]}, walls, out, z_begin};
+                     int z_end, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
+  Moments<T> m{a, layout, flags, shape, {force[0], force[1], force[2]}, walls, out, z_begin, force_field};
   Box slab = shape.interior();
   slab.lo[2] = z_begin;
   slab.hi[2] = z_end;
@@ -64,7 +67,8 @@ void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const 
 #define EDDY_INSTANTIATE(T)                                                                                        \
   template void compute_moments<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,  \
                                    const compute_t<T>(&)[3], const WallVelocities<compute_t<T>>&,                  \
-                                   const MomentView<compute_t<T>>&, int, int, const backend::Stream*);
+                                   const MomentView<compute_t<T>>&, int, int, const backend::Stream*,             \
+                                   const ForceFieldView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

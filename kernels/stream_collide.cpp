@@ -8,6 +8,8 @@
 // Bytes moved per fluid cell per step: 19 * sizeof(T) read + 19 * sizeof(T) written + 1 flag byte read
 //   = 153 B with float storage, 305 B with double, 77 B with fp16 (neighbour flags of near-wall cells come from
 //   cache); memory held per cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double).
+// The force density is the uniform body force plus, with two-way coupled particles, the cell's deposited force
+// (ForceFieldView: +3 * sizeof(R) read per cell when present).
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
@@ -33,6 +35,7 @@ struct StreamCollide {
   Relaxation<R> relax;
   WallVelocities<R> walls;
   RoundingKey key;
+  ForceFieldView<R> force_field;  // two-way coupled particles; absent in plain runs (one uniform branch per cell)
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -45,7 +48,13 @@ struct StreamCollide {
       load_own(a, cell, f);
     }
     R rho, u[3];
-    collide(f, relax, rho, u);
+    if (force_field.present()) {
+      Relaxation<R> local = relax;
+      force_field.add_to(std::int64_t(cell), local.force);
+      collide(f, local, rho, u);
+    } else {
+      collide(f, relax, rho, u);
+    }
     RoundingBits bits(key, x, y, z);
     if (kOdd) {
       scatter_own(a, flags, shape, cell, own, walls, f, bits);
@@ -58,12 +67,12 @@ struct StreamCollide {
 template <class T, class Index>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream) {
+            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
   if (layout == PopulationLayout::swapped) {
-    parallel_for(box, StreamCollide<T, true, Index>{a, a, flags, shape, relax, walls, key}, "stream_collide_odd",
+    parallel_for(box, StreamCollide<T, true, Index>{a, a, flags, shape, relax, walls, key, force_field}, "stream_collide_odd",
                  stream);
   } else {
-    parallel_for(box, StreamCollide<T, false, Index>{a, a, flags, shape, relax, walls, key}, "stream_collide_even",
+    parallel_for(box, StreamCollide<T, false, Index>{a, a, flags, shape, relax, walls, key, force_field}, "stream_collide_even",
                  stream);
   }
 }
@@ -73,19 +82,21 @@ void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView&
 template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                    const RoundingKey& key, const backend::Stream* stream, bool wide_index) {
+                    const RoundingKey& key, const backend::Stream* stream, bool wide_index,
+                    const ForceFieldView<compute_t<T>>& force_field) {
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
-    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream);
+    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
   } else {
-    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream);
+    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
   }
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                      \
   template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,        \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
-                                  const RoundingKey&, const backend::Stream*, bool);
+                                  const RoundingKey&, const backend::Stream*, bool,                             \
+                                  const ForceFieldView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/cell_flags.hpp"
 
@@ -26,6 +27,19 @@ template <class T>
 struct MomentView {
   T* rho;
   T* u[3];
+};
+
+/// Per-cell force density added to the uniform body force (lattice units; block layout, ghost layer included), from
+/// two-way coupled particles. All null: no per-cell force.
+template <class R>
+struct ForceFieldView {
+  const R* f[3] = {nullptr, nullptr, nullptr};
+  EDDY_HOST_DEVICE bool present() const { return f[0] != nullptr; }
+  /// Uniform `force` plus this cell's share.
+  EDDY_HOST_DEVICE void add_to(std::int64_t cell, R (&force)[3]) const {
+    if (!present()) return;
+    for (int d = 0; d < 3; ++d) force[d] += f[d][cell];
+  }
 };
 
 /// Velocity of each of the 6 faces' moving walls (lattice units), indexed by face (see cell_flags.hpp).
