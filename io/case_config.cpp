@@ -35,6 +35,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "io/particle_seed.hpp"
+
 namespace eddy {
 namespace {
 
@@ -153,6 +155,9 @@ const std::vector<SectionSchema>& schema() {
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
+      {"particles",
+       {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
+        "walls", "contacts", "contact_stiffness", "contact_damping", "pair_force", "gravity_constant", "softening"}},
   };
   return sections;
 }
@@ -600,6 +605,13 @@ void drop_superseded(toml::table& parent, const std::vector<std::string>& path, 
   if (path.size() == 3 && path[0] == "boundary" && path[2] == "type" && value.value<std::string>() == "wall") {
     drop("velocity");
   }
+  // [particles]: random seeding (count, with seed, box_min, box_max) and a positions file exclude each other.
+  if (path.size() == 2 && path[0] == "particles") {
+    if (path[1] == "count") drop("positions");
+    if (path[1] == "positions") {
+      for (std::string_view key : {"count", "seed", "box_min", "box_max"}) drop(key);
+    }
+  }
 }
 
 /// `--set domain.periodic=[...]` replaces the file's [boundary.<face>] tables on the axes it makes periodic.
@@ -905,6 +917,170 @@ void read_parallel(const Section& section, CaseConfig& config) {
   }
 }
 
+/// `key` of [particles] is only used by inertial particles: refused when kind is "tracer" (the default).
+void require_inertial(const Section& section, std::string_view key, const ParticleConfig& particles) {
+  if (!section.has(key) || particles.kind == ParticleKind::inertial) return;
+  section.fail(key, section.path(key) + " is only used by kind = \"inertial\" (kind is \"tracer\"" +
+                        (section.has("kind") ? "" : ", the default") +
+                        "): tracers move with the fluid velocity and feel no force; set particles.kind = "
+                        "\"inertial\" or remove " +
+                        section.path(key));
+}
+
+/// `key` of [particles] is only used when `switch_key` is on (`switch_text`, e.g. contacts = true).
+void require_switch(const Section& section, std::string_view key, bool on, std::string_view switch_text) {
+  if (!section.has(key) || on) return;
+  section.fail(key, section.path(key) + " is only used with particles." + std::string(switch_text) +
+                        "; set it or remove " + section.path(key));
+}
+
+/// Reads [particles]; needs the domain size (seeding box, diameter) and the case file's location (positions).
+/// Checks on the struct (box inside the domain, diameter below the domain) are in finalize_particles.
+void read_particles(const Section& section, CaseConfig& config) {
+  if (!section.table()) return;
+  section.check_keys(section_keys("particles"));
+  ParticleConfig& p = config.particles;
+  p.enabled = true;
+  p.kind =
+      section.choice<ParticleKind>("kind", {{"tracer", ParticleKind::tracer}, {"inertial", ParticleKind::inertial}})
+          .value_or(ParticleKind::tracer);
+
+  // Seeding: exactly one of count (random, with seed and box) and positions (a CSV file).
+  const bool random = section.has("count");
+  if (random && section.has("positions")) {
+    section.fail("positions",
+                 "particles.count and particles.positions are given together: give exactly one (count "
+                 "seeds particles at random, positions reads them from a CSV file)");
+  }
+  if (!random && !section.has("positions")) {
+    section.fail("count",
+                 "missing key: [particles] needs particles.count (that many particles at random in the box "
+                 "[box_min, box_max)) or particles.positions (a CSV file with columns x,y,z)");
+  }
+  if (const auto count = section.integer("count")) {
+    if (*count < 1 || *count > kMaxParticles) {
+      section.fail("count", section.quote("count") + " is out of range: count must be an integer >= 1 and <= " +
+                                std::to_string(kMaxParticles) + " (2^31 - 1)");
+    }
+    p.count = *count;
+  }
+  for (std::string_view key : {"seed", "box_min", "box_max"}) {
+    if (section.has(key) && !random) {
+      section.fail(key, section.path(key) +
+                            " is only used with particles.count (random seeding); particles.positions "
+                            "gives every position");
+    }
+  }
+  if (const auto seed = section.integer("seed")) {
+    if (*seed < 0) {
+      section.fail("seed", section.quote("seed") + " is out of range: seed must be an integer >= 0");
+    }
+    p.seed = static_cast<std::uint64_t>(*seed);
+  }
+  const std::array<double, 3> domain = {double(config.size[0]), double(config.size[1]), double(config.size[2])};
+  p.box_min = section.number3("box_min").value_or(std::array<double, 3>{0.0, 0.0, 0.0});
+  p.box_max = section.number3("box_max").value_or(domain);
+  for (std::string_view key : {"box_min", "box_max"}) {
+    const auto& box = key == "box_min" ? p.box_min : p.box_max;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (section.has(key) && (box[axis] < 0.0 || box[axis] > domain[axis])) {
+        section.fail(key, section.quote(key) + " is outside the domain: the " + kAxisNames[axis] +
+                              " component must be in [0, " + fmt(domain[axis]) +
+                              "] (domain.size = " + fmt3(config.size) + " cells, lattice units)");
+      }
+    }
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(p.box_min[axis] < p.box_max[axis])) {
+      const std::string_view key = section.has("box_max") ? "box_max" : "box_min";
+      section.fail(key, "particles.box_min = " + fmt3(p.box_min) + " and particles.box_max = " + fmt3(p.box_max) +
+                            " give an empty box: box_min < box_max is needed on every axis (the " + kAxisNames[axis] +
+                            " axis is not)");
+    }
+  }
+  if (const auto positions = section.string("positions")) {
+    if (positions->empty()) {
+      section.fail("positions",
+                   "particles.positions = \"\" is not allowed: give the path of a CSV file (columns "
+                   "x,y,z; relative to the case file's directory)");
+    }
+    std::filesystem::path file(*positions);
+    if (file.is_relative()) file = std::filesystem::path(section.source().origin()).parent_path() / file;
+    p.positions_file = file.string();
+  }
+
+  if (const auto diameter = section.number("diameter")) {
+    if (*diameter <= 0) {
+      section.fail("diameter", section.quote("diameter") + " is out of range: diameter must be > 0 (cells)");
+    }
+    p.diameter = *diameter;
+  }
+
+  // Inertial-only keys.
+  for (std::string_view key : {"density", "gravity", "two_way", "contacts", "pair_force"}) {
+    require_inertial(section, key, p);
+  }
+  if (const auto density = section.number("density")) {
+    if (*density <= 0) {
+      section.fail("density", section.quote("density") +
+                                  " is out of range: density must be > 0 (particle density / fluid density)");
+    }
+    p.density = *density;
+  }
+  p.gravity = section.number3("gravity").value_or(std::array<double, 3>{0.0, 0.0, 0.0});
+  p.two_way = section.boolean("two_way").value_or(false);
+  p.walls = section.choice<ParticleWalls>("walls", {{"bounce", ParticleWalls::bounce}, {"stick", ParticleWalls::stick}})
+                .value_or(ParticleWalls::bounce);
+
+  p.contacts = section.boolean("contacts").value_or(false);
+  require_switch(section, "contact_stiffness", p.contacts, "contacts = true");
+  require_switch(section, "contact_damping", p.contacts, "contacts = true");
+  if (p.contacts && !section.has("contact_stiffness")) {
+    section.fail("contact_stiffness",
+                 "missing key 'particles.contact_stiffness': contacts = true needs the spring "
+                 "constant k > 0 (lattice force per cell of overlap)");
+  }
+  if (const auto k = section.number("contact_stiffness")) {
+    if (*k <= 0) {
+      section.fail("contact_stiffness", section.quote("contact_stiffness") +
+                                            " is out of range: contact_stiffness must be > 0 (lattice force per cell "
+                                            "of overlap)");
+    }
+    p.contact_stiffness = *k;
+  }
+  if (const auto gamma = section.number("contact_damping")) {
+    if (*gamma < 0) {
+      section.fail("contact_damping",
+                   section.quote("contact_damping") + " is out of range: contact_damping must be >= 0 (lattice units)");
+    }
+    p.contact_damping = *gamma;
+  }
+
+  p.pair_force = section.choice<PairForce>("pair_force", {{"none", PairForce::none}, {"gravity", PairForce::gravity}})
+                     .value_or(PairForce::none);
+  const bool pair_gravity = p.pair_force == PairForce::gravity;
+  require_switch(section, "gravity_constant", pair_gravity, "pair_force = \"gravity\"");
+  require_switch(section, "softening", pair_gravity, "pair_force = \"gravity\"");
+  if (pair_gravity && !section.has("gravity_constant")) {
+    section.fail("gravity_constant",
+                 "missing key 'particles.gravity_constant': pair_force = \"gravity\" needs the "
+                 "constant G > 0 (lattice units)");
+  }
+  if (const auto g = section.number("gravity_constant")) {
+    if (*g <= 0) {
+      section.fail("gravity_constant", section.quote("gravity_constant") +
+                                           " is out of range: gravity_constant must be > 0 (G, lattice units)");
+    }
+    p.gravity_constant = *g;
+  }
+  if (const auto eps = section.number("softening")) {
+    if (*eps <= 0) {
+      section.fail("softening", section.quote("softening") + " is out of range: softening must be > 0 (cells)");
+    }
+    p.softening = *eps;
+  }
+}
+
 CaseConfig read_case(const toml::table& root, const Source& source) {
   check_top_level(source, root);
   CaseConfig config;
@@ -918,6 +1094,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_run(top_section(source, root, "run"), config);
   read_output(top_section(source, root, "output"), config);
   read_parallel(top_section(source, root, "parallel"), config);
+  read_particles(top_section(source, root, "particles"), config);
   return config;
 }
 
@@ -1142,6 +1319,97 @@ void finalize_parallel(const CaseConfig& config, const Source& source) {
   }
 }
 
+/// [particles] on the plain struct (shared with cases built in code): seeding, the box inside the domain, the
+/// diameter below the smallest domain side, the inertial-only settings. box_max = {0, 0, 0} becomes the domain size.
+void finalize_particles(CaseConfig& config, const Source& source) {
+  ParticleConfig& p = config.particles;
+  if (!p.enabled) return;
+  const std::array<double, 3> domain = {double(config.size[0]), double(config.size[1]), double(config.size[2])};
+  const bool random = p.positions_file.empty();
+  if (!random && p.count != 0) {
+    source.fail("particles.positions", "particles.count = " + std::to_string(p.count) +
+                                           " and particles.positions = \"" + p.positions_file +
+                                           "\" are given together: give exactly one (count seeds "
+                                           "particles at random, positions reads them from a CSV file)");
+  }
+  if (random && (p.count < 1 || p.count > kMaxParticles)) {
+    source.fail("particles.count", "particles.count = " + std::to_string(p.count) +
+                                       " is out of range: count must be >= 1 and <= " + std::to_string(kMaxParticles) +
+                                       " (2^31 - 1), or particles.positions must name a CSV file");
+  }
+  if (p.box_max == std::array<double, 3>{0.0, 0.0, 0.0}) p.box_max = domain;
+  const auto check_inside = [&](const std::string& key, const std::array<double, 3>& box, int axis) {
+    if (box[axis] >= 0.0 && box[axis] <= domain[axis]) return;  // NaN fails too
+    source.fail(key, key + " = " + fmt3(box) + " is outside the domain: the " + kAxisNames[axis] +
+                         " component must be in [0, " + fmt(domain[axis]) + "] (domain.size = " + fmt3(config.size) +
+                         " cells, lattice units)");
+  };
+  for (int axis = 0; axis < 3; ++axis) {
+    check_inside("particles.box_min", p.box_min, axis);
+    check_inside("particles.box_max", p.box_max, axis);
+    if (!(p.box_min[axis] < p.box_max[axis])) {
+      source.fail("particles.box_max", "particles.box_min = " + fmt3(p.box_min) +
+                                           " and particles.box_max = " + fmt3(p.box_max) +
+                                           " give an empty box: box_min < box_max is needed on "
+                                           "every axis (the " +
+                                           kAxisNames[axis] + " axis is not)");
+    }
+  }
+  // The smallest side a particle must fit in: every axis but a periodic one of one cell (the depth of a 2D case,
+  // where particles are discs).
+  double smallest = std::numeric_limits<double>::infinity();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (config.size[axis] == 1 && config.faces[2 * axis].kind == FaceKind::periodic) continue;
+    smallest = std::min(smallest, domain[axis]);
+  }
+  if (std::isinf(smallest)) smallest = 1.0;  // 1 x 1 x 1 and periodic: still one cell
+  require_finite(source, "particles.diameter", p.diameter);
+  if (!(p.diameter > 0.0 && p.diameter < smallest)) {
+    source.fail("particles.diameter",
+                "particles.diameter = " + fmt(p.diameter) +
+                    " is out of range: diameter must be > 0 and below the smallest domain side, " + fmt(smallest) +
+                    " cells (domain.size = " + fmt3(config.size) + "; a periodic axis of one cell does not count)");
+  }
+  require_finite(source, "particles.density", p.density);
+  if (!(p.density > 0.0)) {
+    source.fail("particles.density", "particles.density = " + fmt(p.density) +
+                                         " is out of range: density must be > 0 (particle density / fluid density)");
+  }
+  for (double g : p.gravity) require_finite(source, "particles.gravity", g);
+  const bool tracer = p.kind == ParticleKind::tracer;
+  const auto inertial_only = [&](const char* key, const std::string& value) {
+    source.fail(key, std::string(key) + " = " + value +
+                         " is only used by kind = \"inertial\" (kind is \"tracer\"): "
+                         "tracers move with the fluid velocity and feel no force");
+  };
+  if (tracer && p.gravity != std::array<double, 3>{0.0, 0.0, 0.0}) inertial_only("particles.gravity", fmt3(p.gravity));
+  if (tracer && p.two_way) inertial_only("particles.two_way", "true");
+  if (tracer && p.contacts) inertial_only("particles.contacts", "true");
+  if (tracer && p.pair_force != PairForce::none) inertial_only("particles.pair_force", "\"gravity\"");
+  require_finite(source, "particles.contact_stiffness", p.contact_stiffness);
+  require_finite(source, "particles.contact_damping", p.contact_damping);
+  if (p.contacts && !(p.contact_stiffness > 0.0)) {
+    source.fail("particles.contact_stiffness", "particles.contact_stiffness = " + fmt(p.contact_stiffness) +
+                                                   " is out of range: contacts = true needs contact_stiffness > 0 "
+                                                   "(lattice force per cell of overlap)");
+  }
+  if (p.contact_damping < 0.0) {
+    source.fail("particles.contact_damping", "particles.contact_damping = " + fmt(p.contact_damping) +
+                                                 " is out of range: contact_damping must be >= 0");
+  }
+  require_finite(source, "particles.gravity_constant", p.gravity_constant);
+  require_finite(source, "particles.softening", p.softening);
+  if (p.pair_force == PairForce::gravity && !(p.gravity_constant > 0.0)) {
+    source.fail("particles.gravity_constant", "particles.gravity_constant = " + fmt(p.gravity_constant) +
+                                                  " is out of range: pair_force = \"gravity\" needs "
+                                                  "gravity_constant > 0 (G, lattice units)");
+  }
+  if (!(p.softening > 0.0)) {
+    source.fail("particles.softening",
+                "particles.softening = " + fmt(p.softening) + " is out of range: softening must be > 0 (cells)");
+  }
+}
+
 void finalize_with(CaseConfig& config, const Source& source) {
   if (config.name.empty()) {
     config.name = std::filesystem::path(config.source_file).stem().string();
@@ -1153,6 +1421,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_mach(config, source);
   finalize_numerics_run_output(config, source);
   finalize_parallel(config, source);
+  finalize_particles(config, source);
 }
 
 }  // namespace

@@ -66,6 +66,36 @@ struct ParallelConfig {
   int device = -1;      ///< GPU index for this rank; -1 = local rank on the node modulo the visible GPUs
 };
 
+/// [particles]: Lagrangian particles carried by the flow (solver/particle_system.hpp). Lattice units.
+enum class ParticleKind { tracer, inertial };
+enum class ParticleWalls { bounce, stick };
+enum class PairForce { none, gravity };
+
+struct ParticleConfig {
+  bool enabled = false;  ///< true when the case has a [particles] section
+  ParticleKind kind = ParticleKind::tracer;
+  /// Seeding: `count` particles uniformly at random in [box_min, box_max) (default: the whole domain) from `seed`,
+  /// or the positions of a CSV file (`positions`, columns x,y,z in lattice units; relative to the case file).
+  std::int64_t count = 0;
+  std::array<double, 3> box_min = {0.0, 0.0, 0.0};
+  std::array<double, 3> box_max = {0.0, 0.0, 0.0};  ///< 0, 0, 0: the domain size
+  std::uint64_t seed = 1;
+  std::string positions_file;
+  double diameter = 1.0;  ///< particle diameter d (cells), > 0
+  double density = 1.0;   ///< rho_p / rho_f, > 0 (inertial)
+  std::array<double, 3> gravity = {0.0, 0.0, 0.0};  ///< acceleration g (lattice units, inertial)
+  bool two_way = false;  ///< drag reaction on the fluid through the Guo force (inertial)
+  ParticleWalls walls = ParticleWalls::bounce;
+  /// Soft-sphere contacts (cell list): F = k delta n - gamma v_n for overlap delta > 0.
+  bool contacts = false;
+  double contact_stiffness = 0.0;  ///< k (lattice force per cell of overlap)
+  double contact_damping = 0.0;    ///< gamma
+  /// Long-range pair force over all pairs (softened gravity, small counts): F = G m_i m_j r / (|r|^2 + eps^2)^(3/2).
+  PairForce pair_force = PairForce::none;
+  double gravity_constant = 0.0;  ///< G
+  double softening = 1.0;         ///< eps (cells)
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -100,6 +130,9 @@ struct CaseConfig {
   bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
 
   // [parallel]
+  // [particles]
+  ParticleConfig particles{};
+
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
   /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude) / c_s, c_s = 1/sqrt(3).

@@ -18,7 +18,6 @@
 #include <vtkSmartPointer.h>
 #include <vtkXMLImageDataWriter.h>
 
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -29,39 +28,17 @@
 
 #include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
+#include "io/vtk_error_collector.hpp"
 
 namespace eddy {
 namespace {
 
+using vtk_errors::describe_error_code;
+using vtk_errors::ErrorCollector;
+
 /// vtkFloatArray for float, vtkDoubleArray for double (Float32 / Float64 in the file).
 template <class T>
 using VtkArrayOf = std::conditional_t<std::is_same_v<T, float>, vtkFloatArray, vtkDoubleArray>;
-
-/// Collects the messages of ErrorEvents raised by a VTK object instead of printing them to the output window.
-class ErrorCollector : public vtkCommand {
- public:
-  static ErrorCollector* New() { return new ErrorCollector; }
-  void Execute(vtkObject* /*caller*/, unsigned long /*event_id*/, void* call_data) override {
-    if (!message_.empty()) message_ += "; ";
-    message_ += call_data != nullptr ? essence(static_cast<const char*>(call_data)) : "unknown VTK error";
-  }
-  bool has_error() const { return !message_.empty(); }
-  const std::string& message() const { return message_; }
-
- private:
-  /// The last line of a vtkErrorMacro text ("ERROR: In <file>, line <n>\n<class> (<address>): <what>\n\n")
-  /// without the class prefix: just <what>.
-  static std::string essence(std::string text) {
-    const std::size_t end = text.find_last_not_of(" \t\r\n");
-    text.resize(end == std::string::npos ? 0 : end + 1);
-    const std::size_t newline = text.rfind('\n');
-    if (newline != std::string::npos) text.erase(0, newline + 1);
-    const std::size_t prefix = text.find("): ");
-    if (prefix != std::string::npos) text.erase(0, prefix + 3);
-    return text;
-  }
-  std::string message_;
-};
 
 /// Number of grid nodes, 64-bit (can exceed 2^31 on large grids).
 vtkIdType node_count(const GridGeometry& grid) {
@@ -148,24 +125,6 @@ vtkSmartPointer<vtkImageData> make_image(const GridGeometry& grid, const std::ve
   time_value->SetValue(0, time);
   image->GetFieldData()->AddArray(time_value);
   return image;
-}
-
-/// Text for a writer's error code: system errors (< FirstVTKErrorCode) are errno values. Spelled out here because
-/// vtkErrorCode::GetStringFromErrorCode lives in vtkCommonMisc, a module eddy does not link directly.
-std::string describe_error_code(unsigned long code) {
-  if (code < vtkErrorCode::FirstVTKErrorCode) return std::strerror(static_cast<int>(code));
-  switch (code) {
-    case vtkErrorCode::FileNotFoundError:
-      return "file not found";
-    case vtkErrorCode::CannotOpenFileError:
-      return "cannot open file";
-    case vtkErrorCode::NoFileNameError:
-      return "no file name";
-    case vtkErrorCode::OutOfDiskSpaceError:
-      return "out of disk space";
-    default:
-      return "VTK error code " + std::to_string(code);
-  }
 }
 
 /// Writes `image` to `file` (appended raw binary, UInt64 headers, no compression). Throws OutputError naming

@@ -8,6 +8,7 @@
 //  - EDDY_UNROLL: full unrolling of loops over the lattice directions, spelled for each compiler;
 //  - EDDY_GPU_CHECK(call): the checked wrapper for every GPU runtime call (throws DeviceError with file, line,
 //    call text and the runtime's error string);
+//  - eddy::atomic_add: relaxed 64-bit atomic integer addition usable in kernels on every backend;
 //  - eddy::backend: memory, copies and synchronisation with the same names on every backend. On the CPU
 //    backend "device" memory is ordinary (64-byte aligned) host memory.
 #pragma once
@@ -164,6 +165,19 @@ inline void set_block_size_x(int threads) {
 inline int block_size_x() { return detail::block_size_x_setting; }
 
 }  // namespace backend
+
+/// Atomic 64-bit integer addition *address += value (wrapping modulo 2^64, relaxed ordering: only the final sum
+/// matters), from any thread of a kernel: atomicAdd on cuda/hip device code, the GCC/Clang builtin
+/// __atomic_fetch_add on the host (cpu backend, OpenMP threads). Used for fixed-point sums whose result must not
+/// depend on the order of the additions (kernels/particles.hpp, ForceDepositView).
+EDDY_HOST_DEVICE inline void atomic_add(unsigned long long* address, unsigned long long value) {
+#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
+    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
+  atomicAdd(address, value);
+#else
+  __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
 
 /// Throws DeviceError "<file>:<line>: <call> failed: <error string>" when a GPU runtime call fails.
 [[noreturn]] void throw_device_error(const char* call, const char* file, int line, const char* error_name,

@@ -10,6 +10,22 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 
+// Sorting (sort_pairs below): CUB on cuda (CUDA toolkit), rocPRIM on hip (package librocprim-dev), the C++17
+// parallel algorithms on cpu (libstdc++ runs them on TBB, linked by CMake where found; serially otherwise).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#if defined(EDDY_BACKEND_CUDA)
+#include <cub/device/device_radix_sort.cuh>
+#elif defined(EDDY_BACKEND_HIP)
+#include <rocprim/device/device_radix_sort.hpp>
+#else
+#include <algorithm>
+#include <execution>
+#endif
+
 namespace eddy {
 
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
@@ -74,6 +90,172 @@ void parallel_for(const Box& box, const F& f, const char* /*name*/, const backen
     for (int y = box.lo[1]; y < box.hi[1]; ++y) {
       for (int x = box.lo[0]; x < box.hi[0]; ++x) f(x, y, z);
     }
+  }
+}
+
+#endif
+
+// ---- sort_pairs and for_each_target_tiled: the particle-pair primitives (kernels/particle_contacts.cpp,
+// kernels/particle_pairs.cpp) ---------------------------------------------------------------------------------------
+
+/// Threads per block of for_each_target_tiled on GPUs, and the number of sources one block stages in shared memory
+/// per round.
+inline constexpr int kPairTileSize = 128;
+
+namespace detail {
+/// Checks the arguments every backend's sort_pairs shares; throws std::length_error / std::invalid_argument.
+inline void check_sort_pairs_arguments(std::int64_t n, int end_bit) {
+  if (n < 0 || n > std::int64_t(0x7fffffff)) {
+    throw std::length_error("sort_pairs: " + std::to_string(n) + " pairs (at most 2^31 - 1 are supported)");
+  }
+  if (end_bit < 1 || end_bit > 64) {
+    throw std::invalid_argument("sort_pairs: end_bit must be in [1, 64] (got " + std::to_string(end_bit) + ")");
+  }
+}
+inline void check_sort_pairs_scratch(std::size_t have, std::size_t need) {
+  if (have < need) {
+    throw std::invalid_argument("sort_pairs: scratch of " + std::to_string(have) + " bytes, " + std::to_string(need) +
+                                " needed (sort_pairs_scratch_bytes)");
+  }
+}
+}  // namespace detail
+
+#if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
+
+namespace detail {
+/// One library call for the size query (scratch == nullptr) and the sort.
+inline gpu(Error_t) radix_sort_pairs(void* scratch, std::size_t& bytes, const std::uint64_t* keys_in,
+                                     std::uint64_t* keys_out, const std::uint32_t* values_in, std::uint32_t* values_out,
+                                     std::int64_t n, int end_bit, gpu(Stream_t) queue) {
+#if defined(EDDY_BACKEND_CUDA)
+  return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys_in, keys_out, values_in, values_out, int(n), 0, end_bit,
+                                         queue);
+#else
+  return rocprim::radix_sort_pairs(scratch, bytes, keys_in, keys_out, values_in, values_out, std::size_t(n), 0u,
+                                   unsigned(end_bit), queue);
+#endif
+}
+}  // namespace detail
+
+/// Bytes of device scratch sort_pairs needs for `n` pairs with keys < 2^end_bit (a host-side query, no device
+/// work; the GPU libraries size it by both). Throws std::length_error when n > 2^31 - 1.
+inline std::size_t sort_pairs_scratch_bytes(std::int64_t n, int end_bit = 64) {
+  detail::check_sort_pairs_arguments(n, end_bit);
+  std::size_t bytes = 0;
+  EDDY_GPU_CHECK(detail::radix_sort_pairs(
+      nullptr, bytes, static_cast<const std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+      static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), n, end_bit, nullptr));
+  return bytes;
+}
+
+/// Sorts `n` (key, value) pairs by key, ascending: keys_out / values_out receive keys_in / values_in reordered
+/// (device arrays of n entries; in and out must not overlap). Only bits [0, end_bit) of the keys are compared:
+/// keys must be < 2^end_bit (fewer bits, fewer radix passes). Equal keys keep their input order (radix sorts are
+/// stable); the cpu backend orders them by value instead, so both agree when the keys are unique or values_in is
+/// ascending. `scratch`: device memory of at least sort_pairs_scratch_bytes(n, end_bit) bytes, else
+/// std::invalid_argument. cub::DeviceRadixSort::SortPairs on cuda, rocprim::radix_sort_pairs on hip,
+/// asynchronous in `stream`. Throws std::length_error when n > 2^31 - 1, DeviceError when the library call fails.
+inline void sort_pairs(const std::uint64_t* keys_in, std::uint64_t* keys_out, const std::uint32_t* values_in,
+                       std::uint32_t* values_out, std::int64_t n, int end_bit, void* scratch, std::size_t scratch_bytes,
+                       const backend::Stream* stream = nullptr) {
+  detail::check_sort_pairs_scratch(scratch_bytes, sort_pairs_scratch_bytes(n, end_bit));
+  if (n == 0) return;
+  const auto queue = stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr;
+  std::size_t bytes = scratch_bytes;
+  EDDY_GPU_CHECK(detail::radix_sort_pairs(scratch, bytes, keys_in, keys_out, values_in, values_out, n, end_bit, queue));
+}
+
+template <class F>
+__global__ void __launch_bounds__(kPairTileSize)
+    target_tiled_kernel(F f, std::int64_t n_targets, std::int64_t n_sources) {
+  using Source = typename F::Source;
+  __shared__ Source tile[kPairTileSize];
+  const std::int64_t i = std::int64_t(blockIdx.x) * kPairTileSize + threadIdx.x;
+  const bool active = i < n_targets;
+  typename F::Accumulator acc{};
+  if (active) acc = f.start(i);
+  for (std::int64_t base = 0; base < n_sources; base += kPairTileSize) {
+    const std::int64_t j = base + threadIdx.x;
+    if (j < n_sources) tile[threadIdx.x] = f.source(j);
+    __syncthreads();
+    const int count = n_sources - base < kPairTileSize ? int(n_sources - base) : kPairTileSize;
+    if (active) {
+      for (int k = 0; k < count; ++k) f.interact(acc, i, tile[k]);
+    }
+    __syncthreads();
+  }
+  if (active) f.finish(i, acc);
+}
+
+/// All pairs (target i, source j): for every target i in [0, n_targets), acc = f.start(i); then
+/// f.interact(acc, i, f.source(j)) for j = 0, 1, ..., n_sources - 1 in that order; then f.finish(i, acc).
+/// The functor provides the types F::Source (what a target needs of a source: a small trivially copyable struct,
+/// e.g. position and mass) and F::Accumulator, and EDDY_HOST_DEVICE members
+///   Source source(std::int64_t j) const;
+///   Accumulator start(std::int64_t i) const;
+///   void interact(Accumulator& acc, std::int64_t i, const Source& s) const;
+///   void finish(std::int64_t i, const Accumulator& acc) const;
+/// On GPUs one thread per target; each block stages kPairTileSize sources at a time in shared memory and every
+/// thread of the block reads them from there (n_sources / kPairTileSize global loads per block instead of n_sources
+/// per thread). On cpu an OpenMP loop over targets. Every backend accumulates the sources in index order, so cpu and
+/// GPU sum in the same order. Cost: n_targets * n_sources interactions.
+template <class F>
+void for_each_target_tiled(std::int64_t n_targets, std::int64_t n_sources, const F& f, const char* name,
+                           const backend::Stream* stream = nullptr) {
+  static_assert(std::is_trivially_default_constructible<typename F::Source>::value &&
+                    std::is_trivially_copyable<typename F::Source>::value,
+                "F::Source lives in shared memory: it must be a plain struct (no constructors, no initialisers)");
+  if (n_targets <= 0) return;
+  const auto queue = stream ? static_cast<gpu(Stream_t)>(stream->handle()) : nullptr;
+  const std::int64_t blocks = (n_targets + kPairTileSize - 1) / kPairTileSize;
+  target_tiled_kernel<<<unsigned(blocks), kPairTileSize, 0, queue>>>(f, n_targets, n_sources);
+  backend::check_launch(name, __FILE__, __LINE__);
+}
+
+#else
+
+namespace detail {
+struct SortPair {
+  std::uint64_t key;
+  std::uint32_t value;
+};
+}  // namespace detail
+
+inline std::size_t sort_pairs_scratch_bytes(std::int64_t n, int end_bit = 64) {
+  detail::check_sort_pairs_arguments(n, end_bit);
+  return std::size_t(n) * sizeof(detail::SortPair);
+}
+
+/// cpu: the pairs are packed into `scratch`, sorted with std::sort(std::execution::par_unseq) by (key, value) and
+/// unpacked. Synchronous.
+inline void sort_pairs(const std::uint64_t* keys_in, std::uint64_t* keys_out, const std::uint32_t* values_in,
+                       std::uint32_t* values_out, std::int64_t n, int end_bit, void* scratch, std::size_t scratch_bytes,
+                       const backend::Stream* /*stream*/ = nullptr) {
+  detail::check_sort_pairs_scratch(scratch_bytes, sort_pairs_scratch_bytes(n, end_bit));
+  auto* pairs = static_cast<detail::SortPair*>(scratch);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) pairs[k] = detail::SortPair{keys_in[k], values_in[k]};
+  std::sort(std::execution::par_unseq, pairs, pairs + n, [](const detail::SortPair& a, const detail::SortPair& b) {
+    return a.key < b.key || (a.key == b.key && a.value < b.value);
+  });
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    keys_out[k] = pairs[k].key;
+    values_out[k] = pairs[k].value;
+  }
+}
+
+template <class F>
+void for_each_target_tiled(std::int64_t n_targets, std::int64_t n_sources, const F& f, const char* /*name*/,
+                           const backend::Stream* /*stream*/ = nullptr) {
+  static_assert(std::is_trivially_default_constructible<typename F::Source>::value &&
+                    std::is_trivially_copyable<typename F::Source>::value,
+                "F::Source lives in shared memory on GPUs: it must be a plain struct");
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n_targets; ++i) {
+    typename F::Accumulator acc = f.start(i);
+    for (std::int64_t j = 0; j < n_sources; ++j) f.interact(acc, i, f.source(j));
+    f.finish(i, acc);
   }
 }
 

@@ -11,7 +11,9 @@ eddy_packages() {
   local backend=$1
   echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev \
     libopenmpi-dev openmpi-bin
-  [[ $backend == hip ]] && echo hipcc libamdhip64-dev
+  # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
+  [[ $backend == cpu ]] && echo libtbb-dev
+  [[ $backend == hip ]] && echo hipcc libamdhip64-dev librocprim-dev
   return 0
 }
 

@@ -44,8 +44,46 @@ CaseConfig bench_case(const BenchOptions& o) {
   c.precision = o.precision;
   c.steps = 1;
   c.write_vtk = false;
+  if (o.particles > 0) {
+    // Inertial spheres of half a cell, twice the fluid density, settling slowly; contacts need overlaps to find.
+    ParticleConfig& p = c.particles;
+    p.enabled = true;
+    p.kind = ParticleKind::inertial;
+    p.count = o.particles;
+    p.diameter = 0.5;
+    p.density = 2.0;
+    p.gravity = {0.0, -1e-6, 0.0};
+    if (o.particle_forces == "contacts") {
+      p.contacts = true;
+      p.contact_stiffness = 1e-3;
+      p.contact_damping = 1e-4;
+    } else if (o.particle_forces == "gravity") {
+      p.pair_force = PairForce::gravity;
+      p.gravity_constant = 1e-9;
+      p.softening = 1.0;
+    } else if (o.particle_forces != "none") {
+      throw InputError("bench: --particle-forces must be \"none\", \"contacts\" or \"gravity\" (got \"" +
+                       o.particle_forces + "\")");
+    }
+  }
   finalize_case(c);
   return c;
+}
+
+/// Mean seconds per step of `steps` steps over `repetitions` timed runs (after `warmup` steps), slowest rank.
+double seconds_per_step(Simulation& sim, const Decomposition& d, std::int64_t warmup, std::int64_t steps,
+                        int repetitions) {
+  sim.advance(warmup);
+  double total = 0.0;
+  for (int rep = 0; rep < repetitions; ++rep) {
+    sim.synchronize();
+    if (!d.serial()) EDDY_MPI_CHECK(MPI_Barrier(d.comm));
+    const auto start = Clock::now();
+    sim.advance(steps);
+    sim.synchronize();
+    total += reduce_max(seconds_since(start), d);
+  }
+  return total / (double(repetitions) * double(steps));
 }
 
 /// Device-to-device copy bandwidth (bytes read + written per second) over `repetitions` back-to-back copies.
@@ -122,6 +160,9 @@ std::string json(const BenchResult& r) {
     << ",\n  \"transfer_bytes\": " << r.transfer_bytes
     << ",\n  \"upload_seconds\": " << r.upload_seconds
     << ",\n  \"download_seconds\": " << r.download_seconds << ",\n  \"memory_per_cell\": " << r.memory_per_cell
+    << ",\n  \"particles\": " << r.particles << ",\n  \"lattice_only_mlups\": " << r.lattice_only_mlups
+    << ",\n  \"particle_seconds_per_step\": " << r.particle_seconds_per_step
+    << ",\n  \"particles_per_second\": " << r.particles_per_second
     << ",\n  \"cells_per_gib\": " << 1073741824.0 / r.memory_per_cell << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
     << "\n}\n";
   return s.str();
@@ -214,6 +255,20 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                            ", " + std::to_string(d.first_nonfinite_cell[2]) + "); its timings are not reported");
   }
 
+  if (o.particles > 0) {
+    // The particle step's cost: the same steps on the same grid without particles, timed the same way.
+    r.particles = sim->particle_count();
+    const double with = cells * 1e-6 / r.mlups_mean;
+    sim.reset();
+    CaseConfig plain = config;
+    plain.particles = ParticleConfig{};
+    auto lattice_only = Simulation::create(plain, decomposition);
+    const double without = seconds_per_step(*lattice_only, decomposition, o.warmup_steps, r.steps, o.repetitions);
+    r.lattice_only_mlups = cells * 1e-6 / without;
+    r.particle_seconds_per_step = with - without;
+    r.particles_per_second = r.particle_seconds_per_step > 0 ? double(r.particles) / r.particle_seconds_per_step : 0.0;
+  }
+
   const std::size_t local_cells = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                                   decomposition.local_size[2];
   const std::size_t value_bytes = o.precision == Precision::float64   ? sizeof(double)
@@ -249,6 +304,14 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                 100.0 * per_rank_gbs / r.stream_copy_gbs, r.memory_per_cell, 1073741824.0 / r.memory_per_cell, r.transfer_bytes * 1e-9,
                 r.upload_seconds, r.download_seconds, r.state_finite ? "finite" : "NOT FINITE", r.mass_drift);
   log << line;
+  if (o.particles > 0) {
+    std::snprintf(line, sizeof line,
+                  "  particles      %lld inertial (%s), particle step %.3f ms: %.3g particles/s; lattice alone %.1f "
+                  "MLUPS\n",
+                  static_cast<long long>(r.particles), o.particle_forces.c_str(), r.particle_seconds_per_step * 1e3,
+                  r.particles_per_second, r.lattice_only_mlups);
+    log << line;
+  }
   if (!o.json_path.empty() && decomposition.rank == 0) {
     write_file_atomically(o.json_path, json(r));
     log << "  wrote " << o.json_path << "\n";

@@ -30,6 +30,11 @@ struct BenchOptions {
   std::string json_path;         ///< write results as JSON here when not empty
   int block_size_x = 128;        ///< GPU threads per block along x (used when block_size_given)
   bool block_size_given = false;
+  /// Inertial particles seeded uniformly in the cavity (0: none); the bench then also times the same steps
+  /// without particles and reports the particle step's cost.
+  std::int64_t particles = 0;
+  /// Particle-particle forces with particles: "none", "contacts" (cell list) or "gravity" (all pairs).
+  std::string particle_forces = "none";
 };
 
 struct BenchResult {
@@ -51,6 +56,10 @@ struct BenchResult {
   double memory_per_cell = 0;          ///< device bytes per cell (populations + flags)
   bool state_finite = false;           ///< the benchmarked state stayed finite and mass-conserving
   double mass_drift = 0;
+  std::int64_t particles = 0;          ///< particles at the end (all ranks)
+  double lattice_only_mlups = 0;       ///< the same steps without particles (when particles > 0)
+  double particle_seconds_per_step = 0;  ///< step time with particles minus without
+  double particles_per_second = 0;     ///< particle updates per second of particle step time
 };
 
 /// Runs the benchmark on the ranks of `world` (collective; MLUPS count the whole grid, each repetition timed by

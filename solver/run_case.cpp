@@ -11,6 +11,7 @@
 #include "io/atomic_file.hpp"
 #include "io/csv_table.hpp"
 #include "io/output_error.hpp"
+#include "io/particle_output.hpp"
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"
 #include "io/pvti_file.hpp"
@@ -53,7 +54,8 @@ class SnapshotWriter {
   explicit SnapshotWriter(const CaseConfig& config)
       : config_(config),
         scaling_(OutputScaling::of(config)),
-        collection_((std::filesystem::path(config.output_directory) / (config.name + ".pvd")).string()) {}
+        collection_((std::filesystem::path(config.output_directory) / (config.name + ".pvd")).string()),
+        particle_collection_(particle_collection_path(config.output_directory, config.name)) {}
 
   void write(Simulation& sim, std::ostream& log) {
     if (!config_.write_vtk) return;
@@ -75,10 +77,37 @@ class SnapshotWriter {
     if (d.rank == 0) collection_.add(scaling_.time(sim.time_step()), listed);
     last_step_ = sim.time_step();
     log << "  wrote " << (dir / listed).string() << "\n";
+    if (sim.has_particles()) write_particles(sim, log);
   }
   std::int64_t last_step() const { return last_step_; }
 
  private:
+  /// The particles of the same time: one .vtp, or a piece per rank and rank 0's .pvtp; listed in <case>_particles.pvd.
+  void write_particles(Simulation& sim, std::ostream& log) {
+    const Decomposition& d = sim.decomposition();
+    const ParticleSnapshot s = sim.particles();
+    const std::string stem = particle_snapshot_stem(config_.name, sim.time_step());
+    const std::filesystem::path dir(config_.output_directory);
+    const double time = scaling_.time(sim.time_step());
+    std::string listed;
+    if (d.serial() || d.size == 1) {
+      listed = stem + ".vtp";
+      write_vtp((dir / listed).string(), s.x, s.v, s.diameter, s.id, scaling_.length, scaling_.velocity, time);
+    } else {
+      write_vtp((dir / particle_piece_name(stem, d.rank)).string(), s.x, s.v, s.diameter, s.id, scaling_.length,
+                scaling_.velocity, time);
+      EDDY_MPI_CHECK(MPI_Barrier(d.comm));
+      listed = stem + ".pvtp";
+      if (d.rank == 0) {
+        std::vector<std::string> pieces;
+        for (int r = 0; r < d.size; ++r) pieces.push_back(particle_piece_name(stem, r));
+        write_pvtp((dir / listed).string(), pieces);
+      }
+    }
+    if (d.rank == 0) particle_collection_.add(time, listed);
+    log << "  wrote " << (dir / listed).string() << "\n";
+  }
+
   static std::string piece_name(const std::string& base, int rank) { return base + "_r" + std::to_string(rank) + ".vti"; }
 
   void write_pvti(const std::string& path, const Simulation& sim) const {
@@ -106,6 +135,7 @@ class SnapshotWriter {
   const CaseConfig& config_;
   OutputScaling scaling_;
   PvdCollection collection_;
+  PvdCollection particle_collection_;
   std::int64_t last_step_ = -1;
 };
 
@@ -237,11 +267,13 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
       const double eta = total / double(now) * double(config.steps - now);
       char line[256];
       std::snprintf(line, sizeof line,
-                    "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e\n",
+                    "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e",
                     static_cast<long long>(now), 100.0 * double(now) / double(config.steps), mlups,
                     duration_text(eta).c_str(), d.finite ? d.max_speed : std::nan(""),
                     !d.finite ? std::nan("") : initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
-      log << line << std::flush;
+      log << line;
+      if (sim->has_particles()) log << "  particles " << sim->particle_count();  // collective
+      log << "\n" << std::flush;
       interval_start = wall;
       interval_steps = 0;
     }

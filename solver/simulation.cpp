@@ -45,8 +45,12 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const BlockShape shape = block_shape(decomposition);
   const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  // Particles per rank for the estimate: the seeded count in proportion to the block, twice over for clustering.
+  const double share = double(shape.interior_cells()) / (double(config.size[0]) * config.size[1] * config.size[2]);
+  const double particles = std::min(double(config.particles.count), 2.0 * share * double(config.particles.count));
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-         slab_cells * 4.0 * output_value_bytes(config);
+         slab_cells * 4.0 * output_value_bytes(config) +
+         particle_device_bytes(config, decomposition, std::int64_t(particles));
 }
 
 /// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
@@ -95,6 +99,7 @@ class LatticeSimulation final : public Simulation {
     const InitialField init = initial_field(config, decomposition);
     initialize_equilibrium(view(), shape_, init);  // the "own" layout
     split_interior(shape_, decomposition_, inner_, shell_);
+    if (config.particles.enabled) particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
     backend::synchronize();
   }
 
@@ -117,6 +122,10 @@ class LatticeSimulation final : public Simulation {
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
+      if (particles_) {
+        complete_halo();
+        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
+      }
     }
   }
 
@@ -250,16 +259,30 @@ class LatticeSimulation final : public Simulation {
     halo_pending_ = halo_.active();
   }
 
+  bool has_particles() const override { return particles_ != nullptr; }
+  ParticleSnapshot particles() override {
+    if (!particles_) return ParticleSnapshot();
+    return particles_->snapshot();
+  }
+  std::int64_t particle_count() override { return particles_ ? particles_->global_count() : 0; }
+  std::array<double, 3> particle_force_on_fluid() override {
+    if (!particles_) return {0.0, 0.0, 0.0};
+    return particles_->force_on_fluid();
+  }
+
   std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
   void update(const Box& box, const RoundingKey& key) {
-    stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_);
+    stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
+                   force_field());
   }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
+  /// Per-cell force of two-way coupled particles (absent otherwise).
+  ForceFieldView<R> force_field() const { return particles_ ? particles_->force_field() : ForceFieldView<R>{}; }
 
   /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
   /// them after one ("own").
@@ -307,7 +330,8 @@ class LatticeSimulation final : public Simulation {
     std::vector<R> part;
     for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
       const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
-      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_);
+      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
+                      force_field());
       part = moments_.download();
       fn(part, std::int64_t(slab), plane * (z - 1), plane * (z_end - z));
     }
@@ -336,6 +360,7 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
+  std::unique_ptr<ParticleSystem<T>> particles_;
   PopulationLayout layout_ = PopulationLayout::own;
   bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
   std::int64_t step_ = 0;

@@ -13,6 +13,7 @@
 
 #include "io/case_config.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/particle_system.hpp"
 
 namespace eddy {
 
@@ -84,10 +85,19 @@ class Simulation {
   /// by tests to start from any state.
   virtual void set_populations(const std::vector<double>& f) = 0;
 
+  /// True when the case has particles ([particles]); they advance with every step (solver/particle_system.hpp).
+  virtual bool has_particles() const = 0;
+  /// This rank's particles on the host (empty without particles).
+  virtual ParticleSnapshot particles() = 0;
+  /// Particles on all ranks (collective; 0 without particles).
+  virtual std::int64_t particle_count() = 0;
+  /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
+  virtual std::array<double, 3> particle_force_on_fluid() = 0;
+
   /// Device bytes per cell: populations (one array, in place) and flags.
   virtual std::size_t bytes_per_cell() const = 0;
-  /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, and the
-  /// output slab (4 fields for at most 2^24 cells).
+  /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, the
+  /// output slab (4 fields for at most 2^24 cells), and the particles' fields and arrays when present.
   virtual std::size_t device_bytes() const = 0;
   /// Bytes moved through device memory per fluid cell per step by the fused kernel.
   virtual std::size_t kernel_bytes_per_cell() const = 0;

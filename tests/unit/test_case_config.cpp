@@ -768,6 +768,257 @@ TEST(CaseConfigFinalize, ParallelChecksApplyToStructs) {
   EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.device = -2", ">= -1"}));
 }
 
+// ---- [particles] -----------------------------------------------------------------------------------------------
+
+/// CaseText (16 x 16 x 1 cavity, z periodic) with a [particles] section of `body`.
+CaseText with_particles(const std::string& body) {
+  CaseText t;
+  t.extra = "[particles]\n" + body;
+  return t;
+}
+
+TEST(CaseConfigParticles, NoSectionMeansNoParticles) {
+  const CaseConfig c = parse_case(CaseText().str(), "t.toml");
+  EXPECT_FALSE(c.particles.enabled);
+  EXPECT_EQ(c.particles.count, 0);
+}
+
+TEST(CaseConfigParticles, DefaultsOfATracerSection) {
+  const CaseConfig c = parse_case(with_particles("count = 100\n").str(), "t.toml");
+  const ParticleConfig& p = c.particles;
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.kind, ParticleKind::tracer);
+  EXPECT_EQ(p.count, 100);
+  EXPECT_EQ(p.box_min, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  EXPECT_EQ(p.box_max, (std::array<double, 3>{16.0, 16.0, 1.0}));  // the domain
+  EXPECT_EQ(p.seed, 1u);
+  EXPECT_TRUE(p.positions_file.empty());
+  EXPECT_DOUBLE_EQ(p.diameter, 1.0);  // fine on a 2D case: the periodic one-cell z axis does not count
+  EXPECT_DOUBLE_EQ(p.density, 1.0);
+  EXPECT_EQ(p.gravity, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  EXPECT_FALSE(p.two_way);
+  EXPECT_EQ(p.walls, ParticleWalls::bounce);
+  EXPECT_FALSE(p.contacts);
+  EXPECT_EQ(p.pair_force, PairForce::none);
+  EXPECT_DOUBLE_EQ(p.softening, 1.0);
+  // An empty section is a section: it still needs count or positions.
+  EXPECT_INPUT_ERROR(with_particles(""), "particles.count", "particles.positions");
+}
+
+TEST(CaseConfigParticles, FullInertialSectionGivesEveryValue) {
+  CaseText t = with_particles(
+      "kind = \"inertial\"\ncount = 2147483647\nbox_min = [1, 2.5, 0]\nbox_max = [15, 16, 0.5]\nseed = 0\n"
+      "diameter = 0.75\ndensity = 2.5\ngravity = [0, -1e-5, 0]\ntwo_way = true\nwalls = \"stick\"\n"
+      "contacts = true\ncontact_stiffness = 0.01\ncontact_damping = 0.002\npair_force = \"gravity\"\n"
+      "gravity_constant = 1e-4\nsoftening = 0.5\n");
+  const CaseConfig c = parse_case(t.str(), "t.toml");
+  const ParticleConfig& p = c.particles;
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.kind, ParticleKind::inertial);
+  EXPECT_EQ(p.count, 2147483647);  // the limit itself is allowed
+  EXPECT_EQ(p.box_min, (std::array<double, 3>{1.0, 2.5, 0.0}));
+  EXPECT_EQ(p.box_max, (std::array<double, 3>{15.0, 16.0, 0.5}));
+  EXPECT_EQ(p.seed, 0u);
+  EXPECT_DOUBLE_EQ(p.diameter, 0.75);
+  EXPECT_DOUBLE_EQ(p.density, 2.5);
+  EXPECT_EQ(p.gravity, (std::array<double, 3>{0.0, -1e-5, 0.0}));
+  EXPECT_TRUE(p.two_way);
+  EXPECT_EQ(p.walls, ParticleWalls::stick);
+  EXPECT_TRUE(p.contacts);
+  EXPECT_DOUBLE_EQ(p.contact_stiffness, 0.01);
+  EXPECT_DOUBLE_EQ(p.contact_damping, 0.002);
+  EXPECT_EQ(p.pair_force, PairForce::gravity);
+  EXPECT_DOUBLE_EQ(p.gravity_constant, 1e-4);
+  EXPECT_DOUBLE_EQ(p.softening, 0.5);
+  // Only box_min: box_max is the domain.
+  t = with_particles("count = 5\nbox_min = [8, 0, 0]\nseed = 9223372036854775807\n");
+  const CaseConfig half = parse_case(t.str(), "t.toml");
+  EXPECT_EQ(half.particles.box_max, (std::array<double, 3>{16.0, 16.0, 1.0}));
+  EXPECT_EQ(half.particles.seed, 9223372036854775807u);
+}
+
+TEST(CaseConfigParticles, PositionsFileIsRelativeToTheCaseFile) {
+  const std::string text = with_particles("positions = \"data/p.csv\"\n").str();
+  EXPECT_EQ(parse_case(text, "some/dir/case.toml").particles.positions_file, "some/dir/data/p.csv");
+  EXPECT_EQ(parse_case(text, "case.toml").particles.positions_file, "data/p.csv");
+  const std::string absolute = with_particles("positions = \"/abs/p.csv\"\n").str();
+  EXPECT_EQ(parse_case(absolute, "some/dir/case.toml").particles.positions_file, "/abs/p.csv");
+  const CaseConfig c = parse_case(text, "some/dir/case.toml");
+  EXPECT_EQ(c.particles.count, 0);
+  EXPECT_EQ(c.particles.box_max, (std::array<double, 3>{16.0, 16.0, 1.0}));
+}
+
+TEST(CaseConfigParticles, SeedingKeysAreExclusive) {
+  EXPECT_INPUT_ERROR(with_particles("count = 10\npositions = \"p.csv\"\n"), "particles.count", "particles.positions",
+                     "exactly one");
+  EXPECT_INPUT_ERROR(with_particles("kind = \"tracer\"\n"), "missing key", "particles.count", "particles.positions");
+  EXPECT_INPUT_ERROR(with_particles("positions = \"p.csv\"\nseed = 3\n"), "particles.seed", "only used with",
+                     "particles.count");
+  EXPECT_INPUT_ERROR(with_particles("positions = \"p.csv\"\nbox_min = [0, 0, 0]\n"), "particles.box_min",
+                     "particles.count");
+  EXPECT_INPUT_ERROR(with_particles("positions = \"p.csv\"\nbox_max = [1, 1, 1]\n"), "particles.box_max");
+  EXPECT_INPUT_ERROR(with_particles("positions = \"\"\n"), "particles.positions", "CSV");
+  EXPECT_INPUT_ERROR(with_particles("positions = 3\n"), "particles.positions", "string");
+}
+
+TEST(CaseConfigParticles, OutOfRangeValuesNameTheirKey) {
+  EXPECT_INPUT_ERROR(with_particles("count = 0\n"), "particles.count = 0", "out of range", ">= 1", "2147483647");
+  EXPECT_INPUT_ERROR(with_particles("count = -5\n"), "particles.count = -5", ">= 1");
+  EXPECT_INPUT_ERROR(with_particles("count = 2147483648\n"), "particles.count = 2147483648", "<= 2147483647",
+                     "2^31 - 1");
+  EXPECT_INPUT_ERROR(with_particles("count = 1e3\n"), "particles.count", "expected an integer");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nseed = -1\n"), "particles.seed = -1", ">= 0");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nseed = 1.5\n"), "particles.seed", "integer");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nbox_min = [-1, 0, 0]\n"), "particles.box_min = [-1, 0, 0]",
+                     "outside the domain", "x component", "[0, 16]");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nbox_max = [16, 16, 2]\n"), "particles.box_max = [16, 16, 2]",
+                     "z component", "[0, 1]", "[16, 16, 1]");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nbox_min = [4, 4, 0]\nbox_max = [4, 8, 1]\n"), "particles.box_max",
+                     "empty box", "box_min < box_max", "x axis");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nbox_min = [0, 16, 0]\n"), "particles.box_min", "empty box", "y axis");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nbox_min = [0, 0]\n"), "particles.box_min", "array of 3 numbers");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ndiameter = 0\n"), "particles.diameter = 0", "> 0");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ndiameter = 16\n"), "particles.diameter = 16",
+                     "below the smallest domain side, 16 cells");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ndiameter = nan\n"), "particles.diameter", "finite");
+  EXPECT_INPUT_ERROR(with_particles("kind = \"inertial\"\ncount = 1\ndensity = 0\n"), "particles.density = 0", "> 0");
+  EXPECT_INPUT_ERROR(with_particles("kind = \"inertial\"\ncount = 1\ngravity = [0, inf, 0]\n"), "particles.gravity",
+                     "finite");
+  EXPECT_INPUT_ERROR(with_particles("kind = \"heavy\"\ncount = 1\n"), "particles.kind = \"heavy\"",
+                     "\"tracer\", \"inertial\"");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\nwalls = \"absorb\"\n"), "particles.walls", "\"bounce\", \"stick\"");
+  EXPECT_INPUT_ERROR(with_particles("kind = \"inertial\"\ncount = 1\npair_force = \"coulomb\"\n"),
+                     "particles.pair_force", "\"none\", \"gravity\"");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ntwo_way = 1\nkind = \"inertial\"\n"), "particles.two_way", "boolean");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ncountt = 2\n"), "unknown key 'particles.countt'",
+                     "did you mean 'count'", "kind, count, box_min");
+  // A diameter that fits a 3D box's smallest side, and one that does not.
+  CaseText t = with_particles("count = 1\ndiameter = 3.5\n");
+  t.domain = "size = [16, 16, 4]\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  t = with_particles("count = 1\ndiameter = 4\n");
+  t.domain = "size = [16, 16, 4]\n";
+  EXPECT_INPUT_ERROR(t, "particles.diameter = 4", "4 cells");
+  t.domain = "size = [16, 16, 1]\n";  // one cell between walls in z: it counts
+  t = with_particles("count = 1\ndiameter = 1\n");
+  t.domain = "size = [16, 16, 1]\n";
+  EXPECT_INPUT_ERROR(t, "particles.diameter = 1", "1 cells");
+}
+
+TEST(CaseConfigParticles, InertialOnlyKeysAreRefusedForTracers) {
+  for (const std::string key :
+       {"density = 2", "gravity = [0, -1e-5, 0]", "two_way = true", "contacts = true", "pair_force = \"gravity\""}) {
+    const std::string name = key.substr(0, key.find(' '));
+    EXPECT_INPUT_ERROR(with_particles("count = 1\n" + key + "\n"), "particles." + name,
+                       "only used by kind = \"inertial\"", "the default");
+    EXPECT_INPUT_ERROR(with_particles("kind = \"tracer\"\ncount = 1\n" + key + "\n"), "particles." + name,
+                       "(kind is \"tracer\")");
+  }
+}
+
+TEST(CaseConfigParticles, ContactAndPairForceSettingsNeedTheirSwitch) {
+  const std::string inertial = "kind = \"inertial\"\ncount = 1\n";
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contact_stiffness = 1\n"), "particles.contact_stiffness",
+                     "only used with particles.contacts = true");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contacts = false\ncontact_damping = 1\n"), "particles.contact_damping",
+                     "contacts = true");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contacts = true\n"), "missing key 'particles.contact_stiffness'",
+                     "k > 0");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contacts = true\ncontact_stiffness = 0\n"),
+                     "particles.contact_stiffness = 0", "> 0");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contacts = true\ncontact_stiffness = 1\ncontact_damping = -1\n"),
+                     "particles.contact_damping = -1", ">= 0");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "gravity_constant = 1\n"), "particles.gravity_constant",
+                     "pair_force = \"gravity\"");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "pair_force = \"none\"\nsoftening = 1\n"), "particles.softening",
+                     "pair_force = \"gravity\"");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "pair_force = \"gravity\"\n"),
+                     "missing key 'particles.gravity_constant'");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "pair_force = \"gravity\"\ngravity_constant = -1\n"),
+                     "particles.gravity_constant = -1", "> 0");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "pair_force = \"gravity\"\ngravity_constant = 1\nsoftening = 0\n"),
+                     "particles.softening = 0", "> 0");
+  // contacts = false and pair_force = "none" written out are fine; so is damping 0.
+  EXPECT_NO_THROW(parse_case(with_particles(inertial + "contacts = false\npair_force = \"none\"\n").str(), "t.toml"));
+  EXPECT_NO_THROW(parse_case(
+      with_particles(inertial + "contacts = true\ncontact_stiffness = 1\ncontact_damping = 0\n").str(), "t.toml"));
+}
+
+TEST(CaseConfigParticles, OverridesReplaceTheOtherSeedingWay) {
+  const CaseText file = with_particles("count = 10\nseed = 4\nbox_min = [1, 1, 0]\n");
+  CaseConfig c = parse_case(file.str(), "dir/t.toml", {"particles.positions=\"p.csv\""});
+  EXPECT_EQ(c.particles.positions_file, "dir/p.csv");
+  EXPECT_EQ(c.particles.count, 0);
+  EXPECT_EQ(c.particles.seed, 1u);
+  c = parse_case(with_particles("positions = \"p.csv\"\n").str(), "t.toml", {"particles.count=5"});
+  EXPECT_EQ(c.particles.count, 5);
+  EXPECT_TRUE(c.particles.positions_file.empty());
+  // A --set that creates the section, and messages that name the --set.
+  c = parse_case(CaseText().str(), "t.toml", {"particles.count=3", "particles.kind=\"inertial\""});
+  EXPECT_TRUE(c.particles.enabled);
+  EXPECT_EQ(c.particles.kind, ParticleKind::inertial);
+  EXPECT_TRUE(HasAll(error_of(file, {"particles.diameter=100"}),
+                     {"particles.diameter = 100", "(from --set particles.diameter=100)"}));
+  EXPECT_TRUE(HasAll(error_of(file, {"particles.count=0"}), {"particles.count = 0", "(from --set particles.count=0)"}));
+}
+
+TEST(CaseConfigParticles, ChecksApplyToStructs) {
+  CaseConfig c = cavity_struct();  // 32 x 32 x 1, z periodic
+  c.particles.enabled = true;
+  c.particles.count = 10;
+  finalize_case(c);
+  EXPECT_EQ(c.particles.box_max, (std::array<double, 3>{32.0, 32.0, 1.0}));  // {0, 0, 0}: the domain
+  const auto with = [](auto&& change) {
+    CaseConfig s = cavity_struct();
+    s.particles.enabled = true;
+    s.particles.count = 10;
+    change(s.particles);
+    return error_of_struct(s);
+  };
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.count = 0; }), {"particles.count = 0", ">= 1"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.count = std::int64_t(1) << 31; }),
+                     {"particles.count = 2147483648", "2147483647"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.positions_file = "p.csv"; }),
+                     {"particles.count = 10", "particles.positions = \"p.csv\"", "exactly one"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) {
+                       p.box_max = {33, 32, 1};
+                     }),
+                     {"particles.box_max = [33, 32, 1]", "outside the domain"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.box_min = {0, std::nan(""), 0}; }), {"particles.box_min"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) {
+                       p.box_min = {5, 5, 0}, p.box_max = {5, 6, 1};
+                     }),
+                     {"particles.box_max", "empty box"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.diameter = 32; }), {"particles.diameter = 32", "32 cells"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.diameter = -1; }), {"particles.diameter = -1"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.density = 0; }), {"particles.density = 0"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) {
+                       p.gravity = {0, -1e-5, 0};
+                     }),
+                     {"particles.gravity", "only used by kind = \"inertial\""}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.two_way = true; }), {"particles.two_way", "inertial"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.contacts = true; }), {"particles.contacts", "inertial"}));
+  EXPECT_TRUE(
+      HasAll(with([](ParticleConfig& p) { p.pair_force = PairForce::gravity; }), {"particles.pair_force", "inertial"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.kind = ParticleKind::inertial, p.contacts = true; }),
+                     {"particles.contact_stiffness = 0", "> 0"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.contact_damping = -0.5; }), {"particles.contact_damping"}));
+  EXPECT_TRUE(
+      HasAll(with([](ParticleConfig& p) { p.kind = ParticleKind::inertial, p.pair_force = PairForce::gravity; }),
+             {"particles.gravity_constant = 0", "> 0"}));
+  EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.softening = 0; }), {"particles.softening = 0"}));
+  // Inertial settings are fine with kind = inertial; nothing is checked while the section is off.
+  EXPECT_EQ(with([](ParticleConfig& p) {
+              p.kind = ParticleKind::inertial, p.gravity = {0, -1e-5, 0}, p.two_way = true, p.contacts = true;
+              p.contact_stiffness = 1.0;
+            }),
+            "<no InputError thrown>");
+  c = cavity_struct();
+  c.particles.count = -3;
+  c.particles.diameter = -1;
+  EXPECT_NO_THROW(finalize_case(c));
+}
+
 // ---- input limits (sizes, key nesting, special files, derived values) ---------------------------------------------
 
 /// `n` parts "a.a.a...a".

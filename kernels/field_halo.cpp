@@ -1,0 +1,95 @@
+// Planes of cell fields (one value per block cell, ghost layer included, BlockShape::index order) for the ghost
+// exchange of solver/field_halo.hpp: copy one plane into a message buffer, write or add a buffer into a plane, or
+// clear a plane. A plane spans the whole block in the other two axes (ghosts included), so exchanging x, y, z in
+// turn also carries edges and corners. No arithmetic beyond the addition; bytes per plane cell: one value read,
+// one written (two read for the addition).
+#include "kernels/field_launchers.hpp"
+#include "kernels/parallel_for.hpp"
+
+namespace eddy {
+namespace {
+
+/// The whole-block plane `plane` of `axis`, and the buffer index of a cell in it (the other two axes, lower first).
+struct PlaneMap {
+  BlockShape shape;
+  int axis;
+  EDDY_HOST_DEVICE std::int64_t slot(int x, int y, int z) const {
+    const int a = axis == 0 ? y : x;
+    const int b = axis == 2 ? y : z;
+    const int extent_a = axis == 0 ? shape.extent(1) : shape.extent(0);
+    return a + std::int64_t(extent_a) * b;
+  }
+};
+
+Box plane_box(const BlockShape& shape, int axis, int plane) {
+  Box b = shape.whole();
+  b.lo[axis] = plane;
+  b.hi[axis] = plane + 1;
+  return b;
+}
+
+template <class V>
+struct PackPlane {
+  const V* field;
+  V* buffer;
+  PlaneMap map;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    buffer[map.slot(x, y, z)] = field[map.shape.index(x, y, z)];
+  }
+};
+
+template <class V>
+struct UnpackPlane {
+  V* field;
+  const V* buffer;
+  PlaneMap map;
+  bool add;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = map.shape.index(x, y, z);
+    const V value = buffer[map.slot(x, y, z)];
+    field[cell] = add ? V(field[cell] + value) : value;
+  }
+};
+
+template <class V>
+struct ClearPlane {
+  V* field;
+  BlockShape shape;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const { field[shape.index(x, y, z)] = V(0); }
+};
+
+}  // namespace
+
+std::int64_t field_plane_cells(const BlockShape& shape, int axis) {
+  return std::int64_t(shape.extent((axis + 1) % 3)) * shape.extent((axis + 2) % 3);
+}
+
+template <class V>
+void pack_field_plane(const V* field, const BlockShape& shape, int axis, int plane, V* buffer,
+                      const backend::Stream* stream) {
+  parallel_for(plane_box(shape, axis, plane), PackPlane<V>{field, buffer, PlaneMap{shape, axis}}, "pack_field_plane",
+               stream);
+}
+
+template <class V>
+void unpack_field_plane(V* field, const BlockShape& shape, int axis, int plane, const V* buffer, bool add,
+                        const backend::Stream* stream) {
+  parallel_for(plane_box(shape, axis, plane), UnpackPlane<V>{field, buffer, PlaneMap{shape, axis}, add},
+               "unpack_field_plane", stream);
+}
+
+template <class V>
+void clear_field_plane(V* field, const BlockShape& shape, int axis, int plane, const backend::Stream* stream) {
+  parallel_for(plane_box(shape, axis, plane), ClearPlane<V>{field, shape}, "clear_field_plane", stream);
+}
+
+#define EDDY_INSTANTIATE(V)                                                                                       \
+  template void pack_field_plane<V>(const V*, const BlockShape&, int, int, V*, const backend::Stream*);           \
+  template void unpack_field_plane<V>(V*, const BlockShape&, int, int, const V*, bool, const backend::Stream*);   \
+  template void clear_field_plane<V>(V*, const BlockShape&, int, int, const backend::Stream*);
+EDDY_INSTANTIATE(float)
+EDDY_INSTANTIATE(double)
+EDDY_INSTANTIATE(unsigned long long)
+#undef EDDY_INSTANTIATE
+
+}  // namespace eddy

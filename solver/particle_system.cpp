@@ -1,0 +1,328 @@
+#include "solver/particle_system.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "io/particle_seed.hpp"
+#include "kernels/field_launchers.hpp"
+#include "kernels/particle_launchers.hpp"
+#include "solver/lattice_setup.hpp"
+#include "solver/mpi_check.hpp"
+
+namespace eddy {
+namespace {
+
+constexpr int kLow = 0, kHigh = 1;
+
+/// One particle in a migration message: position, velocity, diameter, density, id (bytes, MPI_BYTE).
+struct Migrant {
+  double x[3], v[3], diameter, density;
+  std::int64_t id;
+};
+
+ContactRegion contact_region(const Decomposition& d) {
+  ContactRegion r;
+  r.global_size = d.global_size;
+  r.periodic = d.periodic;
+  r.offset = d.offset;
+  r.size = d.local_size;
+  return r;
+}
+
+/// Bytes per particle on the device: 13 arrays of 8 bytes and the cell list's 28.
+constexpr double kBytesPerParticle = 13 * 8 + 28;
+
+}  // namespace
+
+double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles) {
+  if (!config.particles.enabled) return 0.0;
+  const double cells = double(block_shape(decomposition).n_cells());
+  const double value = config.precision == Precision::float64 ? 8.0 : 4.0;
+  double bytes = cells * 3.0 * value;                               // velocity field
+  if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
+  return bytes + double(particles) * kBytesPerParticle;
+}
+
+template <class T>
+ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition& decomposition,
+                                  const BlockShape& shape)
+    : config_(config), decomposition_(decomposition), shape_(shape), u_halo_(decomposition, shape) {
+  const ParticleConfig& pc = config.particles;
+  model_.kind = pc.kind == ParticleKind::inertial ? ParticleModel::kInertial : ParticleModel::kTracer;
+  model_.wall_mode = pc.walls == ParticleWalls::stick ? ParticleModel::kStick : ParticleModel::kBounce;
+  model_.nu = config.nu;
+  model_.two_way = pc.two_way;
+  for (int a = 0; a < 3; ++a) {
+    model_.gravity[a] = pc.gravity[a];
+    model_.global_size[a] = decomposition.global_size[a];
+    model_.periodic[a] = decomposition.periodic[a];
+  }
+
+  const std::size_t cells = std::size_t(shape.n_cells());
+  for (auto& u : u_) u = DeviceBuffer<R>(cells);
+  if (pc.two_way) {
+    const std::vector<unsigned long long> zero_fixed(cells, 0ull);
+    const std::vector<R> zero(cells, R(0));
+    for (int a = 0; a < 3; ++a) {
+      deposit_[a] = DeviceBuffer<unsigned long long>(cells);
+      deposit_[a].upload(zero_fixed);
+      force_field_[a] = DeviceBuffer<R>(cells);
+      force_field_[a].upload(zero);
+    }
+    deposit_halo_ = std::make_unique<FieldHalo<unsigned long long>>(decomposition, shape);
+  }
+  counter_ = DeviceBuffer<unsigned long long>(1);
+  if (pc.contacts || pc.pair_force != PairForce::none) {
+    contacts_ = std::make_unique<ParticleContacts>(pc, contact_region(decomposition));
+  }
+
+  std::array<double, 3> lo{}, hi{};
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = decomposition.offset[a];
+    hi[a] = double(decomposition.offset[a]) + decomposition.local_size[a];
+  }
+  ParticleSnapshot s;
+  for (const SeedParticle& seed : seed_particles(config, lo, hi)) {
+    for (int a = 0; a < 3; ++a) {
+      s.x[a].push_back(seed.position[a]);
+      s.v[a].push_back(seed.velocity[a]);
+    }
+    s.diameter.push_back(pc.diameter);
+    s.density.push_back(pc.density);
+    s.id.push_back(seed.id);
+  }
+  upload(s);
+}
+
+template <class T>
+void ParticleSystem<T>::reserve(std::int64_t n) {
+  if (n <= capacity_ && capacity_ > 0) return;
+  const std::int64_t capacity = std::max<std::int64_t>({n, capacity_ + capacity_ / 2, 1024});
+  const std::size_t c = std::size_t(capacity);
+  for (int a = 0; a < 3; ++a) {
+    x_[a] = DeviceBuffer<double>(c);
+    v_[a] = DeviceBuffer<double>(c);
+    force_[a] = DeviceBuffer<double>(c);
+  }
+  diameter_ = DeviceBuffer<double>(c);
+  density_ = DeviceBuffer<double>(c);
+  id_ = DeviceBuffer<std::int64_t>(c);
+  capacity_ = capacity;
+}
+
+template <class T>
+void ParticleSystem<T>::upload(const ParticleSnapshot& s) {
+  backend::synchronize();
+  const std::int64_t n = std::int64_t(s.size());
+  reserve(n);
+  n_ = n;
+  if (n == 0) return;
+  const std::size_t doubles = std::size_t(n) * sizeof(double);
+  const std::vector<double> zero(std::size_t(n), 0.0);
+  for (int a = 0; a < 3; ++a) {
+    backend::copy_to_device(x_[a].data(), s.x[a].data(), doubles);
+    backend::copy_to_device(v_[a].data(), s.v[a].data(), doubles);
+    backend::copy_to_device(force_[a].data(), zero.data(), doubles);
+  }
+  backend::copy_to_device(diameter_.data(), s.diameter.data(), doubles);
+  backend::copy_to_device(density_.data(), s.density.data(), doubles);
+  backend::copy_to_device(id_.data(), s.id.data(), std::size_t(n) * sizeof(std::int64_t));
+}
+
+template <class T>
+ParticleSnapshot ParticleSystem<T>::snapshot() const {
+  ParticleSnapshot s;
+  const std::size_t n = std::size_t(n_);
+  backend::synchronize();
+  for (int a = 0; a < 3; ++a) {
+    s.x[a].resize(n);
+    s.v[a].resize(n);
+    if (n == 0) continue;
+    backend::copy_to_host(s.x[a].data(), x_[a].data(), n * sizeof(double));
+    backend::copy_to_host(s.v[a].data(), v_[a].data(), n * sizeof(double));
+  }
+  s.diameter.resize(n);
+  s.density.resize(n);
+  s.id.resize(n);
+  if (n > 0) {
+    backend::copy_to_host(s.diameter.data(), diameter_.data(), n * sizeof(double));
+    backend::copy_to_host(s.density.data(), density_.data(), n * sizeof(double));
+    backend::copy_to_host(s.id.data(), id_.data(), n * sizeof(std::int64_t));
+  }
+  return s;
+}
+
+template <class T>
+ParticleView ParticleSystem<T>::view() {
+  return ParticleView{{x_[0].data(), x_[1].data(), x_[2].data()},
+                      {v_[0].data(), v_[1].data(), v_[2].data()},
+                      diameter_.data(),
+                      density_.data(),
+                      id_.data(),
+                      {force_[0].data(), force_[1].data(), force_[2].data()},
+                      n_};
+}
+
+template <class T>
+ForceFieldView<compute_t<T>> ParticleSystem<T>::force_field() const {
+  ForceFieldView<R> f;
+  if (!config_.particles.two_way) return f;
+  for (int a = 0; a < 3; ++a) f.f[a] = force_field_[a].data();
+  return f;
+}
+
+template <class T>
+std::array<double, 3> ParticleSystem<T>::force_on_fluid() const {
+  std::array<double, 3> sum{0.0, 0.0, 0.0};
+  if (!config_.particles.two_way) return sum;
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<R> f = force_field_[a].download();
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) sum[a] += double(f[std::size_t(shape_.index(x, y, z))]);
+  }
+  return sum;
+}
+
+template <class T>
+std::int64_t ParticleSystem<T>::global_count() const {
+  if (decomposition_.serial()) return n_;
+  long long local = n_, total = 0;
+  EDDY_MPI_CHECK(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, decomposition_.comm));
+  return total;
+}
+
+template <class T>
+void ParticleSystem<T>::step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
+                             const Relaxation<R>& relax, const WallVelocities<R>& walls,
+                             const backend::Stream* stream) {
+  const R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
+  R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
+  compute_velocity_field(a, layout, flags, shape_, force, force_field(), walls, u, stream);
+  for (int d = 0; d < 3; ++d) u_halo_.fill_ghosts(u[d], stream);
+
+  const int origin[3] = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
+  const VelocityFieldView<R> field{{u[0], u[1], u[2]}, shape_, {origin[0], origin[1], origin[2]}};
+  ForceDepositView deposit{{deposit_[0].data(), deposit_[1].data(), deposit_[2].data()},
+                           shape_,
+                           {origin[0], origin[1], origin[2]}};
+  const ParticleView p = view();
+  if (contacts_) contacts_->compute_forces(p, stream);
+  move_particles(p, model_, field, model_.two_way ? &deposit : nullptr, stream);
+  if (model_.two_way) {
+    for (int d = 0; d < 3; ++d) deposit_halo_->add_ghosts_to_owners(deposit.fixed[d], stream);
+    R* const f[3] = {force_field_[0].data(), force_field_[1].data(), force_field_[2].data()};
+    resolve_deposit(deposit, f, stream);
+  }
+  migrate();
+}
+
+template <class T>
+void ParticleSystem<T>::migrate() {
+  const Decomposition& d = decomposition_;
+  if (d.serial() || d.size == 1) return;
+  double lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = d.offset[a];
+    hi[a] = double(d.offset[a]) + d.local_size[a];
+  }
+  long long outside = count_particles_outside(view(), lo, hi, counter_.data()), any = 0;
+  EDDY_MPI_CHECK(MPI_Allreduce(&outside, &any, 1, MPI_LONG_LONG, MPI_SUM, d.comm));
+  if (any == 0) return;
+
+  ParticleSnapshot s = snapshot();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (d.dims[axis] == 1) continue;
+    // Sort this rank's particles into those staying and those for the lower / upper neighbour on this axis.
+    const int c = d.coords[axis], p = d.dims[axis];
+    const int up = d.periodic[axis] ? (c + 1) % p : c + 1;
+    const int down = d.periodic[axis] ? (c - 1 + p) % p : c - 1;
+    ParticleSnapshot stay;
+    std::vector<Migrant> out[2];
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      const double x = s.x[axis][k];
+      if (!std::isfinite(x)) {
+        throw std::runtime_error("particle " + std::to_string(s.id[k]) + " has a non-finite position at step end "
+                                 "(NaN or infinity): the particle or flow parameters are unstable");
+      }
+      int target = -1;
+      for (int b = 0; b < p && target < 0; ++b) {
+        int first = 0, count = 0;
+        d.block_extent(axis, b, first, count);
+        if (x >= first && x < double(first) + count) target = b;
+      }
+      if (target == c) {
+        for (int a = 0; a < 3; ++a) {
+          stay.x[a].push_back(s.x[a][k]);
+          stay.v[a].push_back(s.v[a][k]);
+        }
+        stay.diameter.push_back(s.diameter[k]);
+        stay.density.push_back(s.density[k]);
+        stay.id.push_back(s.id[k]);
+        continue;
+      }
+      const int side = target == up ? kHigh : target == down ? kLow : -1;
+      if (side < 0 || d.neighbour[axis][side] == kNoNeighbour) {
+        throw std::runtime_error("particle " + std::to_string(s.id[k]) + " at " + std::to_string(x) + " on axis " +
+                                 std::to_string(axis) + " left rank " + std::to_string(d.rank) +
+                                 "'s block by more than one block in one step (particle speed above 1 cell per step)");
+      }
+      Migrant m{};
+      for (int a = 0; a < 3; ++a) {
+        m.x[a] = s.x[a][k];
+        m.v[a] = s.v[a][k];
+      }
+      m.diameter = s.diameter[k];
+      m.density = s.density[k];
+      m.id = s.id[k];
+      out[side].push_back(m);
+    }
+    // Counts first, then the particles; tag 2 * axis + 1 for messages moving up the axis, 2 * axis down.
+    long long send_count[2] = {(long long)out[kLow].size(), (long long)out[kHigh].size()}, recv_count[2] = {0, 0};
+    MPI_Request requests[4];
+    int pending = 0;
+    for (int side : {kLow, kHigh}) {
+      const int rank = d.neighbour[axis][side];
+      if (rank == kNoNeighbour) continue;
+      EDDY_MPI_CHECK(MPI_Irecv(&recv_count[side], 1, MPI_LONG_LONG, rank, 2 * axis + (side == kLow), d.comm,
+                               &requests[pending++]));
+      EDDY_MPI_CHECK(MPI_Isend(&send_count[side], 1, MPI_LONG_LONG, rank, 2 * axis + (side == kHigh), d.comm,
+                               &requests[pending++]));
+    }
+    EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+    std::vector<Migrant> in[2];
+    pending = 0;
+    for (int side : {kLow, kHigh}) {
+      const int rank = d.neighbour[axis][side];
+      if (rank == kNoNeighbour) continue;
+      in[side].resize(std::size_t(recv_count[side]));
+      EDDY_MPI_CHECK(MPI_Irecv(in[side].data(), int(recv_count[side] * sizeof(Migrant)), MPI_BYTE, rank,
+                               2 * axis + (side == kLow), d.comm, &requests[pending++]));
+      EDDY_MPI_CHECK(MPI_Isend(out[side].data(), int(send_count[side] * sizeof(Migrant)), MPI_BYTE, rank,
+                               2 * axis + (side == kHigh), d.comm, &requests[pending++]));
+    }
+    EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+    for (int side : {kLow, kHigh}) {
+      for (const Migrant& m : in[side]) {
+        for (int a = 0; a < 3; ++a) {
+          stay.x[a].push_back(m.x[a]);
+          stay.v[a].push_back(m.v[a]);
+        }
+        stay.diameter.push_back(m.diameter);
+        stay.density.push_back(m.density);
+        stay.id.push_back(m.id);
+      }
+    }
+    s = std::move(stay);
+  }
+  upload(s);
+}
+
+template class ParticleSystem<float>;
+template class ParticleSystem<double>;
+template class ParticleSystem<half_t>;
+
+}  // namespace eddy

@@ -1,0 +1,99 @@
+// ParticleSystem<T>: the Lagrangian particles of one rank and their coupling to the lattice of storage type T.
+//
+// Owns the particle arrays (structure of arrays on the device, kernels/particles.hpp), the fluid velocity field
+// they interpolate (one value per block cell, ghost layer included), and, with two-way coupling, the fixed-point
+// force deposit and the force field the next lattice step applies. One call of step() per lattice step:
+//   1. u of the current populations on every interior cell (kernels/field_launchers.hpp), wall velocities on
+//      solid cells, ghost planes from the neighbours (solver/field_halo.hpp), so particles near a rank boundary
+//      see the neighbour's flow;
+//   2. particle-particle forces (solver/particle_contacts.hpp, this rank's particles only);
+//   3. the particle update (kernels/particle_launchers.hpp: tracers by Heun's method, inertial spheres by
+//      semi-implicit Euler with Stokes/Schiller-Naumann drag, gravity and buoyancy; walls; periodic wrap);
+//   4. two-way: the drag reactions deposited in fixed point are added across rank boundaries and converted into the
+//      force field of the next lattice step (Guo forcing, kernels/collision.hpp), so fluid + particle momentum is
+//      conserved to round-off;
+//   5. particles that left the block move to the neighbour rank that now holds them (axis by axis x, y, z, so a
+//      diagonal move takes two hops within the same step).
+// Every particle's update depends only on its own state and the field, and the deposit is summed in integers, so
+// the trajectories do not depend on the rank count (bitwise on the cpu backend).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/particles.hpp"
+#include "kernels/views.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
+#include "solver/particle_contacts.hpp"
+
+namespace eddy {
+
+/// Particles of one rank copied to the host (structure of arrays, lattice units, global coordinates).
+struct ParticleSnapshot {
+  std::array<std::vector<double>, 3> x, v;
+  std::vector<double> diameter, density;
+  std::vector<std::int64_t> id;
+  std::size_t size() const { return id.size(); }
+};
+
+/// Device bytes the particles of `config` add to a block of `decomposition` holding `particles` particles: the
+/// velocity field (3 values of the arithmetic type per block cell), with two-way coupling the deposit (24 B) and
+/// force field (3 values) per cell, and the particle arrays and cell list.
+double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles);
+
+template <class T>
+class ParticleSystem {
+  using R = compute_t<T>;
+
+ public:
+  /// Seeds this rank's particles (io/particle_seed.hpp) and allocates the fields. Throws InputError for a bad
+  /// positions file, DeviceError when memory runs out.
+  ParticleSystem(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape);
+
+  /// One particle step after a lattice step (see the file comment). `a` holds `layout` with its halo complete.
+  /// Collective over the decomposition's ranks.
+  void step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const Relaxation<R>& relax,
+            const WallVelocities<R>& walls, const backend::Stream* stream);
+
+  /// The per-cell force of two-way coupling for the next lattice step (absent without it).
+  ForceFieldView<R> force_field() const;
+  /// Particles on this rank.
+  std::int64_t local_count() const { return n_; }
+  /// Particles on all ranks (collective).
+  std::int64_t global_count() const;
+  /// This rank's particles on the host.
+  ParticleSnapshot snapshot() const;
+  /// Sum over this rank's interior cells of the force the particles apply to the fluid in the next lattice step
+  /// (two-way coupling; zero otherwise), lattice units: the momentum in transit from the particles to the fluid.
+  std::array<double, 3> force_on_fluid() const;
+
+ private:
+  void upload(const ParticleSnapshot& s);
+  void reserve(std::int64_t n);
+  ParticleView view();
+  void migrate();
+
+  CaseConfig config_;
+  Decomposition decomposition_;
+  BlockShape shape_;
+  ParticleModel model_{};
+  std::int64_t n_ = 0, capacity_ = 0;
+  std::array<DeviceBuffer<double>, 3> x_, v_, force_;
+  DeviceBuffer<double> diameter_, density_;
+  DeviceBuffer<std::int64_t> id_;
+  std::array<DeviceBuffer<R>, 3> u_;
+  std::array<DeviceBuffer<unsigned long long>, 3> deposit_;
+  std::array<DeviceBuffer<R>, 3> force_field_;
+  DeviceBuffer<unsigned long long> counter_;
+  FieldHalo<R> u_halo_;
+  std::unique_ptr<FieldHalo<unsigned long long>> deposit_halo_;
+  std::unique_ptr<ParticleContacts> contacts_;
+};
+
+}  // namespace eddy

@@ -1,0 +1,450 @@
+// Unit tests of the particle-particle forces (solver/particle_contacts.hpp, kernels/contact_launchers.hpp): the
+// cell-list contact forces against a brute-force O(N^2) double loop (periodic boundaries included), the same bits
+// for permuted arrays and for a rank's sub-region, the all-pairs softened gravity against a direct sum written here,
+// Newton's third law, the analytic head-on contact, buffer growth and the cell reset between calls.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "kernels/contact_launchers.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/particle_contacts.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+using Vec3 = std::array<double, 3>;
+
+/// Particles in host memory (structure of arrays, as ParticleView).
+struct HostParticles {
+  std::vector<double> x[3], v[3], d, rho;
+  std::vector<std::int64_t> id;
+  std::size_t size() const { return id.size(); }
+  void add(Vec3 pos, Vec3 vel, double diameter, double density, std::int64_t ident) {
+    for (int a = 0; a < 3; ++a) {
+      x[a].push_back(pos[a]);
+      v[a].push_back(vel[a]);
+    }
+    d.push_back(diameter);
+    rho.push_back(density);
+    id.push_back(ident);
+  }
+  /// Particles k in `indices`, in that order.
+  HostParticles select(const std::vector<std::size_t>& indices) const {
+    HostParticles out;
+    for (std::size_t k : indices) {
+      out.add({x[0][k], x[1][k], x[2][k]}, {v[0][k], v[1][k], v[2][k]}, d[k], rho[k], id[k]);
+    }
+    return out;
+  }
+};
+
+/// The same particles in device memory (host memory on cpu), forces filled with `force_fill` (set, not add: the
+/// fill must not survive).
+struct DeviceParticles {
+  DeviceBuffer<double> x[3], v[3], d, rho, f[3];
+  DeviceBuffer<std::int64_t> id;
+  std::int64_t n;
+  explicit DeviceParticles(const HostParticles& h, double force_fill = 123.0) : n(std::int64_t(h.size())) {
+    const std::size_t count = h.size();
+    for (int a = 0; a < 3; ++a) {
+      x[a] = DeviceBuffer<double>(count);
+      x[a].upload(h.x[a]);
+      v[a] = DeviceBuffer<double>(count);
+      v[a].upload(h.v[a]);
+      f[a] = DeviceBuffer<double>(count);
+      f[a].upload(std::vector<double>(count, force_fill));
+    }
+    d = DeviceBuffer<double>(count);
+    d.upload(h.d);
+    rho = DeviceBuffer<double>(count);
+    rho.upload(h.rho);
+    id = DeviceBuffer<std::int64_t>(count);
+    id.upload(h.id);
+  }
+  ParticleView view() const {
+    return ParticleView{{x[0].data(), x[1].data(), x[2].data()},
+                        {v[0].data(), v[1].data(), v[2].data()},
+                        d.data(),
+                        rho.data(),
+                        id.data(),
+                        {f[0].data(), f[1].data(), f[2].data()},
+                        n};
+  }
+  std::vector<Vec3> forces() const {
+    const auto fx = f[0].download(), fy = f[1].download(), fz = f[2].download();
+    std::vector<Vec3> out(fx.size());
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = {fx[k], fy[k], fz[k]};
+    return out;
+  }
+};
+
+ParticleConfig contact_config(double diameter, double k, double gamma) {
+  ParticleConfig c;
+  c.enabled = true;
+  c.kind = ParticleKind::inertial;
+  c.diameter = diameter;
+  c.contacts = true;
+  c.contact_stiffness = k;
+  c.contact_damping = gamma;
+  return c;
+}
+
+ContactRegion whole_domain(std::array<int, 3> size, std::array<bool, 3> periodic) {
+  ContactRegion r;
+  r.global_size = size;
+  r.periodic = periodic;
+  r.offset = {0, 0, 0};
+  r.size = size;
+  return r;
+}
+
+std::vector<Vec3> compute(ParticleContacts& contacts, const HostParticles& h) {
+  DeviceParticles dev(h);
+  contacts.compute_forces(dev.view());
+  return dev.forces();
+}
+
+/// Brute-force contact forces, every ordered pair (i, j != i) in index order; the minimum image on the axes in
+/// `wrap` through r - L * round(r / L) (a formulation other than the kernel's).
+std::vector<Vec3> brute_force_contacts(const HostParticles& h, Vec3 length, std::array<bool, 3> wrap, double k,
+                                       double gamma, int* contacts_across = nullptr) {
+  const std::size_t n = h.size();
+  std::vector<Vec3> f(n, Vec3{0.0, 0.0, 0.0});
+  int across = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      Vec3 r;
+      bool wrapped = false;
+      for (int a = 0; a < 3; ++a) {
+        r[a] = h.x[a][i] - h.x[a][j];
+        if (wrap[a]) {
+          const double shift = length[a] * std::round(r[a] / length[a]);
+          wrapped = wrapped || shift != 0.0;
+          r[a] -= shift;
+        }
+      }
+      const double dist = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+      const double overlap = 0.5 * (h.d[i] + h.d[j]) - dist;
+      if (overlap <= 0.0 || dist == 0.0) continue;
+      across += wrapped ? 1 : 0;
+      double vn = 0.0;
+      for (int a = 0; a < 3; ++a) vn += (h.v[a][i] - h.v[a][j]) * r[a] / dist;
+      for (int a = 0; a < 3; ++a) f[i][a] += (k * overlap - gamma * vn) * r[a] / dist;
+    }
+  }
+  if (contacts_across) *contacts_across = across;
+  return f;
+}
+
+/// Direct sum of the softened gravity, written from the formula: F_i = sum_{j != i} G m_i m_j (x_j - x_i) /
+/// (|x_j - x_i|^2 + eps^2)^(3/2). `magnitude_sum[i]` = sum_j |term_ij| (the scale of the rounding error).
+std::vector<Vec3> direct_gravity(const HostParticles& h, double G, double eps, std::vector<double>& magnitude_sum) {
+  const double pi = std::acos(-1.0);
+  const std::size_t n = h.size();
+  std::vector<double> m(n);
+  for (std::size_t i = 0; i < n; ++i) m[i] = h.rho[i] * pi * std::pow(h.d[i], 3) / 6.0;
+  std::vector<Vec3> f(n, Vec3{0.0, 0.0, 0.0});
+  magnitude_sum.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      Vec3 r;
+      for (int a = 0; a < 3; ++a) r[a] = h.x[a][j] - h.x[a][i];
+      const double s = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + eps * eps;
+      const double c = G * m[i] * m[j] / std::pow(s, 1.5);
+      for (int a = 0; a < 3; ++a) {
+        f[i][a] += c * r[a];
+        magnitude_sum[i] += std::abs(c * r[a]);
+      }
+    }
+  }
+  return f;
+}
+
+/// n particles uniformly in [lo, hi) per axis, diameters in [d_min, d_max], velocities in [-0.05, 0.05], densities
+/// in [0.5, 3]; ids unique, scattered over the int64 range (negative and above 2^32 included).
+HostParticles random_particles(std::size_t n, Vec3 lo, Vec3 hi, double d_min, double d_max, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::int64_t> ids(n);
+  for (std::size_t k = 0; k < n; ++k) ids[k] = std::int64_t(k) * 1000003 - 4000000000LL + (std::int64_t(k % 3) << 40);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  HostParticles h;
+  for (std::size_t k = 0; k < n; ++k) {
+    Vec3 x, v;
+    for (int a = 0; a < 3; ++a) x[a] = lo[a] + (hi[a] - lo[a]) * unit(rng);
+    for (int a = 0; a < 3; ++a) v[a] = 0.1 * (unit(rng) - 0.5);
+    h.add(x, v, d_min + (d_max - d_min) * unit(rng), 0.5 + 2.5 * unit(rng), ids[k]);
+  }
+  return h;
+}
+
+double max_abs(const std::vector<Vec3>& f) {
+  double m = 0.0;
+  for (const auto& v : f) {
+    for (double c : v) m = std::max(m, std::abs(c));
+  }
+  return m;
+}
+
+void expect_close(const std::vector<Vec3>& got, const std::vector<Vec3>& want, double relative) {
+  ASSERT_EQ(got.size(), want.size());
+  const double scale = max_abs(want);
+  ASSERT_GT(scale, 0.0);
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    for (int a = 0; a < 3; ++a) {
+      if (std::abs(got[i][a] - want[i][a]) > relative * scale && ++bad <= 5) {
+        ADD_FAILURE() << "particle " << i << " axis " << a << ": " << got[i][a] << " vs " << want[i][a];
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+bool same_bits(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof(Vec3)) == 0; }
+
+TEST(ParticleContacts, CellGridCoversTheRegionWithCellsAtLeastOneDiameterWide) {
+  const CellGrid g = make_cell_grid(whole_domain({24, 20, 7}, {true, false, true}), 1.6);
+  EXPECT_EQ(g.n[0], 15);  // floor(24 / 1.6)
+  EXPECT_EQ(g.n[1], 12);
+  EXPECT_EQ(g.n[2], 4);
+  for (int a = 0; a < 3; ++a) EXPECT_GE(g.width[a], 1.6);
+  EXPECT_TRUE(g.wrap[0]);
+  EXPECT_FALSE(g.wrap[1]);
+  EXPECT_TRUE(g.wrap[2]);
+  // A rank's slab of a periodic axis does not wrap; its cells are the global ones that overlap it.
+  ContactRegion slab = whole_domain({24, 20, 7}, {true, false, true});
+  slab.offset = {8, 0, 0};
+  slab.size = {8, 20, 7};
+  const CellGrid s = make_cell_grid(slab, 1.6);
+  EXPECT_FALSE(s.wrap[0]);
+  EXPECT_EQ(s.first[0], 5);  // cells [5, 10) span [8, 16)
+  EXPECT_EQ(s.n[0], 5);
+  EXPECT_THROW(make_cell_grid(slab, 0.0), std::invalid_argument);
+  slab.size[1] = 0;
+  EXPECT_THROW(make_cell_grid(slab, 1.0), std::invalid_argument);
+}
+
+TEST(ParticleContacts, HeadOnPairGivesTheAnalyticSpringDashpotForce) {
+  EDDY_REQUIRE_DEVICE();
+  const double k = 0.5, gamma = 0.3;
+  ParticleContacts contacts(contact_config(1.0, k, gamma), whole_domain({10, 8, 8}, {false, false, false}));
+  HostParticles h;
+  h.add({5.0, 4.0, 4.0}, {0.01, 0.0, 0.0}, 1.0, 1.0, 7);
+  h.add({5.75, 4.0, 4.0}, {-0.02, 0.0, 0.0}, 1.0, 1.0, 3);
+  // overlap 0.25; n (from 1 to 0) = -x; (v0 - v1).n = -0.03: F0 = -(k 0.25 + gamma 0.03) x.
+  const double expected = k * 0.25 + gamma * 0.03;
+  auto f = compute(contacts, h);
+  EXPECT_NEAR(f[0][0], -expected, 1e-15);
+  EXPECT_NEAR(f[1][0], expected, 1e-15);
+  EXPECT_EQ(f[0][0], -f[1][0]);
+  for (int a = 1; a < 3; ++a) {
+    EXPECT_EQ(f[0][a], 0.0);
+    EXPECT_EQ(f[1][a], 0.0);
+  }
+  // Receding: the dashpot now pulls against the separation (the spring still pushes).
+  h.v[0][0] = -0.01;
+  h.v[0][1] = 0.02;
+  f = compute(contacts, h);
+  EXPECT_NEAR(f[0][0], -(k * 0.25 - gamma * 0.03), 1e-15);
+  // Just touching (overlap 0) and apart: no force, the old force values are overwritten.
+  h.x[0][1] = 6.0;
+  f = compute(contacts, h);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(f[0][a], 0.0);
+    EXPECT_EQ(f[1][a], 0.0);
+  }
+}
+
+TEST(ParticleContacts, CellListEqualsBruteForceIncludingPeriodicBoundaries) {
+  EDDY_REQUIRE_DEVICE();
+  const std::array<int, 3> size = {24, 20, 16};
+  const std::array<bool, 3> periodic = {true, true, false};
+  const double k = 0.8, gamma = 0.05;
+  HostParticles h = random_particles(700, {0, 0, 0}, {24, 20, 16}, 0.6, 1.6, 11);
+  // Pairs straddling the periodic x and y boundaries, and the x-y corner.
+  h.add({0.2, 5.0, 5.0}, {0.01, 0, 0}, 1.2, 1.0, 900001);
+  h.add({23.5, 5.3, 5.1}, {-0.01, 0, 0}, 1.2, 1.0, 900002);
+  h.add({10.0, 0.1, 8.0}, {0, 0.02, 0}, 1.0, 1.0, 900003);
+  h.add({10.4, 19.6, 8.0}, {0, 0, 0.01}, 1.0, 1.0, 900004);
+  h.add({0.05, 0.05, 12.0}, {0, 0, 0}, 1.5, 1.0, 900005);
+  h.add({23.7, 19.8, 12.3}, {0, 0, 0}, 1.5, 1.0, 900006);
+  ParticleContacts contacts(contact_config(1.6, k, gamma), whole_domain(size, periodic));
+  const auto f = compute(contacts, h);
+  int across = 0;
+  const auto ref = brute_force_contacts(h, {24, 20, 16}, {true, true, false}, k, gamma, &across);
+  EXPECT_GE(across, 6);  // the test set does exercise the periodic wrap
+  int touching = 0;
+  for (const auto& v : ref) touching += (v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0) ? 1 : 0;
+  EXPECT_GT(touching, 200);
+  expect_close(f, ref, 1e-12);
+  // The straddling pairs push each other apart across the boundary.
+  const std::size_t a = h.size() - 6;
+  EXPECT_GT(f[a][0], 0.0);  // at x = 0.2, pushed towards +x by its neighbour at x = 23.5 (= -0.5)
+  EXPECT_LT(f[a + 1][0], 0.0);
+}
+
+TEST(ParticleContacts, PermutedArraysGiveTheSameBits) {
+  EDDY_REQUIRE_DEVICE();
+  ParticleConfig config = contact_config(1.5, 0.7, 0.1);
+  config.pair_force = PairForce::gravity;
+  config.gravity_constant = 0.02;
+  config.softening = 0.5;
+  const ContactRegion region = whole_domain({10, 10, 10}, {true, false, true});
+  const HostParticles h = random_particles(900, {0, 0, 0}, {10, 10, 10}, 0.7, 1.5, 5);
+  std::vector<std::size_t> perm(h.size());
+  std::iota(perm.begin(), perm.end(), std::size_t(0));
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(99));
+  const HostParticles permuted = h.select(perm);
+  ParticleContacts contacts(config, region);
+  const auto f = compute(contacts, h);
+  const auto g = compute(contacts, permuted);
+  int differ = 0;
+  for (std::size_t k = 0; k < perm.size(); ++k) differ += same_bits(g[k], f[perm[k]]) ? 0 : 1;
+  EXPECT_EQ(differ, 0);
+  // A fresh object (other buffer history) gives the same bits too.
+  ParticleContacts fresh(config, region);
+  const auto g2 = compute(fresh, permuted);
+  for (std::size_t k = 0; k < perm.size(); ++k) differ += same_bits(g2[k], g[k]) ? 0 : 1;
+  EXPECT_EQ(differ, 0);
+}
+
+TEST(ParticleContacts, RankSubRegionGivesTheSameBitsAsTheWholeDomain) {
+  EDDY_REQUIRE_DEVICE();
+  // One rank's slab x in [6, 14) of a 20 x 12 x 10 domain, periodic in y (held whole: wraps) and x (split: no wrap).
+  // Dense (about 4 partners per particle), so the order of the terms of most sums matters to the last bit.
+  const std::array<int, 3> size = {20, 12, 10};
+  const std::array<bool, 3> periodic = {true, true, false};
+  const double k = 0.6, gamma = 0.2;
+  const HostParticles h = random_particles(1500, {0, 0, 0}, {20, 12, 10}, 0.8, 1.6, 21);
+  ParticleContacts whole(contact_config(1.6, k, gamma), whole_domain(size, periodic));
+  const auto f = compute(whole, h);
+  ContactRegion slab = whole_domain(size, periodic);
+  slab.offset = {6, 0, 0};
+  slab.size = {8, 12, 10};
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    if (h.x[0][i] >= 6.0 && h.x[0][i] < 14.0) mine.push_back(i);
+  }
+  std::shuffle(mine.begin(), mine.end(), std::mt19937_64(3));
+  ParticleContacts rank(contact_config(1.6, k, gamma), slab);
+  const auto g = compute(rank, h.select(mine));
+  // Particles at least a diameter inside the slab have all their partners on this rank.
+  int compared = 0, differ = 0;
+  for (std::size_t k2 = 0; k2 < mine.size(); ++k2) {
+    const double x = h.x[0][mine[k2]];
+    if (x < 7.6 || x >= 12.4) continue;
+    ++compared;
+    differ += same_bits(g[k2], f[mine[k2]]) ? 0 : 1;
+  }
+  EXPECT_GT(compared, 300);
+  EXPECT_EQ(differ, 0);
+}
+
+TEST(ParticleContacts, AllPairsGravityEqualsDirectSum) {
+  EDDY_REQUIRE_DEVICE();
+  ParticleConfig config;
+  config.enabled = true;
+  config.kind = ParticleKind::inertial;
+  config.pair_force = PairForce::gravity;
+  config.gravity_constant = 0.05;
+  config.softening = 0.7;
+  const HostParticles h = random_particles(1000, {0, 0, 0}, {32, 32, 32}, 0.5, 1.5, 17);
+  ParticleContacts gravity(config, whole_domain({32, 32, 32}, {false, false, false}));
+  EXPECT_FALSE(gravity.contacts());
+  const auto f = compute(gravity, h);
+  std::vector<double> scale;
+  const auto ref = direct_gravity(h, config.gravity_constant, config.softening, scale);
+  int bad = 0;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const double norm = std::sqrt(ref[i][0] * ref[i][0] + ref[i][1] * ref[i][1] + ref[i][2] * ref[i][2]);
+    for (int a = 0; a < 3; ++a) {
+      const double err = std::abs(f[i][a] - ref[i][a]);
+      worst = std::max(worst, err / norm);
+      if ((err > 1e-5 * norm || err > 1e-12 * scale[i]) && ++bad <= 5) {
+        ADD_FAILURE() << "particle " << i << " axis " << a << ": " << f[i][a] << " vs " << ref[i][a];
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  RecordProperty("max_relative_error", std::to_string(worst));
+}
+
+TEST(ParticleContacts, ForcesSumToZero) {
+  EDDY_REQUIRE_DEVICE();
+  // Dense set (many contacts) with contacts and gravity: every pair force is equal and opposite.
+  ParticleConfig config = contact_config(1.4, 1.0, 0.3);
+  config.pair_force = PairForce::gravity;
+  config.gravity_constant = 0.1;
+  config.softening = 0.3;
+  const HostParticles h = random_particles(800, {0, 0, 0}, {12, 12, 12}, 0.9, 1.4, 8);
+  ParticleContacts contacts(config, whole_domain({12, 12, 12}, {true, true, true}));
+  const auto f = compute(contacts, h);
+  Vec3 total = {0, 0, 0};
+  double magnitude = 0.0;
+  for (const auto& v : f) {
+    for (int a = 0; a < 3; ++a) {
+      total[a] += v[a];
+      magnitude += std::abs(v[a]);
+    }
+  }
+  ASSERT_GT(magnitude, 1.0);
+  for (int a = 0; a < 3; ++a) EXPECT_LE(std::abs(total[a]), 1e-12 * magnitude) << "axis " << a;
+}
+
+TEST(ParticleContacts, BuffersGrowAndCellsResetBetweenCalls) {
+  EDDY_REQUIRE_DEVICE();
+  const double k = 0.9, gamma = 0.1;
+  const std::array<int, 3> size = {20, 20, 20};
+  ParticleContacts contacts(contact_config(1.5, k, gamma), whole_domain(size, {false, true, false}));
+  // Few, many (the buffers grow), then few elsewhere: stale cells of the large set would add phantom contacts.
+  const std::size_t counts[3] = {40, 1500, 60};
+  const Vec3 hi[3] = {{6, 6, 6}, {20, 20, 20}, {20, 20, 20}};
+  for (int call = 0; call < 3; ++call) {
+    const HostParticles h = random_particles(counts[call], {0, 0, 0}, hi[call], 0.9, 1.5, 40 + call);
+    const auto f = compute(contacts, h);
+    const auto ref = brute_force_contacts(h, {20, 20, 20}, {false, true, false}, k, gamma);
+    expect_close(f, ref, 1e-12);
+    EXPECT_GE(contacts.capacity(), std::int64_t(counts[call]));
+  }
+}
+
+TEST(ParticleContacts, NothingEnabledSetsForcesToZero) {
+  EDDY_REQUIRE_DEVICE();
+  ParticleConfig config = contact_config(1.0, 1.0, 0.0);
+  config.contacts = false;
+  ParticleContacts none(config, whole_domain({8, 8, 8}, {false, false, false}));
+  EXPECT_FALSE(none.contacts());
+  EXPECT_FALSE(none.pair_gravity());
+  const HostParticles h = random_particles(50, {0, 0, 0}, {8, 8, 8}, 1.0, 1.0, 2);
+  for (const auto& v : compute(none, h)) {
+    for (double c : v) EXPECT_EQ(c, 0.0);
+  }
+}
+
+TEST(ParticleContacts, RejectsBadParameters) {
+  const ContactRegion region = whole_domain({8, 8, 8}, {false, false, false});
+  EXPECT_THROW(ParticleContacts(contact_config(0.0, 1.0, 0.0), region), std::invalid_argument);
+  EXPECT_THROW(ParticleContacts(contact_config(1.0, -1.0, 0.0), region), std::invalid_argument);
+  EXPECT_THROW(ParticleContacts(contact_config(1.0, 1.0, std::nan("")), region), std::invalid_argument);
+  ParticleConfig g;
+  g.enabled = true;
+  g.pair_force = PairForce::gravity;
+  g.softening = -1.0;
+  EXPECT_THROW(ParticleContacts(g, region), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace eddy
