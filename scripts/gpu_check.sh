@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
-# (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, a
+# (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, the
+# particle step's cost (EDDY_PARTICLE_BENCH=0 skips it), a
 # block-width sweep (EDDY_BLOCK_SWEEP, "" skips it) and Nsight Compute counters of the fused kernel (EDDY_NCU=0
 # skips them); full logs go to OUTDIR, a short table is printed last.
 # Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
@@ -45,6 +46,18 @@ for n in "${sizes[@]}"; do
     echo "bench $n $p: exit $?" >>"$out/summary.txt"
   done
 done
+
+# Particle step cost in a 256^3 float cavity (EDDY_PARTICLE_BENCH=0 skips): inertial particles alone, with
+# cell-list contacts, and with all-pairs gravity (n^2: smaller counts, fewer steps).
+if [[ ${EDDY_PARTICLE_BENCH:-1} != 0 ]]; then
+  for spec in "1000000 none 10" "10000000 none 10" "1000000 contacts 10" "10000000 contacts 10" "65536 gravity 2" \
+              "262144 gravity 2"; do
+    read -r count forces steps <<<"$spec"
+    "$build/eddy" bench --size 256 --particles "$count" --particle-forces "$forces" --steps "$steps" --repeat 2 \
+      --json "$out/particles_${count}_${forces}.json" >"$out/particles_${count}_${forces}.log" 2>&1
+    echo "particles $count $forces: exit $?, $(grep -E '^  particles' "$out/particles_${count}_${forces}.log")" >>"$out/summary.txt"
+  done
+fi
 
 # Block-width sweep of the float kernel at the largest size, then hardware counters of one even and one odd step.
 largest=${sizes[-1]}
