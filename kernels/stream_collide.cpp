@@ -22,7 +22,9 @@
 namespace eddy {
 namespace {
 
-template <class T, bool kOdd, class Index>
+/// kForced: with the per-cell force of two-way coupled particles. A template parameter, not a runtime branch: the
+/// branch alone raised the plain kernel from 64 to 94 registers and cost fp16 22 % (docs/performance.md).
+template <class T, bool kOdd, class Index, bool kForced>
 struct StreamCollide {
   using R = compute_t<T>;
   PopulationView<T> a;
@@ -35,7 +37,7 @@ struct StreamCollide {
   Relaxation<R> relax;
   WallVelocities<R> walls;
   RoundingKey key;
-  ForceFieldView<R> force_field;  // two-way coupled particles; absent in plain runs (one uniform branch per cell)
+  ForceFieldView<R> force_field;  // two-way coupled particles (kForced only)
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -48,7 +50,7 @@ struct StreamCollide {
       load_own(a, cell, f);
     }
     R rho, u[3];
-    if (force_field.present()) {
+    if (kForced) {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
       collide(f, local, rho, u);
@@ -64,16 +66,27 @@ struct StreamCollide {
   }
 };
 
-template <class T, class Index>
+template <class T, class Index, bool kForced>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
   if (layout == PopulationLayout::swapped) {
-    parallel_for(box, StreamCollide<T, true, Index>{a, a, flags, shape, relax, walls, key, force_field}, "stream_collide_odd",
-                 stream);
+    parallel_for(box, StreamCollide<T, true, Index, kForced>{a, a, flags, shape, relax, walls, key, force_field},
+                 "stream_collide_odd", stream);
   } else {
-    parallel_for(box, StreamCollide<T, false, Index>{a, a, flags, shape, relax, walls, key, force_field}, "stream_collide_even",
-                 stream);
+    parallel_for(box, StreamCollide<T, false, Index, kForced>{a, a, flags, shape, relax, walls, key, force_field},
+                 "stream_collide_even", stream);
+  }
+}
+
+template <class T, class Index>
+void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
+            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
+  if (force_field.present()) {
+    launch<T, Index, true>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
+  } else {
+    launch<T, Index, false>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
   }
 }
 
