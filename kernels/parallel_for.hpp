@@ -30,16 +30,22 @@ namespace eddy {
 
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 
-/// Minimum resident blocks (of kMaxBlockSizeX threads) per SM asked of the compiler: a register cap (CMake
-/// EDDY_GPU_MIN_BLOCKS_PER_SM, a tuning knob; 1 leaves registers to the compiler).
-#ifndef EDDY_GPU_MIN_BLOCKS_PER_SM
-#define EDDY_GPU_MIN_BLOCKS_PER_SM 1
-#endif
+/// Minimum resident blocks of kMaxBlockSizeX threads per SM that box_kernel asks the compiler for, which caps
+/// registers per thread at 65536 / (512 N): F::kMinBlocksPerSm where the functor names one (a per-kernel tuning
+/// choice, measured in docs/performance.md), else 1 (at most 128 registers).
+template <class F, class = void>
+struct MinBlocksPerSm {
+  static constexpr int value = 1;
+};
+template <class F>
+struct MinBlocksPerSm<F, std::void_t<decltype(F::kMinBlocksPerSm)>> {
+  static constexpr int value = F::kMinBlocksPerSm;
+};
 
 /// Threads per block along x: backend::block_size_x() (128 unless `eddy bench --block-x` sets it), at most
 /// backend::kMaxBlockSizeX, the launch bound; y and z are covered by the grid (grid-stride beyond its limit).
 template <class F>
-__global__ void __launch_bounds__(backend::kMaxBlockSizeX, EDDY_GPU_MIN_BLOCKS_PER_SM) box_kernel(F f, Box box) {
+__global__ void __launch_bounds__(backend::kMaxBlockSizeX, MinBlocksPerSm<F>::value) box_kernel(F f, Box box) {
   const int x = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= box.hi[0]) return;
   for (int z = box.lo[2] + static_cast<int>(blockIdx.z); z < box.hi[2]; z += static_cast<int>(gridDim.z)) {

@@ -27,6 +27,10 @@ namespace {
 template <class T, bool kOdd, class Index, bool kForced>
 struct StreamCollide {
   using R = compute_t<T>;
+  // Register cap through the launch bound (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md):
+  // fp16 gains 6-8 % at 42 registers (3 blocks of 512 per SM); float is best at 64 (2 blocks; 42 costs 5 %);
+  // double needs its ~124 registers (no cap).
+  static constexpr int kMinBlocksPerSm = sizeof(T) == 2 ? 3 : sizeof(T) == 4 ? 2 : 1;
   PopulationView<T> a;
   // The even step writes through a second view of the same array. Seeing two base pointers, the compiler stops
   // keeping the 19 load addresses live across the collision for the stores: 112 -> 64 registers per thread for

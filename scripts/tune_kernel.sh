@@ -4,7 +4,8 @@
 # to docs/performance.md's tuning log.
 # Usage: on the development machine `git archive HEAD -o build/tune-head.tar`, then on the GPU machine (carrying
 # .device-deps and build/tune-head.tar):  scripts/tune_kernel.sh OUTDIR [variant...]
-#   variants: base, mb2 / mb3 / mb4 (EDDY_GPU_MIN_BLOCKS_PER_SM), hints (scripts/tune_cache_hints.py)
+#   variants: base, mb1 / mb2 / mb3 / mb4 (the fused kernel's kMinBlocksPerSm for every storage), hints
+#   (scripts/tune_cache_hints.py)
 set -uo pipefail
 out=${1:?usage: scripts/tune_kernel.sh OUTDIR [variant...]}
 mkdir -p "$out"
@@ -18,7 +19,8 @@ build_variant() {
   local v=$1 src=/tmp/tree_$1 extra=()
   rm -rf "$src" && mkdir -p "$src" && tar -C "$src" -xf "$root/build/tune-head.tar"
   case $v in
-    mb*) extra=(-DEDDY_GPU_MIN_BLOCKS_PER_SM=${v#mb}) ;;
+    mb*) sed -i "s/static constexpr int kMinBlocksPerSm = .*;/static constexpr int kMinBlocksPerSm = ${v#mb};/" \
+           "$src/kernels/stream_collide.cpp" ;;
     hints) python3 "$root/scripts/tune_cache_hints.py" "$src" ;;
   esac
   cmake -S "$src" -B "$root/build/tune-$v" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDDY_BACKEND=cuda \
