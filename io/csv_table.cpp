@@ -24,8 +24,8 @@
 #include "io/case_config.hpp"
 
 namespace eddy {
-namespace {
 
+// Declared in io/csv_table.hpp.
 
 /// `text` without leading and trailing spaces, tabs and carriage returns.
 std::string_view trim(std::string_view text) {
@@ -46,6 +46,10 @@ std::vector<std::string_view> split_cells(std::string_view line) {
     start = comma + 1;
   }
 }
+
+namespace {
+
+
 
 /// True for lines read_csv skips: blank, or a comment whose first non-blank character is '#'.
 bool is_skipped(std::string_view line) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace eddy {
@@ -22,5 +23,10 @@ void write_csv(const std::string& path, const CsvTable& table);
 /// column names, every further line numbers (empty cells read as NaN). Throws InputError (missing file,
 /// ragged row, non-numeric cell) naming the file and line.
 CsvTable read_csv(const std::string& path);
+
+/// `text` without leading and trailing spaces, tabs and carriage returns (CRLF line ends).
+std::string_view trim(std::string_view text);
+/// The comma-separated cells of `line`, each trimmed (views into `line`).
+std::vector<std::string_view> split_cells(std::string_view line);
 
 }  // namespace eddy

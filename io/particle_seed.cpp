@@ -2,6 +2,8 @@
 // doubles, or the rows of a CSV positions file. Host only; the same list on every rank and platform.
 #include "io/particle_seed.hpp"
 
+#include "io/csv_table.hpp"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -28,25 +30,6 @@ std::string number_text(double value) {
   return std::string(buffer, result.ptr);
 }
 
-/// `text` without leading and trailing spaces, tabs and carriage returns.
-std::string_view trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const std::size_t last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
-
-/// The comma-separated cells of `line`, trimmed.
-std::vector<std::string_view> split_cells(std::string_view line) {
-  std::vector<std::string_view> cells;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    cells.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-    if (comma == std::string_view::npos) return cells;
-    start = comma + 1;
-  }
-}
 
 /// "<path>:<line>: <what>", the location format of every read error.
 InputError read_error(const std::string& path, std::int64_t line, const std::string& what) {

@@ -118,4 +118,17 @@ EDDY_UNROLL
   }
 }
 
+/// The populations that have arrived at fluid `cell` in either layout (`swapped`: the odd step's gather, `own`:
+/// the cell's own slots), for read-outs that do not collide (moments, the particles' velocity field).
+template <class T, class R, class Index>
+EDDY_HOST_DEVICE inline void load_arrived(const PopulationView<T>& a, bool swapped, const FlagView& flags,
+                                          const BlockShape& shape, Index cell, CellFlag own,
+                                          const WallVelocities<R>& walls, R (&f)[d3q19::Q]) {
+  if (swapped) {
+    gather_swapped(a, flags, shape, cell, own, walls, f);
+  } else {
+    load_own(a, cell, f);
+  }
+}
+
 }  // namespace eddy

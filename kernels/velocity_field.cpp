@@ -35,11 +35,7 @@ struct VelocityField {
     const bool ghost = x == 0 || y == 0 || z == 0 || x > shape.n[0] || y > shape.n[1] || z > shape.n[2];
     if (ghost) return;
     R f[d3q19::Q];
-    if (layout == PopulationLayout::swapped) {
-      gather_swapped(a, flags, shape, cell, own, walls, f);
-    } else {
-      load_own(a, cell, f);
-    }
+    load_arrived(a, layout == PopulationLayout::swapped, flags, shape, cell, own, walls, f);
     R local_force[3] = {force[0], force[1], force[2]};
     force_field.add_to(cell, local_force);
     R drho, rho, velocity[3];

@@ -86,13 +86,9 @@ ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition&
   }
   ParticleSnapshot s;
   for (const SeedParticle& seed : seed_particles(config, lo, hi)) {
-    for (int a = 0; a < 3; ++a) {
-      s.x[a].push_back(seed.position[a]);
-      s.v[a].push_back(seed.velocity[a]);
-    }
-    s.diameter.push_back(pc.diameter);
-    s.density.push_back(pc.density);
-    s.id.push_back(seed.id);
+    const double x[3] = {seed.position[0], seed.position[1], seed.position[2]};
+    const double v[3] = {seed.velocity[0], seed.velocity[1], seed.velocity[2]};
+    s.push_back(x, v, pc.diameter, pc.density, seed.id);
   }
   upload(s);
 }
@@ -255,13 +251,7 @@ void ParticleSystem<T>::migrate() {
         if (x >= first && x < double(first) + count) target = b;
       }
       if (target == c) {
-        for (int a = 0; a < 3; ++a) {
-          stay.x[a].push_back(s.x[a][k]);
-          stay.v[a].push_back(s.v[a][k]);
-        }
-        stay.diameter.push_back(s.diameter[k]);
-        stay.density.push_back(s.density[k]);
-        stay.id.push_back(s.id[k]);
+        stay.push_back(s, k);
         continue;
       }
       const int side = target == up ? kHigh : target == down ? kLow : -1;
@@ -306,15 +296,7 @@ void ParticleSystem<T>::migrate() {
     }
     EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
     for (int side : {kLow, kHigh}) {
-      for (const Migrant& m : in[side]) {
-        for (int a = 0; a < 3; ++a) {
-          stay.x[a].push_back(m.x[a]);
-          stay.v[a].push_back(m.v[a]);
-        }
-        stay.diameter.push_back(m.diameter);
-        stay.density.push_back(m.density);
-        stay.id.push_back(m.id);
-      }
+      for (const Migrant& m : in[side]) stay.push_back(m.x, m.v, m.diameter, m.density, m.id);
     }
     s = std::move(stay);
   }

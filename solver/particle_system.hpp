@@ -40,6 +40,22 @@ struct ParticleSnapshot {
   std::vector<double> diameter, density;
   std::vector<std::int64_t> id;
   std::size_t size() const { return id.size(); }
+  /// Appends one particle.
+  void push_back(const double (&position)[3], const double (&velocity)[3], double d, double rho_p, std::int64_t i) {
+    for (int a = 0; a < 3; ++a) {
+      x[a].push_back(position[a]);
+      v[a].push_back(velocity[a]);
+    }
+    diameter.push_back(d);
+    density.push_back(rho_p);
+    id.push_back(i);
+  }
+  /// Appends particle k of `other`.
+  void push_back(const ParticleSnapshot& other, std::size_t k) {
+    const double position[3] = {other.x[0][k], other.x[1][k], other.x[2][k]};
+    const double velocity[3] = {other.v[0][k], other.v[1][k], other.v[2][k]};
+    push_back(position, velocity, other.diameter[k], other.density[k], other.id[k]);
+  }
 };
 
 /// Device bytes the particles of `config` add to a block of `decomposition` holding `particles` particles: the

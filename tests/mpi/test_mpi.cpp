@@ -20,21 +20,14 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_gpu_support.hpp"
 #include "solver/simulation.hpp"
+#include "tests/mpi/mpi_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::world_rank;
+using test::world_size;
 
 /// The ranks of MPI_COMM_WORLD in groups of `ranks` consecutive ranks; this rank's group.
 MPI_Comm group_of(int ranks) {

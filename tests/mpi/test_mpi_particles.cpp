@@ -10,21 +10,14 @@
 
 #include "solver/decomposition.hpp"
 #include "solver/simulation.hpp"
+#include "tests/mpi/mpi_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::world_rank;
+using test::world_size;
 
 /// One particle's state as a row: id, x, y, z, vx, vy, vz.
 using Row = std::array<double, 7>;
