@@ -41,6 +41,8 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
+/// Largest particle count with the all-pairs pair force (count^2 interactions per step).
+constexpr std::int64_t kMaxAllPairsParticles = std::int64_t(1) << 20;
 /// Input limits (cases/README.md, "Limits"): keep every derived size and scale representable.
 constexpr std::int64_t kMaxAxisCells = std::int64_t(1) << 30;  ///< per axis of domain.size
 constexpr double kMaxBlockCells = 1099511627776.0;               ///< 2^40: (nx+2)(ny+2)(nz+2), one ghost layer
@@ -157,7 +159,8 @@ const std::vector<SectionSchema>& schema() {
       {"parallel", {"ranks", "transport", "overlap", "device"}},
       {"particles",
        {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
-        "walls", "contacts", "contact_stiffness", "contact_damping", "pair_force", "gravity_constant", "softening"}},
+        "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
+        "softening"}},
   };
   return sections;
 }
@@ -1055,6 +1058,11 @@ void read_particles(const Section& section, CaseConfig& config) {
     }
     p.contact_damping = *gamma;
   }
+  require_switch(section, "contact_search", p.contacts, "contacts = true");
+  p.contact_search = section
+                         .choice<ContactSearch>("contact_search", {{"cell_list", ContactSearch::cell_list},
+                                                                   {"all_pairs", ContactSearch::all_pairs}})
+                         .value_or(ContactSearch::cell_list);
 
   p.pair_force = section.choice<PairForce>("pair_force", {{"none", PairForce::none}, {"gravity", PairForce::gravity}})
                      .value_or(PairForce::none);
@@ -1397,8 +1405,19 @@ void finalize_particles(CaseConfig& config, const Source& source) {
     source.fail("particles.contact_damping", "particles.contact_damping = " + fmt(p.contact_damping) +
                                                  " is out of range: contact_damping must be >= 0");
   }
+  if (!p.contacts && p.contact_search != ContactSearch::cell_list) {
+    source.fail("particles.contact_search",
+                "particles.contact_search = \"all_pairs\" is only used with particles.contacts = true; set it or "
+                "leave contact_search at \"cell_list\"");
+  }
   require_finite(source, "particles.gravity_constant", p.gravity_constant);
   require_finite(source, "particles.softening", p.softening);
+  if (p.pair_force == PairForce::gravity && p.count > kMaxAllPairsParticles) {
+    source.fail("particles.count", "particles.count = " + std::to_string(p.count) + " is too many for pair_force = "
+                                   "\"gravity\": all pairs cost count^2 per step; at most " +
+                                   std::to_string(kMaxAllPairsParticles) + " (about 0.2 s per step on an H200 at "
+                                   "262,144)");
+  }
   if (p.pair_force == PairForce::gravity && !(p.gravity_constant > 0.0)) {
     source.fail("particles.gravity_constant", "particles.gravity_constant = " + fmt(p.gravity_constant) +
                                                   " is out of range: pair_force = \"gravity\" needs "

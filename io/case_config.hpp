@@ -70,6 +70,11 @@ struct ParallelConfig {
 enum class ParticleKind { tracer, inertial };
 enum class ParticleWalls { bounce, stick };
 enum class PairForce { none, gravity };
+/// How contact partners are found ([particles] contact_search): both give the same pairs and pair terms.
+enum class ContactSearch {
+  cell_list,  ///< "cell_list": a uniform cell list, cost ~ n (default)
+  all_pairs,  ///< "all_pairs": every pair, cost n^2 (small counts; a reference for the cell list)
+};
 
 struct ParticleConfig {
   bool enabled = false;  ///< true when the case has a [particles] section
@@ -86,10 +91,11 @@ struct ParticleConfig {
   std::array<double, 3> gravity = {0.0, 0.0, 0.0};  ///< acceleration g (lattice units, inertial)
   bool two_way = false;  ///< drag reaction on the fluid through the Guo force (inertial)
   ParticleWalls walls = ParticleWalls::bounce;
-  /// Soft-sphere contacts (cell list): F = k delta n - gamma v_n for overlap delta > 0.
+  /// Soft-sphere contacts (cell list or all pairs): F = k delta n - gamma v_n for overlap delta > 0.
   bool contacts = false;
   double contact_stiffness = 0.0;  ///< k (lattice force per cell of overlap)
   double contact_damping = 0.0;    ///< gamma
+  ContactSearch contact_search = ContactSearch::cell_list;  ///< how partners are found (only with contacts)
   /// Long-range pair force over all pairs (softened gravity, small counts): F = G m_i m_j r / (|r|^2 + eps^2)^(3/2).
   PairForce pair_force = PairForce::none;
   double gravity_constant = 0.0;  ///< G

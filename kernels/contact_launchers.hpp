@@ -1,12 +1,17 @@
 // Host-callable launchers of the particle-particle force kernels: the cell list and soft-sphere contacts
-// (kernels/particle_contacts.cpp) and the all-pairs softened gravity (kernels/particle_pairs.cpp). The owner of the
-// buffers, and the one caller, is solver/particle_contacts.hpp. Asynchronous on GPUs.
+// (kernels/particle_contacts.cpp), and the all-pairs soft-sphere contacts and softened gravity
+// (kernels/particle_pairs.cpp). The owner of the buffers, and the one caller, is solver/particle_contacts.hpp.
+// Asynchronous on GPUs.
 //
 // The order of every sum is fixed by the particle ids and positions alone, never by the order of the arrays: the
-// cell list sorts by (cell, id) and gravity visits sources in id order. So a permutation of the particle arrays, or
-// another rank count (given the same particles, e.g. through ghost copies), gives bitwise the same forces on cpu.
+// cell list sorts by (cell, id) and the all-pairs kernels visit sources in id order. So a permutation of the particle
+// arrays, or another rank count (given the same particles, e.g. through ghost copies), gives bitwise the same forces
+// on cpu. The two contact searches compute every pair term with the same function (add_contact_force) but sum the
+// terms of a particle in different orders (neighbour cells, then ids; ids alone), so they agree to rounding, not
+// bitwise.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -50,6 +55,47 @@ struct ContactParams {
   double damping;
 };
 
+/// What the contact force needs of one sphere: position x (global lattice coordinates), velocity v and radius
+/// d / 2, lattice units.
+struct ContactSphere {
+  double x[3];
+  double v[3];
+  double radius;
+};
+
+/// Adds to `f` the contact force on sphere i from sphere j, the one pair formula of both contact searches:
+/// r = x_i - x_j, on the axes with grid.wrap set shifted to the minimum image (r -= L when r > L/2, r += L when
+/// r < -L/2, L = grid.length; exactly antisymmetric in i and j); delta = (r_i + r_j) - |r|; when delta > 0 and
+/// r != 0: f += (k delta - gamma (v_i - v_j).n) n with n = r / |r| (from j to i). Adds nothing otherwise
+/// (coincident spheres have no normal). Only grid.length and grid.wrap are read. Lattice units. Linear
+/// spring-dashpot, normal part (Cundall & Strack 1979, Geotechnique 29(1), 47-65).
+EDDY_HOST_DEVICE inline void add_contact_force(const ContactSphere& i, const ContactSphere& j, const CellGrid& grid,
+                                               const ContactParams& params, double (&f)[3]) {
+  double r[3];
+  for (int a = 0; a < 3; ++a) {
+    double d = i.x[a] - j.x[a];
+    if (grid.wrap[a]) {
+      const double half = 0.5 * grid.length[a];
+      if (d > half) {
+        d -= grid.length[a];
+      } else if (d < -half) {
+        d += grid.length[a];
+      }
+    }
+    r[a] = d;
+  }
+  const double dist2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  const double reach = i.radius + j.radius;
+  if (dist2 >= reach * reach || dist2 == 0.0) return;
+  const double dist = sqrt(dist2);
+  const double delta = reach - dist;
+  if (!(delta > 0.0)) return;
+  const double n[3] = {r[0] / dist, r[1] / dist, r[2] / dist};
+  const double vn = (i.v[0] - j.v[0]) * n[0] + (i.v[1] - j.v[1]) * n[1] + (i.v[2] - j.v[2]) * n[2];
+  const double magnitude = params.stiffness * delta - params.damping * vn;
+  for (int a = 0; a < 3; ++a) f[a] += magnitude * n[a];
+}
+
 /// Softened gravity (Plummer softening; Aarseth 2003, Gravitational N-Body Simulations, Cambridge UP):
 /// G and eps (cells), lattice units.
 struct PairGravityParams {
@@ -80,12 +126,21 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
 
 /// Soft-sphere contact forces from the cell list: for every pair in the 27 neighbour cells with overlap
 /// delta = (d_i + d_j)/2 - |r_ij| > 0, F_i += (k delta - gamma (v_i - v_j).n) n, n = r_ij / |r_ij| from j to i
-/// (r_ij = x_i - x_j, minimum image on wrapped axes). Neighbour cells in a fixed order (z, y, x offsets -1, 0, 1),
-/// each cell's particles in id order. Coincident pairs (r = 0) have no normal and are skipped. The contact range
-/// must not exceed the cell width: every p.diameter <= min(grid.width). Writes p.force = contact force
-/// (accumulate = false) or adds it (accumulate = true). Lattice units.
+/// (r_ij = x_i - x_j, minimum image on wrapped axes; add_contact_force). Neighbour cells in a fixed order (z, y, x
+/// offsets -1, 0, 1), each cell's particles in id order. Coincident pairs (r = 0) have no normal and are skipped.
+/// The contact range must not exceed the cell width: every p.diameter <= min(grid.width). Writes p.force = contact
+/// force (accumulate = false) or adds it (accumulate = true). Lattice units.
 void contact_forces(const ParticleView& p, const CellGrid& grid, const CellListView& list, const ContactParams& params,
                     bool accumulate, const backend::Stream* stream = nullptr);
+
+/// All-pairs soft-sphere contact forces: for every particle i, add_contact_force over every j != i, sources j in
+/// ascending id order (by_id from sort_particles_by_id), with the same minimum image on the axes `grid` wraps (only
+/// grid.length and grid.wrap are read). The same pairs and pair terms as contact_forces on a cell list of `grid`
+/// (where the cell list finds every partner: diameters <= the cell width), summed in id order instead of cell order;
+/// no limit on the diameters. Cost n^2 (small counts; a reference for the cell list). Writes p.force = contact force
+/// (accumulate = false) or adds it (accumulate = true). Lattice units.
+void contact_forces_all_pairs(const ParticleView& p, const std::uint32_t* by_id, const CellGrid& grid,
+                              const ContactParams& params, bool accumulate, const backend::Stream* stream = nullptr);
 
 /// All-pairs softened gravity: F_i = sum_{j != i} G m_i m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2),
 /// m = density * pi d^3 / 6 (fluid density 1), sources j in ascending id order (by_id from sort_particles_by_id),

@@ -4,7 +4,8 @@
 //   F_i = sum_j (k delta - gamma (v_i - v_j) . n) n,   n = r_ij / |r_ij|   (points from j to i)
 // the linear spring-dashpot of the discrete element method (Cundall & Strack 1979, "A discrete numerical model for
 // granular assemblies", Geotechnique 29(1), 47-65), normal part only. F_j = -F_i bitwise for every pair (the
-// pair term is computed from exactly negated differences).
+// pair term is computed from exactly negated differences). The pair term is add_contact_force
+// (kernels/contact_launchers.hpp), shared with the all-pairs search of kernels/particle_pairs.cpp.
 //
 // Cell list (e.g. Allen & Tildesley 2017, Computer Simulation of Liquids, 2nd ed., sec. 5.3): cells at least as
 // wide as the largest diameter, so every partner of a particle lies in its own or one of the 26 neighbouring cells.
@@ -110,15 +111,16 @@ struct Contacts {
   ParticleView p;
   CellGrid grid;
   CellListView list;
-  double k;
-  double gamma;
+  ContactParams params;
   bool accumulate;
+
+  EDDY_HOST_DEVICE ContactSphere sphere(std::int64_t j) const {
+    return ContactSphere{{p.x[0][j], p.x[1][j], p.x[2][j]}, {p.v[0][j], p.v[1][j], p.v[2][j]}, 0.5 * p.diameter[j]};
+  }
 
   EDDY_HOST_DEVICE void operator()(int, int t, int) const {
     const std::int64_t i = list.order[t];
-    const double xi[3] = {p.x[0][i], p.x[1][i], p.x[2][i]};
-    const double vi[3] = {p.v[0][i], p.v[1][i], p.v[2][i]};
-    const double ri = 0.5 * p.diameter[i];
+    const ContactSphere si = sphere(i);
     int c[3];
     cell_of(grid, p, i, c);
     // Offsets per axis: -1, 0, 1; a wrapped axis of one or two cells visits each distinct cell once.
@@ -142,7 +144,7 @@ struct Contacts {
           for (std::uint32_t s = list.cell_start[cell]; s < end; ++s) {
             const std::int64_t j = list.order[s];
             if (j == i) continue;
-            add_pair(xi, vi, ri, j, f);
+            add_contact_force(si, sphere(j), grid, params, f);
           }
         }
       }
@@ -158,33 +160,6 @@ struct Contacts {
       return true;
     }
     return c >= 0 && c < grid.n[axis];
-  }
-
-  EDDY_HOST_DEVICE void add_pair(const double (&xi)[3], const double (&vi)[3], double ri, std::int64_t j,
-                                 double (&f)[3]) const {
-    double r[3];
-    for (int a = 0; a < 3; ++a) {
-      double d = xi[a] - p.x[a][j];
-      if (grid.wrap[a]) {  // minimum image; exactly antisymmetric in (i, j)
-        const double half = 0.5 * grid.length[a];
-        if (d > half) {
-          d -= grid.length[a];
-        } else if (d < -half) {
-          d += grid.length[a];
-        }
-      }
-      r[a] = d;
-    }
-    const double dist2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    const double reach = ri + 0.5 * p.diameter[j];
-    if (dist2 >= reach * reach || dist2 == 0.0) return;
-    const double dist = sqrt(dist2);
-    const double delta = reach - dist;
-    if (!(delta > 0.0)) return;
-    const double n[3] = {r[0] / dist, r[1] / dist, r[2] / dist};
-    const double vn = (vi[0] - p.v[0][j]) * n[0] + (vi[1] - p.v[1][j]) * n[1] + (vi[2] - p.v[2][j]) * n[2];
-    const double magnitude = k * delta - gamma * vn;
-    for (int a = 0; a < 3; ++a) f[a] += magnitude * n[a];
   }
 };
 
@@ -238,8 +213,7 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
 void contact_forces(const ParticleView& p, const CellGrid& grid, const CellListView& list, const ContactParams& params,
                     bool accumulate, const backend::Stream* stream) {
   if (p.n <= 0) return;
-  parallel_for(particle_range(p.n), Contacts{p, grid, list, params.stiffness, params.damping, accumulate},
-               "particle_contacts", stream);
+  parallel_for(particle_range(p.n), Contacts{p, grid, list, params, accumulate}, "particle_contacts", stream);
 }
 
 void clear_particle_forces(const ParticleView& p, const backend::Stream* stream) {

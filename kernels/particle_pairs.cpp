@@ -1,14 +1,26 @@
-// All-pairs softened gravity between particles (Plummer softening):
+// All-pairs forces between particles: soft-sphere contacts and softened gravity, direct O(n^2) sums.
+//
+// Contacts: the force on particle i from every particle j it overlaps, delta = (d_i + d_j)/2 - |r_ij| > 0,
+//   F_i = sum_{j != i} (k delta - gamma (v_i - v_j) . n) n,   n = r_ij / |r_ij|,   r_ij = x_i - x_j
+// (minimum image on the wrapped axes of the CellGrid), the linear spring-dashpot normal force (Cundall & Strack
+// 1979, Geotechnique 29(1), 47-65). The pair term is add_contact_force (kernels/contact_launchers.hpp), the same
+// function the cell list of kernels/particle_contacts.cpp calls: both searches find the same pairs and compute the
+// same terms; only the order of the sum differs (ids here, neighbour cells then ids there).
+//
+// Gravity (Plummer softening):
 //   F_i = G m_i sum_{j != i} m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2),   m = density * pi d^3 / 6
 // (Aarseth 2003, Gravitational N-Body Simulations, Cambridge University Press: the softened potential
-// -G m_j / sqrt(r^2 + eps^2) and its force). Lattice units, fluid density 1, positions as stored (no periodic
-// images). Double precision positions and sums on every backend.
+// -G m_j / sqrt(r^2 + eps^2) and its force). Positions as stored (no periodic images).
+// Lattice units, fluid density 1; double precision positions and sums on every backend.
 //
-// Direct O(n^2) sum through for_each_target_tiled (kernels/parallel_for.hpp): on GPUs each block stages 128 sources
-// (position and mass, 40 bytes) in shared memory at a time. Sources are visited in ascending id order (by_id), so
-// the sum of particle i does not depend on the order of the arrays.
-// Bytes: per target 24 read + 24 written (48 with accumulate); per block and source 4 + 40 read (sources of one
-// block shared), i.e. about n * (n / 128) * 44 bytes of global reads per step on GPUs; ~20 flops per pair.
+// Both through for_each_target_tiled (kernels/parallel_for.hpp): on GPUs each block stages 128 sources in shared
+// memory at a time. Sources are visited in ascending id order (by_id), so the sum of particle i does not depend on
+// the order of the arrays.
+// Bytes, gravity: per target 24 read + 24 written (48 with accumulate); per block and source 4 + 40 read (sources
+// of one block shared), i.e. about n * (n / 128) * 44 bytes of global reads per step on GPUs; ~20 flops per pair.
+// Bytes, contacts: per target 56 read + 24 written (48 with accumulate); per block and source 4 + 56 read
+// (position, velocity, diameter), about n * (n / 128) * 60 bytes of global reads per step on GPUs; ~15 flops per
+// pair apart, ~40 per overlapping pair.
 #include <cmath>
 
 #include "kernels/contact_launchers.hpp"
@@ -77,7 +89,60 @@ struct PairGravity {
   }
 };
 
+/// Contacts over all pairs: the target keeps its sphere and force sum; sources are whole spheres.
+struct AllPairsContacts {
+  struct Source {
+    ContactSphere sphere;
+    std::int64_t index;  ///< array index of the source (a target skips itself)
+  };
+  struct Accumulator {
+    ContactSphere sphere;  ///< the target's
+    double f[3];
+  };
+
+  ParticleView p;
+  const std::uint32_t* by_id;
+  CellGrid grid;
+  ContactParams params;
+  bool accumulate;
+
+  EDDY_HOST_DEVICE ContactSphere sphere(std::int64_t k) const {
+    return ContactSphere{{p.x[0][k], p.x[1][k], p.x[2][k]}, {p.v[0][k], p.v[1][k], p.v[2][k]}, 0.5 * p.diameter[k]};
+  }
+
+  EDDY_HOST_DEVICE Source source(std::int64_t j) const {
+    const std::int64_t k = by_id[j];
+    Source s;
+    s.sphere = sphere(k);
+    s.index = k;
+    return s;
+  }
+
+  EDDY_HOST_DEVICE Accumulator start(std::int64_t i) const {
+    Accumulator acc;
+    acc.sphere = sphere(i);
+    acc.f[0] = acc.f[1] = acc.f[2] = 0.0;
+    return acc;
+  }
+
+  EDDY_HOST_DEVICE void interact(Accumulator& acc, std::int64_t i, const Source& s) const {
+    if (s.index == i) return;
+    add_contact_force(acc.sphere, s.sphere, grid, params, acc.f);
+  }
+
+  EDDY_HOST_DEVICE void finish(std::int64_t i, const Accumulator& acc) const {
+    for (int a = 0; a < 3; ++a) p.force[a][i] = accumulate ? p.force[a][i] + acc.f[a] : acc.f[a];
+  }
+};
+
 }  // namespace
+
+void contact_forces_all_pairs(const ParticleView& p, const std::uint32_t* by_id, const CellGrid& grid,
+                              const ContactParams& params, bool accumulate, const backend::Stream* stream) {
+  if (p.n <= 0) return;
+  const AllPairsContacts f{p, by_id, grid, params, accumulate};
+  for_each_target_tiled(p.n, p.n, f, "particle_contacts_all_pairs", stream);
+}
 
 void pair_gravity_forces(const ParticleView& p, const std::uint32_t* by_id, const PairGravityParams& params,
                          bool accumulate, const backend::Stream* stream) {

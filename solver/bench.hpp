@@ -33,7 +33,8 @@ struct BenchOptions {
   /// Inertial particles seeded uniformly in the cavity (0: none); the bench then also times the same steps
   /// without particles and reports the particle step's cost.
   std::int64_t particles = 0;
-  /// Particle-particle forces with particles: "none", "contacts" (cell list) or "gravity" (all pairs).
+  /// Particle-particle forces with particles: "none", "contacts" (cell list), "contacts_all_pairs" (the same
+  /// contacts over all pairs) or "gravity" (all pairs).
   std::string particle_forces = "none";
 };
 
@@ -57,6 +58,7 @@ struct BenchResult {
   bool state_finite = false;           ///< the benchmarked state stayed finite and mass-conserving
   double mass_drift = 0;
   std::int64_t particles = 0;          ///< particles at the end (all ranks)
+  std::string particle_forces;         ///< --particle-forces of the run
   double lattice_only_mlups = 0;       ///< the same steps without particles (when particles > 0)
   double particle_seconds_per_step = 0;  ///< step time with particles minus without
   double particles_per_second = 0;     ///< particle updates per second of particle step time

@@ -161,8 +161,9 @@ int main(int argc, char** argv) {
                     "Also move N inertial particles and report the particle step's cost (default 0)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(2147483647)));
   bench->add_option("--particle-forces", bench_options.particle_forces,
-                    "With --particles: none (default), contacts (cell list) or gravity (all pairs)")
-      ->check(CLI::IsMember({"none", "contacts", "gravity"}));
+                    "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
+                    "contacts over all pairs) or gravity (all pairs)")
+      ->check(CLI::IsMember({"none", "contacts", "contacts_all_pairs", "gravity"}));
 
   try {
     app.parse(argc, argv);

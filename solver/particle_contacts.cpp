@@ -1,6 +1,8 @@
 // ParticleContacts (solver/particle_contacts.hpp): buffers and call order of the particle-particle force kernels.
 #include "solver/particle_contacts.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -59,16 +61,32 @@ CellGrid make_cell_grid(const ContactRegion& region, double cell_size) {
 
 ParticleContacts::ParticleContacts(const ParticleConfig& config, const ContactRegion& region, double max_diameter) {
   contacts_ = config.enabled && config.contacts;
+  cell_list_ = contacts_ && config.contact_search == ContactSearch::cell_list;
   gravity_ = config.enabled && config.pair_force == PairForce::gravity;
   if (contacts_) {
     require_finite_nonnegative(config.contact_stiffness, "contact_stiffness");
     require_finite_nonnegative(config.contact_damping, "contact_damping");
     contact_params_ = ContactParams{config.contact_stiffness, config.contact_damping};
     const double cell_size = max_diameter > config.diameter ? max_diameter : config.diameter;
-    grid_ = make_cell_grid(region, cell_size);
-    cell_start_ = DeviceBuffer<std::uint32_t>(std::size_t(grid_.cells()));
-    cell_end_ = DeviceBuffer<std::uint32_t>(std::size_t(grid_.cells()));
-    clear_cell_list(grid_, view());
+    if (!(cell_size > 0.0) || !std::isfinite(cell_size)) {
+      throw std::invalid_argument("particle contacts: the diameter must be > 0 (got " + std::to_string(cell_size) +
+                                  ")");
+    }
+    if (cell_list_) {
+      // Cells at least kMinCellWidth lattice cells wide: larger than needed for small particles (wider cells only
+      // add candidate pairs), and the list stays at most 1/8 of the block's cells (8 bytes each), whatever the
+      // diameter; a tiny diameter would otherwise ask for more cells than memory holds.
+      grid_ = make_cell_grid(region, std::max(cell_size, kMinCellWidth));
+      cell_start_ = DeviceBuffer<std::uint32_t>(std::size_t(grid_.cells()));
+      cell_end_ = DeviceBuffer<std::uint32_t>(std::size_t(grid_.cells()));
+      clear_cell_list(grid_, view());
+    } else {
+      // All pairs: one cell per axis (no cell arrays); the grid only carries the periodic images (wrap, length),
+      // made by the same rule as the cell list's.
+      int whole = 1;
+      for (int a = 0; a < 3; ++a) whole = region.global_size[a] > whole ? region.global_size[a] : whole;
+      grid_ = make_cell_grid(region, double(whole));
+    }
   } else {
     // One cell over the domain: without contacts only the id sort (for gravity) uses the grid, for its scratch size.
     for (int a = 0; a < 3; ++a) {
@@ -133,7 +151,7 @@ void ParticleContacts::compute_forces(const ParticleView& p, const backend::Stre
   if (p.n > std::int64_t(std::numeric_limits<std::int32_t>::max())) {
     throw std::length_error("particle forces: " + std::to_string(p.n) + " particles on one rank (at most 2^31 - 1)");
   }
-  if (contacts_) {
+  if (cell_list_) {
     // Empty the cells of the last build while its keys are still in keys_sorted_ (the id sort overwrites them).
     if (cells_dirty_) {
       clear_cell_list(grid_, view(), stream);
@@ -147,14 +165,16 @@ void ParticleContacts::compute_forces(const ParticleView& p, const backend::Stre
   const CellListView list = view();
   try {
     sort_particles_by_id(p, list, stream);
-    if (contacts_) {
+    if (cell_list_) {
       listed_ = p.n;
       build_cell_list(p, grid_, list, stream);
       contact_forces(p, grid_, list, contact_params_, false, stream);
+    } else if (contacts_) {
+      contact_forces_all_pairs(p, list.by_id, grid_, contact_params_, false, stream);
     }
     if (gravity_) pair_gravity_forces(p, list.by_id, gravity_params_, contacts_, stream);
   } catch (...) {
-    cells_dirty_ = contacts_;
+    cells_dirty_ = cell_list_;
     listed_ = 0;
     throw;
   }

@@ -1,5 +1,5 @@
-// ParticleContacts: particle-particle forces of one rank (soft-sphere contacts through a cell list, all-pairs
-// softened gravity), the owner of the cell-list buffers. Kernels: kernels/contact_launchers.hpp.
+// ParticleContacts: particle-particle forces of one rank (soft-sphere contacts through a cell list or over all
+// pairs, all-pairs softened gravity), the owner of the cell-list buffers. Kernels: kernels/contact_launchers.hpp.
 #pragma once
 
 #include <array>
@@ -11,6 +11,9 @@
 #include "solver/device_buffer.hpp"
 
 namespace eddy {
+
+/// Narrowest cell of the contact cell list (lattice cells): see ParticleContacts.
+inline constexpr double kMinCellWidth = 2.0;
 
 /// The part of the domain one rank's particle forces cover, in global lattice cells.
 struct ContactRegion {
@@ -29,7 +32,9 @@ CellGrid make_cell_grid(const ContactRegion& region, double cell_size);
 
 /// Particle-particle forces of the particles of one rank, as configured in ParticleConfig:
 ///  - contacts (config.contacts): linear spring-dashpot, F_i = sum_j (k delta - gamma (v_i - v_j).n) n for overlap
-///    delta = (d_i + d_j)/2 - |x_i - x_j| > 0 (Cundall & Strack 1979), found through a uniform cell list;
+///    delta = (d_i + d_j)/2 - |x_i - x_j| > 0 (Cundall & Strack 1979), found through a uniform cell list
+///    (config.contact_search = cell_list) or over all pairs (all_pairs: cost n^2, no cell arrays; the same pairs and
+///    pair terms, summed in id order instead of cell order, so equal to rounding);
 ///  - pair force gravity (config.pair_force): F_i = sum_{j != i} G m_i m_j (x_j - x_i) / (|x_j - x_i|^2 +
 ///    eps^2)^(3/2), m = density * pi d^3 / 6, over all pairs (Plummer softening, Aarseth 2003).
 /// Only the particles of this rank (the ParticleView passed in) take part: no ghost particles across ranks, so a
@@ -38,14 +43,16 @@ CellGrid make_cell_grid(const ContactRegion& region, double cell_size);
 /// sees only the nearest image); gravity uses positions as stored, no images.
 /// Every sum runs in an order fixed by positions and particle ids, not by the order of the arrays: permuted arrays,
 /// or the same particles on another rank count, give bitwise the same forces on the cpu backend.
-/// Memory: 28 bytes per particle of capacity plus the sort scratch; with contacts 8 bytes per cell of the grid
-/// (cells about the size of a diameter, over this rank's region).
+/// Memory: 28 bytes per particle of capacity plus the sort scratch; with cell-list contacts 8 bytes per cell of the
+/// grid (cells about the size of a diameter, over this rank's region).
 class ParticleContacts {
  public:
   /// `max_diameter`: the largest p.diameter that will be passed (0: config.diameter); the cell size is
   /// max(config.diameter, max_diameter) and larger particles would miss contacts.
   /// Throws std::invalid_argument for a bad region (make_cell_grid), a non-positive diameter with contacts, negative
   /// or non-finite stiffness, damping, G or softening, and DeviceError when the cell arrays do not fit.
+  /// With all-pairs contacts the diameter sets no cell size (the grid is one cell per axis) and larger particles
+  /// miss nothing.
   ParticleContacts(const ParticleConfig& config, const ContactRegion& region, double max_diameter = 0.0);
 
   /// Sets p.force (device arrays of p.n entries, lattice units) to contact + pair force, or to zero when neither is
@@ -55,8 +62,11 @@ class ParticleContacts {
   void compute_forces(const ParticleView& p, const backend::Stream* stream = nullptr);
 
   bool contacts() const { return contacts_; }
+  /// Contacts through the cell list (false: over all pairs, or no contacts).
+  bool cell_list() const { return cell_list_; }
   bool pair_gravity() const { return gravity_; }
-  /// The cell grid of the contact search (a single cell when contacts are off).
+  /// The cell grid of the contact search (a single cell per axis when contacts are off or go over all pairs; its
+  /// wrap and length then still give the periodic images of the all-pairs contacts).
   const CellGrid& grid() const { return grid_; }
   /// Particles the buffers hold room for.
   std::int64_t capacity() const { return capacity_; }
@@ -66,6 +76,7 @@ class ParticleContacts {
   void reserve(std::int64_t n, const backend::Stream* stream);
 
   bool contacts_ = false;
+  bool cell_list_ = false;  ///< contacts_ through the cell list (the cell arrays and their reset are used)
   bool gravity_ = false;
   ContactParams contact_params_{};
   PairGravityParams gravity_params_{};

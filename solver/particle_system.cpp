@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "kernels/particle_launchers.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/run_case.hpp"
 
 namespace eddy {
 namespace {
@@ -85,7 +87,13 @@ ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition&
     hi[a] = double(decomposition.offset[a]) + decomposition.local_size[a];
   }
   ParticleSnapshot s;
-  for (const SeedParticle& seed : seed_particles(config, lo, hi)) {
+  std::vector<SeedParticle> seeds;
+  try {
+    seeds = seed_particles(config, lo, hi);
+  } catch (const InputError& e) {
+    throw CollectiveInputError(e.what());  // every rank reads the same file (or draws the same list) and fails alike
+  }
+  for (const SeedParticle& seed : seeds) {
     const double x[3] = {seed.position[0], seed.position[1], seed.position[2]};
     const double v[3] = {seed.velocity[0], seed.velocity[1], seed.velocity[2]};
     s.push_back(x, v, pc.diameter, pc.density, seed.id);
@@ -184,6 +192,41 @@ std::array<double, 3> ParticleSystem<T>::force_on_fluid() const {
 }
 
 template <class T>
+ParticleDiagnostics ParticleSystem<T>::diagnose() const {
+  const ParticleSnapshot s = snapshot();
+  ParticleDiagnostics local;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    double speed2 = 0.0;
+    bool finite = true;
+    for (int a = 0; a < 3; ++a) {
+      finite = finite && std::isfinite(s.x[a][k]) && std::isfinite(s.v[a][k]);
+      speed2 += s.v[a][k] * s.v[a][k];
+    }
+    if (!finite) {
+      if (local.finite || s.id[k] < local.worst_id) local.worst_id = s.id[k];
+      local.finite = false;
+    } else if (local.finite && speed2 > local.max_speed * local.max_speed) {
+      local.max_speed = std::sqrt(speed2);
+      local.worst_id = s.id[k];
+    }
+  }
+  if (decomposition_.serial() || decomposition_.size == 1) return local;
+  // Global: finite if all are; the worst particle is the lowest non-finite id, else the fastest.
+  struct {
+    double value;
+    int rank;
+  } mine{local.finite ? local.max_speed : std::numeric_limits<double>::infinity(), decomposition_.rank}, worst{};
+  EDDY_MPI_CHECK(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, decomposition_.comm));
+  long long id = local.worst_id;
+  EDDY_MPI_CHECK(MPI_Bcast(&id, 1, MPI_LONG_LONG, worst.rank, decomposition_.comm));
+  ParticleDiagnostics global;
+  global.finite = std::isfinite(worst.value);
+  global.max_speed = global.finite ? worst.value : 0.0;
+  global.worst_id = id;
+  return global;
+}
+
+template <class T>
 std::int64_t ParticleSystem<T>::global_count() const {
   if (decomposition_.serial()) return n_;
   long long local = n_, total = 0;
@@ -230,6 +273,24 @@ void ParticleSystem<T>::migrate() {
   if (any == 0) return;
 
   ParticleSnapshot s = snapshot();
+  // A particle that is not finite or that jumped past the neighbouring block cannot be handed on: every rank learns
+  // of the first such particle (lowest id) and all stop alike.
+  long long bad = std::numeric_limits<long long>::max(), first_bad = bad;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    for (int axis = 0; axis < 3; ++axis) {
+      const double x = s.x[axis][k];
+      const bool in_reach = std::isfinite(x) && x >= double(d.offset[axis]) - 1.0 &&
+                            x < double(d.offset[axis]) + d.local_size[axis] + 1.0;
+      const bool wrapped = d.periodic[axis] && std::isfinite(x);  // came round a periodic axis
+      if (!in_reach && !wrapped) bad = std::min<long long>(bad, s.id[k]);
+    }
+  }
+  EDDY_MPI_CHECK(MPI_Allreduce(&bad, &first_bad, 1, MPI_LONG_LONG, MPI_MIN, d.comm));
+  if (first_bad != std::numeric_limits<long long>::max()) {
+    throw InstabilityError("particle " + std::to_string(first_bad) +
+                           " became non-finite (NaN or infinity) or moved more than one cell in one step; lower the "
+                           "particle forces (gravity, contact stiffness) or the flow speed");
+  }
   for (int axis = 0; axis < 3; ++axis) {
     if (d.dims[axis] == 1) continue;
     // Sort this rank's particles into those staying and those for the lower / upper neighbour on this axis.
@@ -240,10 +301,6 @@ void ParticleSystem<T>::migrate() {
     std::vector<Migrant> out[2];
     for (std::size_t k = 0; k < s.size(); ++k) {
       const double x = s.x[axis][k];
-      if (!std::isfinite(x)) {
-        throw std::runtime_error("particle " + std::to_string(s.id[k]) + " has a non-finite position at step end "
-                                 "(NaN or infinity): the particle or flow parameters are unstable");
-      }
       int target = -1;
       for (int b = 0; b < p && target < 0; ++b) {
         int first = 0, count = 0;
@@ -255,10 +312,10 @@ void ParticleSystem<T>::migrate() {
         continue;
       }
       const int side = target == up ? kHigh : target == down ? kLow : -1;
-      if (side < 0 || d.neighbour[axis][side] == kNoNeighbour) {
-        throw std::runtime_error("particle " + std::to_string(s.id[k]) + " at " + std::to_string(x) + " on axis " +
-                                 std::to_string(axis) + " left rank " + std::to_string(d.rank) +
-                                 "'s block by more than one block in one step (particle speed above 1 cell per step)");
+      if (side < 0 || d.neighbour[axis][side] == kNoNeighbour) {  // excluded by the check above
+        throw std::logic_error("particle " + std::to_string(s.id[k]) + " at " + std::to_string(x) + " on axis " +
+                               std::to_string(axis) + " has no neighbouring block to go to from rank " +
+                               std::to_string(d.rank));
       }
       Migrant m{};
       for (int a = 0; a < 3; ++a) {

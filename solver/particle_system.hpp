@@ -58,6 +58,13 @@ struct ParticleSnapshot {
   }
 };
 
+/// Health of the particles: all positions and velocities finite, and the fastest particle (lattice units).
+struct ParticleDiagnostics {
+  bool finite = true;
+  double max_speed = 0.0;
+  std::int64_t worst_id = -1;  ///< the first non-finite particle, else the fastest (-1: no particles)
+};
+
 /// Device bytes the particles of `config` add to a block of `decomposition` holding `particles` particles: the
 /// velocity field (3 values of the arithmetic type per block cell), with two-way coupling the deposit (24 B) and
 /// force field (3 values) per cell, and the particle arrays and cell list.
@@ -83,6 +90,8 @@ class ParticleSystem {
   std::int64_t local_count() const { return n_; }
   /// Particles on all ranks (collective).
   std::int64_t global_count() const;
+  /// Health of the particles on all ranks (collective; copies this rank's particles to the host).
+  ParticleDiagnostics diagnose() const;
   /// This rank's particles on the host.
   ParticleSnapshot snapshot() const;
   /// Sum over this rank's interior cells of the force the particles apply to the fluid in the next lattice step

@@ -166,13 +166,28 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
   } else if (d.max_speed > kMaxLatticeSpeed) {
     problem = "|u| = " + format("%.3g", d.max_speed) + " exceeds the lattice limit " +
               format("%.1f", kMaxLatticeSpeed) + " at cell " + cell_text(d.fastest_cell);
+  } else if (sim.has_particles()) {
+    const ParticleDiagnostics p = sim.particle_diagnostics();  // collective
+    if (!p.finite) {
+      problem = "particle " + std::to_string(p.worst_id) + " has a non-finite position or velocity (NaN/inf)";
+    } else if (p.max_speed > kMaxParticleSpeed) {
+      problem = "particle " + std::to_string(p.worst_id) + " moves at " + format("%.3g", p.max_speed) +
+                " cells per step, above the limit " + format("%.1f", kMaxParticleSpeed) +
+                " (lower the particle forces: gravity, contact stiffness)";
+    } else {
+      return;
+    }
   } else {
     return;
   }
   const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " + problem +
                               " (0-based global cell indices; checked every report and output step); lower the "
                               "velocity, raise the resolution or tau" +
-                              (config.collision == Collision::bgk ? ", or use collision = \"trt\"" : "");
+                              (config.collision == Collision::bgk ? ", or use collision = \"trt\"" : "") +
+                              (config.particles.two_way
+                                   ? "; with two-way coupling, smaller or lighter particles (the point-particle "
+                                     "coupling assumes diameters below one cell)"
+                                   : "");
   if (config.write_vtk) {
     log << "  instability detected; writing the current fields before stopping\n";
     try {
@@ -184,6 +199,22 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
     }
   }
   throw InstabilityError(message);
+}
+
+/// The "particles" line of the case summary.
+std::string particle_summary(const ParticleConfig& p) {
+  std::string text = "particles   ";
+  text += p.positions_file.empty() ? std::to_string(p.count) : "from " + p.positions_file;
+  text += p.kind == ParticleKind::tracer ? " tracers" : " inertial";
+  text += ", d = " + format("%.4g", p.diameter);
+  if (p.kind == ParticleKind::inertial) {
+    text += ", rho_p/rho_f = " + format("%.4g", p.density);
+    text += p.two_way ? ", two-way" : ", one-way";
+    if (p.contacts) text += p.contact_search == ContactSearch::cell_list ? ", contacts (cell list)" : ", contacts (all pairs)";
+    if (p.pair_force == PairForce::gravity) text += ", pair gravity";
+  }
+  text += p.walls == ParticleWalls::stick ? ", walls stick" : ", walls bounce";
+  return text + "\n";
 }
 
 }  // namespace
@@ -212,6 +243,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "\n"
       << "memory      " << bytes_per_cell << " B/cell, " << format("%.3f", double(device_bytes) / 1073741824.0)
       << " GiB " << (ranks > 1 ? "on rank 0" : "in all") << " (ghost layer and output slab included)\n"
+      << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
       << config.output_every << " into " << config.output_directory << "/\n";
 }

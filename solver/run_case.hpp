@@ -17,6 +17,9 @@ class InstabilityError : public std::runtime_error {
 
 /// Largest lattice speed accepted during a run: beyond it the lattice Boltzmann model is meaningless.
 inline constexpr double kMaxLatticeSpeed = 0.5;
+/// Largest particle speed accepted (cells per step): the velocity interpolation and the hand-over between ranks
+/// assume a particle crosses at most half a cell per step.
+inline constexpr double kMaxParticleSpeed = 0.5;
 
 /// Runs the (finalized) case: prints the parameter table, advances config.steps steps, reports progress every
 /// config.report_every steps, writes VTK every config.output_every steps and at the end, and the centreline CSV

@@ -39,18 +39,23 @@ constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
 /// Bytes of one output value (rho or a velocity component): the arithmetic type.
 double output_value_bytes(const CaseConfig& config) { return config.precision == Precision::float64 ? 8.0 : 4.0; }
 
-/// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included) and the
-/// output slab of 4 fields for at most kMomentSlabCells cells.
+/// Device bytes of the particles of a block of `decomposition`: the seeded count in proportion to the block, twice
+/// over for clustering (at most the count).
+double particle_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double share = double(shape.interior_cells()) / (double(config.size[0]) * config.size[1] * config.size[2]);
+  const double particles = std::min(double(config.particles.count), 2.0 * share * double(config.particles.count));
+  return particle_device_bytes(config, decomposition, std::int64_t(particles));
+}
+
+/// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included), the
+/// output slab of 4 fields for at most kMomentSlabCells cells, and the particles.
 double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
   const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
-  // Particles per rank for the estimate: the seeded count in proportion to the block, twice over for clustering.
-  const double share = double(shape.interior_cells()) / (double(config.size[0]) * config.size[1] * config.size[2]);
-  const double particles = std::min(double(config.particles.count), 2.0 * share * double(config.particles.count));
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-         slab_cells * 4.0 * output_value_bytes(config) +
-         particle_device_bytes(config, decomposition, std::int64_t(particles));
+         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition);
 }
 
 /// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
@@ -265,6 +270,10 @@ class LatticeSimulation final : public Simulation {
     return particles_->snapshot();
   }
   std::int64_t particle_count() override { return particles_ ? particles_->global_count() : 0; }
+  ParticleDiagnostics particle_diagnostics() override {
+    if (!particles_) return ParticleDiagnostics();
+    return particles_->diagnose();
+  }
   std::array<double, 3> particle_force_on_fluid() override {
     if (!particles_) return {0.0, 0.0, 0.0};
     return particles_->force_on_fluid();
@@ -378,6 +387,19 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    const double particle_bytes = particle_bytes_needed(config, decomposition);
+    if (particle_bytes > 0.5 * needed) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "the block of %d x %d x %d cells with its share of %lld particles needs %.3g GB of %s memory, "
+                    "%.3g GB of it for the particles, but only %.3g GB are free; use fewer particles "
+                    "(particles.count)",
+                    decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
+                    static_cast<long long>(config.particles.count), needed * 1e-9,
+                    backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9,
+                    double(device.free_memory) * 1e-9);
+      throw DeviceError(text, true);
+    }
     char text[320];
     std::snprintf(text, sizeof text,
                   "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "

@@ -91,6 +91,8 @@ class Simulation {
   virtual ParticleSnapshot particles() = 0;
   /// Particles on all ranks (collective; 0 without particles).
   virtual std::int64_t particle_count() = 0;
+  /// Health of the particles on all ranks (collective; all finite and no particle at speed 0 without particles).
+  virtual ParticleDiagnostics particle_diagnostics() = 0;
   /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
   virtual std::array<double, 3> particle_force_on_fluid() = 0;
 

@@ -799,6 +799,7 @@ TEST(CaseConfigParticles, DefaultsOfATracerSection) {
   EXPECT_FALSE(p.two_way);
   EXPECT_EQ(p.walls, ParticleWalls::bounce);
   EXPECT_FALSE(p.contacts);
+  EXPECT_EQ(p.contact_search, ContactSearch::cell_list);
   EXPECT_EQ(p.pair_force, PairForce::none);
   EXPECT_DOUBLE_EQ(p.softening, 1.0);
   // An empty section is a section: it still needs count or positions.
@@ -807,7 +808,7 @@ TEST(CaseConfigParticles, DefaultsOfATracerSection) {
 
 TEST(CaseConfigParticles, FullInertialSectionGivesEveryValue) {
   CaseText t = with_particles(
-      "kind = \"inertial\"\ncount = 2147483647\nbox_min = [1, 2.5, 0]\nbox_max = [15, 16, 0.5]\nseed = 0\n"
+      "kind = \"inertial\"\ncount = 1048576\nbox_min = [1, 2.5, 0]\nbox_max = [15, 16, 0.5]\nseed = 0\n"
       "diameter = 0.75\ndensity = 2.5\ngravity = [0, -1e-5, 0]\ntwo_way = true\nwalls = \"stick\"\n"
       "contacts = true\ncontact_stiffness = 0.01\ncontact_damping = 0.002\npair_force = \"gravity\"\n"
       "gravity_constant = 1e-4\nsoftening = 0.5\n");
@@ -815,7 +816,7 @@ TEST(CaseConfigParticles, FullInertialSectionGivesEveryValue) {
   const ParticleConfig& p = c.particles;
   EXPECT_TRUE(p.enabled);
   EXPECT_EQ(p.kind, ParticleKind::inertial);
-  EXPECT_EQ(p.count, 2147483647);  // the limit itself is allowed
+  EXPECT_EQ(p.count, 1048576);  // the all-pairs limit itself is allowed
   EXPECT_EQ(p.box_min, (std::array<double, 3>{1.0, 2.5, 0.0}));
   EXPECT_EQ(p.box_max, (std::array<double, 3>{15.0, 16.0, 0.5}));
   EXPECT_EQ(p.seed, 0u);
@@ -827,6 +828,7 @@ TEST(CaseConfigParticles, FullInertialSectionGivesEveryValue) {
   EXPECT_TRUE(p.contacts);
   EXPECT_DOUBLE_EQ(p.contact_stiffness, 0.01);
   EXPECT_DOUBLE_EQ(p.contact_damping, 0.002);
+  EXPECT_EQ(p.contact_search, ContactSearch::cell_list);  // the default with contacts
   EXPECT_EQ(p.pair_force, PairForce::gravity);
   EXPECT_DOUBLE_EQ(p.gravity_constant, 1e-4);
   EXPECT_DOUBLE_EQ(p.softening, 0.5);
@@ -835,6 +837,11 @@ TEST(CaseConfigParticles, FullInertialSectionGivesEveryValue) {
   const CaseConfig half = parse_case(t.str(), "t.toml");
   EXPECT_EQ(half.particles.box_max, (std::array<double, 3>{16.0, 16.0, 1.0}));
   EXPECT_EQ(half.particles.seed, 9223372036854775807u);
+  // All pairs cost count^2 per step: pair_force = "gravity" takes at most 2^20 particles; without it 2^31 - 1.
+  t = with_particles("kind = \"inertial\"\ncount = 1048577\npair_force = \"gravity\"\ngravity_constant = 1e-4\n");
+  EXPECT_INPUT_ERROR(t, "particles.count = 1048577", "at most 1048576");
+  t = with_particles("kind = \"inertial\"\ncount = 2147483647\n");
+  EXPECT_EQ(parse_case(t.str(), "t.toml").particles.count, 2147483647);
 }
 
 TEST(CaseConfigParticles, PositionsFileIsRelativeToTheCaseFile) {
@@ -944,6 +951,34 @@ TEST(CaseConfigParticles, ContactAndPairForceSettingsNeedTheirSwitch) {
       with_particles(inertial + "contacts = true\ncontact_stiffness = 1\ncontact_damping = 0\n").str(), "t.toml"));
 }
 
+TEST(CaseConfigParticles, ContactSearchChoosesCellListOrAllPairsWithContactsOnly) {
+  const std::string contacts = "kind = \"inertial\"\ncount = 1\ncontacts = true\ncontact_stiffness = 1\n";
+  EXPECT_EQ(parse_case(with_particles(contacts).str(), "t.toml").particles.contact_search, ContactSearch::cell_list);
+  EXPECT_EQ(parse_case(with_particles(contacts + "contact_search = \"cell_list\"\n").str(), "t.toml")
+                .particles.contact_search,
+            ContactSearch::cell_list);
+  EXPECT_EQ(parse_case(with_particles(contacts + "contact_search = \"all_pairs\"\n").str(), "t.toml")
+                .particles.contact_search,
+            ContactSearch::all_pairs);
+  EXPECT_EQ(parse_case(with_particles(contacts).str(), "t.toml", {"particles.contact_search=\"all_pairs\""})
+                .particles.contact_search,
+            ContactSearch::all_pairs);
+  // Unknown values list the choices; a wrong type names the key.
+  EXPECT_INPUT_ERROR(with_particles(contacts + "contact_search = \"octree\"\n"), "particles.contact_search",
+                     "\"cell_list\", \"all_pairs\"");
+  EXPECT_INPUT_ERROR(with_particles(contacts + "contact_search = 1\n"), "particles.contact_search", "string");
+  // Only with contacts = true, like the other contact keys (switched off, left out, or the key given by --set).
+  const std::string inertial = "kind = \"inertial\"\ncount = 1\n";
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contact_search = \"all_pairs\"\n"), "particles.contact_search",
+                     "only used with particles.contacts = true");
+  EXPECT_INPUT_ERROR(with_particles(inertial + "contacts = false\ncontact_search = \"cell_list\"\n"),
+                     "particles.contact_search", "contacts = true");
+  EXPECT_INPUT_ERROR(with_particles("count = 1\ncontact_search = \"all_pairs\"\n"), "particles.contact_search",
+                     "contacts = true");
+  EXPECT_TRUE(HasAll(error_of(with_particles(inertial), {"particles.contact_search=\"all_pairs\""}),
+                     {"particles.contact_search", "contacts = true", "--set particles.contact_search"}));
+}
+
 TEST(CaseConfigParticles, OverridesReplaceTheOtherSeedingWay) {
   const CaseText file = with_particles("count = 10\nseed = 4\nbox_min = [1, 1, 0]\n");
   CaseConfig c = parse_case(file.str(), "dir/t.toml", {"particles.positions=\"p.csv\""});
@@ -1007,6 +1042,14 @@ TEST(CaseConfigParticles, ChecksApplyToStructs) {
       HasAll(with([](ParticleConfig& p) { p.kind = ParticleKind::inertial, p.pair_force = PairForce::gravity; }),
              {"particles.gravity_constant = 0", "> 0"}));
   EXPECT_TRUE(HasAll(with([](ParticleConfig& p) { p.softening = 0; }), {"particles.softening = 0"}));
+  EXPECT_TRUE(HasAll(
+      with([](ParticleConfig& p) { p.kind = ParticleKind::inertial, p.contact_search = ContactSearch::all_pairs; }),
+      {"particles.contact_search = \"all_pairs\"", "only used with particles.contacts = true"}));
+  EXPECT_EQ(with([](ParticleConfig& p) {
+              p.kind = ParticleKind::inertial, p.contacts = true, p.contact_stiffness = 1.0;
+              p.contact_search = ContactSearch::all_pairs;
+            }),
+            "<no InputError thrown>");
   // Inertial settings are fine with kind = inertial; nothing is checked while the section is off.
   EXPECT_EQ(with([](ParticleConfig& p) {
               p.kind = ParticleKind::inertial, p.gravity = {0, -1e-5, 0}, p.two_way = true, p.contacts = true;

@@ -1,13 +1,15 @@
 // Unit tests of the particle-particle forces (solver/particle_contacts.hpp, kernels/contact_launchers.hpp): the
-// cell-list contact forces against a brute-force O(N^2) double loop (periodic boundaries included), the same bits
-// for permuted arrays and for a rank's sub-region, the all-pairs softened gravity against a direct sum written here,
-// Newton's third law, the analytic head-on contact, buffer growth and the cell reset between calls.
+// cell-list contact forces against a brute-force O(N^2) double loop (periodic boundaries included), the all-pairs
+// contact search against the cell list and the brute force, the same bits for permuted arrays and for a rank's
+// sub-region, the all-pairs softened gravity against a direct sum written here, Newton's third law, the analytic
+// head-on contact, buffer growth and the cell reset between calls.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -98,6 +100,12 @@ ParticleConfig contact_config(double diameter, double k, double gamma) {
   return c;
 }
 
+ParticleConfig all_pairs_config(double diameter, double k, double gamma) {
+  ParticleConfig c = contact_config(diameter, k, gamma);
+  c.contact_search = ContactSearch::all_pairs;
+  return c;
+}
+
 ContactRegion whole_domain(std::array<int, 3> size, std::array<bool, 3> periodic) {
   ContactRegion r;
   r.global_size = size;
@@ -114,11 +122,14 @@ std::vector<Vec3> compute(ParticleContacts& contacts, const HostParticles& h) {
 }
 
 /// Brute-force contact forces, every ordered pair (i, j != i) in index order; the minimum image on the axes in
-/// `wrap` through r - L * round(r / L) (a formulation other than the kernel's).
+/// `wrap` through r - L * round(r / L) (a formulation other than the kernel's). `partners[i]`: the number of
+/// particles i touches.
 std::vector<Vec3> brute_force_contacts(const HostParticles& h, Vec3 length, std::array<bool, 3> wrap, double k,
-                                       double gamma, int* contacts_across = nullptr) {
+                                       double gamma, int* contacts_across = nullptr,
+                                       std::vector<int>* partners = nullptr) {
   const std::size_t n = h.size();
   std::vector<Vec3> f(n, Vec3{0.0, 0.0, 0.0});
+  if (partners) partners->assign(n, 0);
   int across = 0;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
@@ -137,6 +148,7 @@ std::vector<Vec3> brute_force_contacts(const HostParticles& h, Vec3 length, std:
       const double overlap = 0.5 * (h.d[i] + h.d[j]) - dist;
       if (overlap <= 0.0 || dist == 0.0) continue;
       across += wrapped ? 1 : 0;
+      if (partners) ++(*partners)[i];
       double vn = 0.0;
       for (int a = 0; a < 3; ++a) vn += (h.v[a][i] - h.v[a][j]) * r[a] / dist;
       for (int a = 0; a < 3; ++a) f[i][a] += (k * overlap - gamma * vn) * r[a] / dist;
@@ -295,6 +307,115 @@ TEST(ParticleContacts, CellListEqualsBruteForceIncludingPeriodicBoundaries) {
   EXPECT_LT(f[a + 1][0], 0.0);
 }
 
+TEST(ParticleContacts, AllPairsSearchEqualsCellListAndBruteForce) {
+  EDDY_REQUIRE_DEVICE();
+  const double k = 0.8, gamma = 0.05;
+  struct Setup {
+    std::array<int, 3> size;
+    std::array<bool, 3> periodic;
+    std::size_t count;
+    int min_across;
+  };
+  // The domain and straddling pairs of CellListEqualsBruteForceIncludingPeriodicBoundaries, denser; then a box
+  // periodic on every axis whose y axis has two cells and z axis one (the cell list's special cases of short wrapped
+  // axes).
+  const Setup setups[2] = {{{24, 20, 16}, {true, true, false}, 2000, 6}, {{24, 4, 3}, {true, true, true}, 150, 20}};
+  for (const Setup& setup : setups) {
+    SCOPED_TRACE("domain " + std::to_string(setup.size[0]) + " x " + std::to_string(setup.size[1]) + " x " +
+                 std::to_string(setup.size[2]));
+    const Vec3 length = {double(setup.size[0]), double(setup.size[1]), double(setup.size[2])};
+    HostParticles h = random_particles(setup.count, {0, 0, 0}, length, 0.6, 1.6, 11);
+    if (setup.size[1] == 20) {
+      // Pairs straddling the periodic x and y boundaries, and the x-y corner.
+      h.add({0.2, 5.0, 5.0}, {0.01, 0, 0}, 1.2, 1.0, 900001);
+      h.add({23.5, 5.3, 5.1}, {-0.01, 0, 0}, 1.2, 1.0, 900002);
+      h.add({10.0, 0.1, 8.0}, {0, 0.02, 0}, 1.0, 1.0, 900003);
+      h.add({10.4, 19.6, 8.0}, {0, 0, 0.01}, 1.0, 1.0, 900004);
+      h.add({0.05, 0.05, 12.0}, {0, 0, 0}, 1.5, 1.0, 900005);
+      h.add({23.7, 19.8, 12.3}, {0, 0, 0}, 1.5, 1.0, 900006);
+    }
+    const ContactRegion region = whole_domain(setup.size, setup.periodic);
+    ParticleContacts cell_list(contact_config(1.6, k, gamma), region);
+    ParticleContacts all_pairs(all_pairs_config(1.6, k, gamma), region);
+    EXPECT_TRUE(cell_list.cell_list());
+    EXPECT_TRUE(all_pairs.contacts());
+    EXPECT_FALSE(all_pairs.cell_list());
+    for (int a = 0; a < 3; ++a) {  // the same periodic images
+      EXPECT_EQ(all_pairs.grid().wrap[a], cell_list.grid().wrap[a]);
+      EXPECT_EQ(all_pairs.grid().length[a], cell_list.grid().length[a]);
+    }
+    const auto f_cells = compute(cell_list, h);
+    const auto f_pairs = compute(all_pairs, h);
+    int across = 0;
+    std::vector<int> partners;
+    const auto ref = brute_force_contacts(h, length, setup.periodic, k, gamma, &across, &partners);
+    EXPECT_GE(across, setup.min_across);  // the test set does exercise the periodic wrap
+    int touching = 0, many = 0;
+    for (int count : partners) {
+      touching += count > 0 ? 1 : 0;
+      many += count > 2 ? 1 : 0;
+    }
+    EXPECT_GT(touching, int(setup.count) / 4);
+    EXPECT_GT(many, 10);  // sums of three and more terms, whose order matters to the last bit
+    expect_close(f_pairs, f_cells, 1e-12);
+    expect_close(f_pairs, ref, 1e-12);
+    // The same pair term: a particle with at most one partner gets the same bits from both searches.
+    int lone_differ = 0, same = 0;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      const bool identical = same_bits(f_pairs[i], f_cells[i]);
+      same += identical ? 1 : 0;
+      lone_differ += (partners[i] <= 1 && !identical) ? 1 : 0;
+      for (int a = 0; a < 3; ++a) worst = std::max(worst, std::abs(f_pairs[i][a] - f_cells[i][a]));
+    }
+    EXPECT_EQ(lone_differ, 0);
+    char note[96];
+    std::snprintf(note, sizeof note, "%d of %zu bitwise equal, max difference %.3g of the largest force", same,
+                  h.size(), worst / max_abs(f_cells));
+    RecordProperty("all_pairs_vs_cell_list_" + std::to_string(setup.size[1]), note);
+    // All pairs in id order: permuted arrays give the same bits.
+    std::vector<std::size_t> perm(h.size());
+    std::iota(perm.begin(), perm.end(), std::size_t(0));
+    std::shuffle(perm.begin(), perm.end(), std::mt19937_64(7));
+    const auto g = compute(all_pairs, h.select(perm));
+    int differ = 0;
+    for (std::size_t j = 0; j < perm.size(); ++j) differ += same_bits(g[j], f_pairs[perm[j]]) ? 0 : 1;
+    EXPECT_EQ(differ, 0);
+    // All pairs sets no cell size: configured with a diameter below the particles', it still finds every contact.
+    ParticleContacts small(all_pairs_config(0.5, k, gamma), region);
+    const auto f_small = compute(small, h);
+    for (std::size_t i = 0; i < h.size(); ++i) differ += same_bits(f_small[i], f_pairs[i]) ? 0 : 1;
+    EXPECT_EQ(differ, 0);
+  }
+}
+
+TEST(ParticleContacts, AllPairsLauncherAddsToTheForcesWhenAccumulating) {
+  EDDY_REQUIRE_DEVICE();
+  // The launcher alone (ParticleContacts only ever writes the contacts): forces filled with 123 get the contact
+  // force added; by_id built here.
+  const double k = 0.6, gamma = 0.2;
+  const std::array<int, 3> size = {12, 10, 8};
+  const std::array<bool, 3> periodic = {false, true, true};
+  const HostParticles h = random_particles(300, {0, 0, 0}, {12, 10, 8}, 0.8, 1.5, 31);
+  std::vector<std::uint32_t> by_id(h.size());
+  std::iota(by_id.begin(), by_id.end(), std::uint32_t(0));
+  std::sort(by_id.begin(), by_id.end(), [&](std::uint32_t a, std::uint32_t b) { return h.id[a] < h.id[b]; });
+  DeviceBuffer<std::uint32_t> by_id_device(by_id.size());
+  by_id_device.upload(by_id);
+  const CellGrid grid = make_cell_grid(whole_domain(size, periodic), 1.5);
+  DeviceParticles dev(h, 123.0);
+  contact_forces_all_pairs(dev.view(), by_id_device.data(), grid, ContactParams{k, gamma}, true);
+  backend::synchronize();
+  const auto f = dev.forces();
+  const auto ref = brute_force_contacts(h, {12, 10, 8}, periodic, k, gamma);
+  std::vector<Vec3> got(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    for (int a = 0; a < 3; ++a) got[i][a] = f[i][a] - 123.0;
+  }
+  ASSERT_GT(max_abs(ref), 0.1);
+  expect_close(got, ref, 1e-12);
+}
+
 TEST(ParticleContacts, PermutedArraysGiveTheSameBits) {
   EDDY_REQUIRE_DEVICE();
   ParticleConfig config = contact_config(1.5, 0.7, 0.1);
@@ -437,6 +558,8 @@ TEST(ParticleContacts, NothingEnabledSetsForcesToZero) {
 TEST(ParticleContacts, RejectsBadParameters) {
   const ContactRegion region = whole_domain({8, 8, 8}, {false, false, false});
   EXPECT_THROW(ParticleContacts(contact_config(0.0, 1.0, 0.0), region), std::invalid_argument);
+  EXPECT_THROW(ParticleContacts(all_pairs_config(0.0, 1.0, 0.0), region), std::invalid_argument);
+  EXPECT_THROW(ParticleContacts(all_pairs_config(1.0, -1.0, 0.0), region), std::invalid_argument);
   EXPECT_THROW(ParticleContacts(contact_config(1.0, -1.0, 0.0), region), std::invalid_argument);
   EXPECT_THROW(ParticleContacts(contact_config(1.0, 1.0, std::nan("")), region), std::invalid_argument);
   ParticleConfig g;
