@@ -41,6 +41,9 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
+/// Fields [output] fields may name (CaseConfig::output_fields).
+constexpr std::array<std::string_view, 5> kOutputFields = {"density", "velocity", "vorticity", "q_criterion",
+                                                           "strain_rate"};
 /// Largest particle count with the all-pairs pair force (count^2 interactions per step).
 constexpr std::int64_t kMaxAllPairsParticles = std::int64_t(1) << 20;
 /// Input limits (cases/README.md, "Limits"): keep every derived size and scale representable.
@@ -155,7 +158,7 @@ const std::vector<SectionSchema>& schema() {
       {"initial", {"type", "amplitude"}},
       {"numerics", {"collision", "magic", "storage"}},
       {"run", {"steps", "report_every"}},
-      {"output", {"every", "directory", "vtk", "centerlines"}},
+      {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
       {"particles",
        {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
@@ -874,6 +877,26 @@ void read_output(const Section& section, CaseConfig& config) {
   config.output_directory = section.string("directory").value_or("output");
   config.write_vtk = section.boolean("vtk").value_or(true);
   config.write_centerlines = section.boolean("centerlines").value_or(false);
+  if (section.has("fields")) {
+    const toml::array* list = section.find("fields")->as_array();
+    if (!list || list->empty()) section.wrong_type("fields", "a non-empty array of field names");
+    std::vector<std::string> fields;
+    for (const toml::node& item : *list) {
+      const auto* name = item.as_string();
+      if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
+      const std::string field = name->get();
+      if (std::find(kOutputFields.begin(), kOutputFields.end(), field) == kOutputFields.end()) {
+        section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
+                                   suggestion(field, {kOutputFields.begin(), kOutputFields.end()}) +
+                                   "; allowed: " + join({kOutputFields.begin(), kOutputFields.end()}));
+      }
+      if (std::find(fields.begin(), fields.end(), field) != fields.end()) {
+        section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");
+      }
+      fields.push_back(field);
+    }
+    config.output_fields = fields;
+  }
 }
 
 /// "" when every nonzero entry of `ranks` fits its axis of `size`, else why not ("pz = 2 exceeds nz = 1 ...").

@@ -128,8 +128,14 @@ class SnapshotWriter {
     const bool float64 = config_.precision == Precision::float64;
     const std::array<double, 3> origin = {0.5 / scaling_.length, 0.5 / scaling_.length, 0.5 / scaling_.length};
     const std::array<double, 3> spacing = {1.0 / scaling_.length, 1.0 / scaling_.length, 1.0 / scaling_.length};
-    eddy::write_pvti(path, d.global_size, origin, spacing, {{"density", 1, float64}, {"velocity", 3, float64}},
-                     pieces);
+    // The point fields of the pieces, in the order the pieces hold them (solver/simulation.cpp write_vti).
+    std::vector<PvtiArray> fields;
+    for (const auto& [name, components] : std::vector<std::pair<std::string, int>>{
+             {"density", 1}, {"velocity", 3}, {"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1}}) {
+      const auto& wanted = config_.output_fields;
+      if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) fields.push_back({name, components, float64});
+    }
+    eddy::write_pvti(path, d.global_size, origin, spacing, fields, pieces);
   }
 
   const CaseConfig& config_;

@@ -14,10 +14,13 @@
 
 #include "io/vtk_output.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/stencil_launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
 #include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/piece_extension.hpp"
@@ -32,6 +35,10 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
 }
 
 namespace {
+
+/// Stencil kernels of the derived output fields: plain global-memory reads (docs/performance.md compares the tiled
+/// shared-memory variant).
+constexpr StencilVariant kStencilVariant = StencilVariant::plain;
 
 /// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
 constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
@@ -54,8 +61,12 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const BlockShape shape = block_shape(decomposition);
   const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
+  bool derived = false;
+  for (const std::string& f : config.output_fields) derived = derived || (f != "density" && f != "velocity");
+  const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition);
+         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes;
 }
 
 /// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
@@ -198,13 +209,17 @@ class LatticeSimulation final : public Simulation {
   }
 
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
+    // Components back to back: rho, u (3), then the derived fields in the order of kDerivedFields.
     std::vector<R> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
     const R inv_u = R(1.0 / scaling.velocity);
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
+    const std::vector<R> derived = derived_fields(scaling);
+    host.insert(host.end(), derived.begin(), derived.end());
+    const int components = int(host.size() / std::max<std::size_t>(n, 1));
     PieceExtent piece{decomposition_.offset, decomposition_.local_size};
     if (!decomposition_.serial() && decomposition_.size > 1) {
-      host = extend_to_upper_neighbours(decomposition_, host, 4, piece.size);
+      host = extend_to_upper_neighbours(decomposition_, host, components, piece.size);
     }
     const std::size_t m = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
     GridGeometry grid;
@@ -214,11 +229,78 @@ class LatticeSimulation final : public Simulation {
       grid.spacing[a] = 1.0 / scaling.length;
       grid.origin[a] = 0.5 / scaling.length;
     }
-    const std::vector<PointField<R>> point_fields = {
-        {"density", {host.data()}},
-        {"velocity", {host.data() + m, host.data() + 2 * m, host.data() + 3 * m}}};
+    std::vector<PointField<R>> point_fields;
+    const R* next = host.data();
+    auto take = [&](const char* name, int count) {
+      PointField<R> field{name, {}};
+      for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
+      if (wants_output(name)) point_fields.push_back(field);
+    };
+    take("density", 1);
+    take("velocity", 3);
+    for (const DerivedField& d : kDerivedFields) {
+      if (wants_output(d.name)) take(d.name, d.components);
+    }
     eddy::write_vti<R>(path, grid, point_fields, scaling.time(step_));
     return piece;
+  }
+
+  /// Fields derived from the velocity by finite differences (kernels/stencil_launchers.hpp), in output order.
+  struct DerivedField {
+    const char* name;
+    int components;
+  };
+  static constexpr DerivedField kDerivedFields[] = {{"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1}};
+
+  bool wants_output(const std::string& name) const {
+    const auto& f = config_.output_fields;
+    return std::find(f.begin(), f.end(), name) != f.end();
+  }
+
+  /// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
+  /// (vorticity, |S|) by L / U, Q by (L / U)^2. The velocity of every block cell is computed, its ghost planes
+  /// exchanged (collective), then differenced on the device.
+  std::vector<R> derived_fields(const OutputScaling& scaling) {
+    std::vector<R> out;
+    bool any = false;
+    for (const DerivedField& d : kDerivedFields) any = any || wants_output(d.name);
+    if (!any) return out;
+    complete_halo();
+    const std::size_t cells = std::size_t(shape_.n_cells());
+    DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+    R* const u_ptr[3] = {u[0].data(), u[1].data(), u[2].data()};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    compute_velocity_field(view(), layout_, FlagView{flags_.data()}, shape_, force, force_field(), walls_, u_ptr,
+                           &compute_);
+    FieldHalo<R> halo(decomposition_, shape_);
+    for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
+    const R* const u_in[3] = {u_ptr[0], u_ptr[1], u_ptr[2]};
+    const FlagView flags{flags_.data()};
+    const double rate = scaling.length / scaling.velocity;  // 1 / step -> 1 / (U / L)
+    auto append = [&](DeviceBuffer<R>& field, double scale) {
+      const std::vector<R> all = field.download();
+      for_each_interior([&](std::int64_t, std::int64_t cell) { out.push_back(R(all[cell] * scale)); });
+    };
+    for (const DerivedField& d : kDerivedFields) {
+      if (!wants_output(d.name)) continue;
+      const std::string name = d.name;
+      if (name == "vorticity") {
+        DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+        R* const w_ptr[3] = {w[0].data(), w[1].data(), w[2].data()};
+        vorticity(u_in, flags, shape_, w_ptr, kStencilVariant, &compute_);
+        for (auto& component : w) append(component, rate);
+      } else {
+        DeviceBuffer<R> s(cells);
+        if (name == "q_criterion") {
+          q_criterion(u_in, flags, shape_, s.data(), kStencilVariant, &compute_);
+          append(s, rate * rate);
+        } else {
+          strain_rate_magnitude(u_in, flags, shape_, s.data(), kStencilVariant, &compute_);
+          append(s, rate);
+        }
+      }
+    }
+    return out;
   }
 
   std::vector<double> populations() override {
