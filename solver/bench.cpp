@@ -12,8 +12,10 @@
 #include "kernels/backend.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/stencil_launchers.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/run_case.hpp"
@@ -73,6 +75,45 @@ CaseConfig bench_case(const BenchOptions& o) {
   }
   finalize_case(c);
   return c;
+}
+
+/// Milliseconds per call of `op` (the median of 11 timed calls after a warm-up).
+template <class Op>
+double time_call(Op op) {
+  op();
+  backend::synchronize();
+  std::vector<double> ms;
+  for (int r = 0; r < 11; ++r) {
+    const auto start = Clock::now();
+    op();
+    backend::synchronize();
+    ms.push_back(seconds_since(start) * 1e3);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+/// Times vorticity and Q-criterion, plain and tiled, on a smooth float velocity field over `shape` (the bench
+/// cavity's flags: walls on every face).
+void time_stencils(const CaseConfig& config, const Decomposition& d, BenchResult& r) {
+  const BlockShape shape = block_shape(d);
+  const std::size_t cells = std::size_t(shape.n_cells());
+  std::vector<float> host(cells);
+  DeviceBuffer<float> u[3] = {DeviceBuffer<float>(cells), DeviceBuffer<float>(cells), DeviceBuffer<float>(cells)};
+  for (int a = 0; a < 3; ++a) {
+    for (std::size_t k = 0; k < cells; ++k) host[k] = 0.01f * std::sin(0.001f * float(k) * float(a + 1));
+    u[a].upload(host);
+  }
+  DeviceBuffer<CellFlag> flags(cells);
+  flags.upload(build_flags(config, d));
+  DeviceBuffer<float> w[3] = {DeviceBuffer<float>(cells), DeviceBuffer<float>(cells), DeviceBuffer<float>(cells)};
+  const float* const u_in[3] = {u[0].data(), u[1].data(), u[2].data()};
+  float* const w_out[3] = {w[0].data(), w[1].data(), w[2].data()};
+  const FlagView f{flags.data()};
+  r.vorticity_plain_ms = time_call([&] { vorticity(u_in, f, shape, w_out, StencilVariant::plain); });
+  r.vorticity_tiled_ms = time_call([&] { vorticity(u_in, f, shape, w_out, StencilVariant::tiled); });
+  r.q_plain_ms = time_call([&] { q_criterion(u_in, f, shape, w_out[0], StencilVariant::plain); });
+  r.q_tiled_ms = time_call([&] { q_criterion(u_in, f, shape, w_out[0], StencilVariant::tiled); });
 }
 
 /// Mean seconds per step of `steps` steps over `repetitions` timed runs (after `warmup` steps), slowest rank.
@@ -277,6 +318,11 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
     r.particles_per_second = r.particle_seconds_per_step > 0 ? double(r.particles) / r.particle_seconds_per_step : 0.0;
   }
 
+  if (o.stencils) {
+    sim.reset();
+    time_stencils(config, decomposition, r);
+  }
+
   const std::size_t local_cells = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                                   decomposition.local_size[2];
   const std::size_t value_bytes = o.precision == Precision::float64   ? sizeof(double)
@@ -318,6 +364,15 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                   "noise); lattice alone %.1f MLUPS\n",
                   static_cast<long long>(r.particles), o.particle_forces.c_str(), r.particle_seconds_per_step * 1e3,
                   r.particles_per_second, r.lattice_only_mlups);
+    log << line;
+  }
+  if (o.stencils) {
+    const double cells_local = double(block_shape(decomposition).interior_cells());
+    std::snprintf(line, sizeof line,
+                  "  stencils       vorticity plain %.3f ms (%.1f GB/s at 25 B/cell), tiled %.3f ms; Q-criterion plain "
+                  "%.3f ms (%.1f GB/s at 17 B/cell), tiled %.3f ms (float, rank 0's block)\n",
+                  r.vorticity_plain_ms, 25.0 * cells_local / r.vorticity_plain_ms * 1e-6, r.vorticity_tiled_ms,
+                  r.q_plain_ms, 17.0 * cells_local / r.q_plain_ms * 1e-6, r.q_tiled_ms);
     log << line;
   }
   if (!o.json_path.empty() && decomposition.rank == 0) {

@@ -36,6 +36,8 @@ struct BenchOptions {
   /// Particle-particle forces with particles: "none", "contacts" (cell list), "contacts_all_pairs" (the same
   /// contacts over all pairs) or "gravity" (all pairs).
   std::string particle_forces = "none";
+  /// Also time the stencil operators (vorticity, Q-criterion) on the grid, plain against tiled.
+  bool stencils = false;
 };
 
 struct BenchResult {
@@ -59,6 +61,8 @@ struct BenchResult {
   double mass_drift = 0;
   std::int64_t particles = 0;          ///< particles at the end (all ranks)
   std::string particle_forces;         ///< --particle-forces of the run
+  /// --stencils: milliseconds per call of vorticity and Q-criterion, plain and tiled (one rank's block).
+  double vorticity_plain_ms = 0, vorticity_tiled_ms = 0, q_plain_ms = 0, q_tiled_ms = 0;
   double lattice_only_mlups = 0;       ///< the same steps without particles (when particles > 0)
   double particle_seconds_per_step = 0;  ///< step time with particles minus without
   double particles_per_second = 0;     ///< particle updates per second of particle step time

@@ -157,6 +157,8 @@ int main(int argc, char** argv) {
   bench->add_option("--json", bench_options.json_path, "Also write the results as JSON to this file");
   bench->add_option("--block-x", bench_options.block_size_x,
                     "GPU threads per block along x (multiple of 32, 32-512; default 128): a tuning knob");
+  bench->add_flag("--stencils", bench_options.stencils,
+                  "Also time the stencil operators (vorticity, Q-criterion), plain against tiled");
   bench->add_option("--particles", bench_options.particles,
                     "Also move N inertial particles and report the particle step's cost (default 0)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(2147483647)));
