@@ -213,6 +213,24 @@ TEST(CaseConfigParse, ParallelSectionIsRead) {
             (std::array<int, 3>{2, 2, 1}));
 }
 
+TEST(CaseConfigParse, OutputFieldsAreChosenFromTheDerivedFieldList) {
+  CaseText t;
+  EXPECT_EQ(parse_case(t.str(), "t.toml").output_fields, (std::vector<std::string>{"density", "velocity"}));
+  t.extra = "[output]\nfields = [\"velocity\", \"q_criterion\", \"vorticity\", \"strain_rate\"]\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").output_fields,
+            (std::vector<std::string>{"velocity", "q_criterion", "vorticity", "strain_rate"}));
+  t.extra = "[output]\nfields = [\"vorticty\"]\n";
+  EXPECT_INPUT_ERROR(t.str(), "output.fields", "'vorticty' is not an output field", "vorticity", "q_criterion");
+  t.extra = "[output]\nfields = [\"density\", \"density\"]\n";
+  EXPECT_INPUT_ERROR(t.str(), "output.fields", "listed twice");
+  t.extra = "[output]\nfields = []\n";
+  EXPECT_INPUT_ERROR(t.str(), "output.fields", "non-empty array");
+  t.extra = "[output]\nfields = \"vorticity\"\n";
+  EXPECT_INPUT_ERROR(t.str(), "output.fields", "wrong type");
+  EXPECT_EQ(parse_case(CaseText().str(), "t.toml", {"output.fields=[\"vorticity\"]"}).output_fields,
+            (std::vector<std::string>{"vorticity"}));
+}
+
 TEST(CaseConfigParse, ReportEveryIsAtLeastOne) {
   EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=5\n", "t.toml").report_every, 1);
   EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=0\n", "t.toml").report_every, 1);
