@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "io/vtk_output.hpp"
 #include "kernels/d3q19.hpp"
@@ -214,7 +215,7 @@ class LatticeSimulation final : public Simulation {
     const std::size_t n = std::size_t(shape_.interior_cells());
     const R inv_u = R(1.0 / scaling.velocity);
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
-    const std::vector<R> derived = derived_fields(scaling);
+    const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
     const int components = int(host.size() / std::max<std::size_t>(n, 1));
     PieceExtent piece{decomposition_.offset, decomposition_.local_size};
@@ -257,13 +258,22 @@ class LatticeSimulation final : public Simulation {
     return std::find(f.begin(), f.end(), name) != f.end();
   }
 
+  std::vector<double> derived_field(const std::string& name) override {
+    bool known = false;
+    for (const DerivedField& d : kDerivedFields) known = known || name == d.name;
+    if (!known) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
+    const std::vector<R> values = derived_fields(OutputScaling{}, {name});
+    return std::vector<double>(values.begin(), values.end());
+  }
+
   /// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
   /// (vorticity, |S|) by L / U, Q by (L / U)^2. The velocity of every block cell is computed, its ghost planes
   /// exchanged (collective), then differenced on the device.
-  std::vector<R> derived_fields(const OutputScaling& scaling) {
+  std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
     std::vector<R> out;
+    auto wanted = [&](const std::string& field) { return std::find(names.begin(), names.end(), field) != names.end(); };
     bool any = false;
-    for (const DerivedField& d : kDerivedFields) any = any || wants_output(d.name);
+    for (const DerivedField& d : kDerivedFields) any = any || wanted(d.name);
     if (!any) return out;
     complete_halo();
     const std::size_t cells = std::size_t(shape_.n_cells());
@@ -282,7 +292,7 @@ class LatticeSimulation final : public Simulation {
       for_each_interior([&](std::int64_t, std::int64_t cell) { out.push_back(R(all[cell] * scale)); });
     };
     for (const DerivedField& d : kDerivedFields) {
-      if (!wants_output(d.name)) continue;
+      if (!wanted(d.name)) continue;
       const std::string name = d.name;
       if (name == "vorticity") {
         DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};

@@ -78,6 +78,12 @@ class Simulation {
   /// neighbours so pieces join without gaps) and returns the piece's extent for the .pvti (collective).
   virtual PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) = 0;
 
+  /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
+  /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields
+  /// order), lattice units (1/step, 1/step^2 for Q). Collective (the velocity's ghost planes are exchanged first).
+  /// Throws std::invalid_argument for another name.
+  virtual std::vector<double> derived_field(const std::string& name) = 0;
+
   /// Post-collision populations f_i (not shifted) of the interior cells, [i * interior_cells + k], k as in
   /// MacroscopicFields.
   virtual std::vector<double> populations() = 0;

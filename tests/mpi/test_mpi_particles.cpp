@@ -1,10 +1,11 @@
-// MPI tests of the particle module (CTest label mpi, 4 ranks): runs decomposed along x, 2 x 2 x 1 and z give the same
+// MPI tests of the particle module and the stencils (CTest label mpi, 4 ranks): runs decomposed along x, 2 x 2 x 1 and z give the same
 // particles as one rank, bitwise on the cpu backend (positions, velocities, ids; the particle count is conserved),
 // while particles cross rank boundaries, and with two-way coupling the fluid stays bitwise equal too.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -166,6 +167,58 @@ void expect_particles_match_one_rank(const CaseConfig& config, int steps) {
 TEST(MpiParticles, InertialTwoWayParticlesInPeriodicTaylorGreen) {
   EDDY_REQUIRE_DEVICE();
   expect_particles_match_one_rank(inertial_two_way_case(), 160);
+}
+
+/// Vorticity and Q-criterion of the cavity (walls, a moving lid) after 150 steps: 1 rank against x2, 2x2x1 and z4
+/// splits, bitwise (the velocity's ghost planes are exchanged before differencing).
+TEST(MpiStencils, VorticityAndQCriterionMatchOneRank) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = cavity_tracer_case();
+  c.particles = ParticleConfig{};
+  auto global = [](Simulation& sim, const std::string& name, int components, MPI_Comm comm) {
+    const std::vector<double> local = sim.derived_field(name);
+    const MacroscopicFields f = sim.fields();  // for the block's place in the grid
+    const std::size_t n = std::size_t(f.global_size[0]) * f.global_size[1] * f.global_size[2];
+    const std::size_t m = f.rho.size();
+    std::vector<double> mine(components * n, 0.0), all(components * n, 0.0);
+    for (int comp = 0; comp < components; ++comp)
+      for (int z = 0; z < f.size[2]; ++z)
+        for (int y = 0; y < f.size[1]; ++y)
+          for (int x = 0; x < f.size[0]; ++x) {
+            const std::size_t g = (f.offset[0] + x) + std::size_t(f.global_size[0]) *
+                                                          ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
+            mine[comp * n + g] = local[comp * m + std::size_t(f.index(x, y, z))];
+          }
+    MPI_Reduce(mine.data(), all.data(), int(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+    return all;
+  };
+  std::vector<double> reference_w, reference_q;
+  if (world_rank() == 0) {
+    auto serial = Simulation::create(c);
+    serial->advance(150);
+    reference_w = global(*serial, "vorticity", 3, MPI_COMM_SELF);
+    reference_q = global(*serial, "q_criterion", 1, MPI_COMM_SELF);
+    double largest = 0.0;
+    for (double w : reference_w) largest = std::max(largest, std::abs(w));
+    EXPECT_GT(largest, 1e-3);  // the lid has set up a vortex
+  }
+  const std::array<int, 3> layouts[] = {{2, 1, 1}, {2, 2, 1}, {1, 1, 4}};
+  for (const auto& dims : layouts) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    if (world_size() % ranks != 0) continue;
+    CaseConfig d = c;
+    d.parallel.ranks = dims;
+    MPI_Comm group = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+    auto sim = Simulation::create(d, decompose(d, group));
+    sim->advance(150);
+    const std::vector<double> w = global(*sim, "vorticity", 3, group);
+    const std::vector<double> q = global(*sim, "q_criterion", 1, group);
+    MPI_Comm_free(&group);
+    if (world_rank() != 0) continue;
+    EXPECT_TRUE(w == reference_w) << dims[0] << "x" << dims[1] << "x" << dims[2] << ": vorticity differs from one rank";
+    EXPECT_TRUE(q == reference_q) << dims[0] << "x" << dims[1] << "x" << dims[2] << ": Q differs from one rank";
+  }
 }
 
 TEST(MpiParticles, TracersInCavityWithWalls) {
