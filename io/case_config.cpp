@@ -879,7 +879,9 @@ void read_output(const Section& section, CaseConfig& config) {
   config.write_centerlines = section.boolean("centerlines").value_or(false);
   if (section.has("fields")) {
     const toml::array* list = section.find("fields")->as_array();
-    if (!list || list->empty()) section.wrong_type("fields", "a non-empty array of field names");
+    if (!list) section.wrong_type("fields", "a non-empty array of field names");
+    if (list->empty()) section.fail("fields", "output.fields = [] lists no field: name at least one of " +
+                                                  join({kOutputFields.begin(), kOutputFields.end()}));
     std::vector<std::string> fields;
     for (const toml::node& item : *list) {
       const auto* name = item.as_string();

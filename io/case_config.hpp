@@ -135,7 +135,7 @@ struct CaseConfig {
   bool write_vtk = true;            ///< write .vti snapshots and the .pvd collection
   bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
   /// Point fields of the VTK snapshots ([output] fields), in this order: density, velocity, vorticity (curl u, 3
-  /// components), q_criterion (Q = (|Omega|^2 - |S|^2) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)). Derived
+  /// components), q_criterion (Q = (Omega_ij Omega_ij - S_ij S_ij) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)). Derived
   /// fields are differenced from the velocity on the device (kernels/stencil_launchers.hpp), ghosts exchanged first.
   std::vector<std::string> output_fields = {"density", "velocity"};
 
