@@ -617,6 +617,19 @@ void drop_superseded(toml::table& parent, const std::vector<std::string>& path, 
     if (path[1] == "positions") {
       for (std::string_view key : {"count", "seed", "box_min", "box_max"}) drop(key);
     }
+    // Switching a feature off drops the file's keys that only that feature uses.
+    if (path[1] == "contacts" && value.value<bool>() == false) {
+      for (std::string_view key : {"contact_stiffness", "contact_damping", "contact_search"}) drop(key);
+    }
+    if (path[1] == "pair_force" && value.value<std::string>() == "none") {
+      for (std::string_view key : {"gravity_constant", "softening"}) drop(key);
+    }
+    if (path[1] == "kind" && value.value<std::string>() == "tracer") {
+      for (std::string_view key : {"density", "gravity", "two_way", "contacts", "contact_stiffness", "contact_damping",
+                                   "contact_search", "pair_force", "gravity_constant", "softening"}) {
+        drop(key);
+      }
+    }
   }
 }
 

@@ -231,6 +231,22 @@ TEST(CaseConfigParse, OutputFieldsAreChosenFromTheDerivedFieldList) {
             (std::vector<std::string>{"vorticity"}));
 }
 
+TEST(CaseConfigParse, SwitchingParticleFeaturesOffDropsTheirKeys) {
+  CaseText t;
+  t.extra = "[particles]\nkind = \"inertial\"\ncount = 10\ndensity = 2\ngravity = [0, -1e-5, 0]\n"
+            "contacts = true\ncontact_stiffness = 0.1\ncontact_damping = 0.01\n"
+            "pair_force = \"gravity\"\ngravity_constant = 1e-4\nsoftening = 0.5\n";
+  const CaseConfig off = parse_case(t.str(), "t.toml", {"particles.contacts=false", "particles.pair_force=\"none\""});
+  EXPECT_FALSE(off.particles.contacts);
+  EXPECT_EQ(off.particles.pair_force, PairForce::none);
+  const CaseConfig tracer = parse_case(t.str(), "t.toml", {"particles.kind=\"tracer\""});
+  EXPECT_EQ(tracer.particles.kind, ParticleKind::tracer);
+  EXPECT_FALSE(tracer.particles.contacts);
+  // A key given by --set is kept, so a contradiction in the overrides themselves is still an error.
+  const std::string error = error_of(t.str(), {"particles.kind=\"tracer\"", "particles.contacts=true"});
+  EXPECT_TRUE(HasAll(error, {"particles.contacts", "only used by kind = \"inertial\""})) << error;
+}
+
 TEST(CaseConfigParse, ReportEveryIsAtLeastOne) {
   EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=5\n", "t.toml").report_every, 1);
   EXPECT_EQ(parse_case("[domain]\nsize=[4,4,4]\n[physics]\ntau=1\n[run]\nsteps=0\n", "t.toml").report_every, 1);
