@@ -59,23 +59,9 @@ CaseConfig taylor_green_case() {
 
 /// Global fields (rho, ux, uy, uz back to back) assembled on rank 0 of `comm` from every rank's block.
 std::vector<double> gather_fields(const MacroscopicFields& f, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const std::size_t n_global = std::size_t(f.global_size[0]) * f.global_size[1] * f.global_size[2];
-  std::vector<double> global(4 * n_global, 0.0), mine(4 * n_global, 0.0);
-  for (int z = 0; z < f.size[2]; ++z)
-    for (int y = 0; y < f.size[1]; ++y)
-      for (int x = 0; x < f.size[0]; ++x) {
-        const std::size_t g = (f.offset[0] + x) +
-                              std::size_t(f.global_size[0]) * ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
-        const std::int64_t k = f.index(x, y, z);
-        mine[g] = f.rho[k];
-        for (int a = 0; a < 3; ++a) mine[(a + 1) * n_global + g] = f.u[a][k];
-      }
-  // Each global cell has exactly one owner, the others contribute 0: the sum assembles the field exactly.
-  MPI_Reduce(mine.data(), global.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
-  return global;
+  std::vector<double> local = f.rho;
+  for (int a = 0; a < 3; ++a) local.insert(local.end(), f.u[a].begin(), f.u[a].end());
+  return test::gather_global(f, local, 4, comm);
 }
 
 std::vector<double> run_fields(CaseConfig config, std::array<int, 3> dims, HaloTransport transport, bool overlap,

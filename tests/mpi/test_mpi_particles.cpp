@@ -98,16 +98,7 @@ Run run(const CaseConfig& config, int steps, MPI_Comm comm) {
   const ParticleSnapshot s = sim->particles();
   r.particles = comm == MPI_COMM_NULL ? gather_rows(rows_of(s), MPI_COMM_SELF) : gather_rows(rows_of(s), comm);
   const MacroscopicFields f = sim->fields();
-  const std::size_t n = std::size_t(f.global_size[0]) * f.global_size[1] * f.global_size[2];
-  std::vector<double> mine(n, 0.0);
-  for (int z = 0; z < f.size[2]; ++z)
-    for (int y = 0; y < f.size[1]; ++y)
-      for (int x = 0; x < f.size[0]; ++x) {
-        mine[(f.offset[0] + x) + std::size_t(f.global_size[0]) * ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z))] =
-            f.rho[f.index(x, y, z)];
-      }
-  r.rho.assign(n, 0.0);
-  MPI_Reduce(mine.data(), r.rho.data(), int(n), MPI_DOUBLE, MPI_SUM, 0, comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm);
+  r.rho = test::gather_global(f, f.rho, 1, comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm);
   return r;
 }
 
@@ -177,20 +168,7 @@ TEST(MpiStencils, VorticityAndQCriterionMatchOneRank) {
   c.particles = ParticleConfig{};
   auto global = [](Simulation& sim, const std::string& name, int components, MPI_Comm comm) {
     const std::vector<double> local = sim.derived_field(name);
-    const MacroscopicFields f = sim.fields();  // for the block's place in the grid
-    const std::size_t n = std::size_t(f.global_size[0]) * f.global_size[1] * f.global_size[2];
-    const std::size_t m = f.rho.size();
-    std::vector<double> mine(components * n, 0.0), all(components * n, 0.0);
-    for (int comp = 0; comp < components; ++comp)
-      for (int z = 0; z < f.size[2]; ++z)
-        for (int y = 0; y < f.size[1]; ++y)
-          for (int x = 0; x < f.size[0]; ++x) {
-            const std::size_t g = (f.offset[0] + x) + std::size_t(f.global_size[0]) *
-                                                          ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
-            mine[comp * n + g] = local[comp * m + std::size_t(f.index(x, y, z))];
-          }
-    MPI_Reduce(mine.data(), all.data(), int(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
-    return all;
+    return test::gather_global(sim.fields(), local, components, comm);  // fields(): the block's place in the grid
   };
   std::vector<double> reference_w, reference_q;
   if (world_rank() == 0) {
