@@ -102,6 +102,37 @@ struct ParticleConfig {
   double softening = 1.0;         ///< eps (cells)
 };
 
+/// Temperature condition of a wall face: [boundary.<face>] temperature = T fixes the value at the wall (halfway
+/// between the last fluid node and the solid node, as the bounce-back wall); without it the wall is adiabatic
+/// (zero heat flux). Periodic faces carry the scalar across.
+enum class ThermalWall { adiabatic, fixed };
+
+/// [thermal]: a temperature (or passive scalar) T, advected by the LBM velocity and diffused with kappa = nu / Pr
+/// (kernels/scalar_transport.hpp), with Boussinesq buoyancy fed into the flow through the Guo force:
+///   F = -rho0 g beta (T - T_ref) g_hat   (rho0 = 1; g beta = buoyancy, g_hat = gravity_direction).
+/// Temperatures are in the case's own units; Ra is built on temperature_difference dT.
+struct ThermalConfig {
+  bool enabled = false;   ///< true when the case has a [thermal] section
+  double prandtl = 0.0;   ///< Pr = nu / kappa, > 0 (required)
+  double rayleigh = 0.0;  ///< Ra = g beta dT L^3 / (nu kappa), >= 0; 0 = passive scalar (no buoyancy)
+  std::array<double, 3> gravity_direction = {0.0, -1.0, 0.0};  ///< g_hat, unit vector ([thermal] gravity, normalised)
+  /// T_ref of the buoyancy force; default midway between the coldest and hottest fixed wall (0 without such walls).
+  double reference_temperature = 0.0;
+  /// dT of Ra; default hottest minus coldest fixed wall (required when Ra > 0 and the walls do not give it).
+  double temperature_difference = 0.0;
+  double initial_temperature = 0.0;  ///< uniform initial T; default reference_temperature
+  /// Amplitude of a deterministic pseudo-random initial perturbation of T (hashed from the global cell index, so
+  /// independent of the decomposition), >= 0; breaks the symmetry of Rayleigh-Benard convection.
+  double perturbation = 0.0;
+  std::array<ThermalWall, 6> walls{};          ///< per face (kFaceNames order); periodic faces: adiabatic, unused
+  std::array<double, 6> wall_temperature{};   ///< T of fixed walls
+
+  // Derived by finalize_case:
+  double diffusivity = 0.0;  ///< kappa = nu / Pr (lattice units)
+  double buoyancy = 0.0;     ///< g beta = Ra nu kappa / (dT L^3) (lattice force per unit temperature)
+  int substeps = 1;          ///< explicit scalar sub-steps per LBM step (stability limit, kernels/scalar_transport.hpp)
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -142,6 +173,8 @@ struct CaseConfig {
   // [parallel]
   // [particles]
   ParticleConfig particles{};
+  // [thermal]
+  ThermalConfig thermal{};
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
