@@ -1,5 +1,5 @@
 // io/case_config.cpp: reads a TOML case file into a CaseConfig, applies --set overrides, validates every key and
-// fills the derived values (nu, tau, Re, length, report_every, name).
+// fills the derived values (nu, tau, Re, length, report_every, name; with [thermal] kappa, g beta, sub-steps).
 //
 // Layout, top to bottom:
 //   1. formatting helpers and Source (the one place that builds InputError messages: "<file>: <key> = <value> ...");
@@ -41,9 +41,9 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
-/// Fields [output] fields may name (CaseConfig::output_fields).
-constexpr std::array<std::string_view, 5> kOutputFields = {"density", "velocity", "vorticity", "q_criterion",
-                                                           "strain_rate"};
+/// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
+constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
+                                                           "q_criterion", "strain_rate", "temperature"};
 /// Largest particle count with the all-pairs pair force (count^2 interactions per step).
 constexpr std::int64_t kMaxAllPairsParticles = std::int64_t(1) << 20;
 /// Input limits (cases/README.md, "Limits"): keep every derived size and scale representable.
@@ -51,6 +51,7 @@ constexpr std::int64_t kMaxAxisCells = std::int64_t(1) << 30;  ///< per axis of 
 constexpr double kMaxBlockCells = 1099511627776.0;               ///< 2^40: (nx+2)(ny+2)(nz+2), one ghost layer
 constexpr double kMaxTau = 1e6;                                  ///< keeps omega = 1/tau away from 0
 constexpr double kMinVelocity = 1e-12;                           ///< nonzero U: 1/U stays finite in float
+constexpr int kMaxThermalSubsteps = 64;                          ///< explicit scalar sub-steps per LBM step
 constexpr int kMaxKeyParts = 64;                                 ///< dot-separated parts of one key or header
 constexpr std::uintmax_t kMaxCaseFileBytes = std::uintmax_t(16) << 20;  ///< 16 MiB
 constexpr std::array<const char*, 3> kAxisNames = {"x", "y", "z"};
@@ -164,11 +165,14 @@ const std::vector<SectionSchema>& schema() {
        {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
         "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
         "softening"}},
+      {"thermal",
+       {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
+        "perturbation"}},
   };
   return sections;
 }
 
-const std::vector<std::string_view> kFaceKeys = {"type", "velocity"};
+const std::vector<std::string_view> kFaceKeys = {"type", "velocity", "temperature"};
 
 std::vector<std::string_view> section_names() {
   std::vector<std::string_view> names;
@@ -591,8 +595,9 @@ std::vector<std::string> split_override_key(const Source& source, const std::str
 }
 
 /// An override that fixes one quantity replaces the file's keys that fix the same quantity, so that e.g.
-/// `--set physics.reynolds=400` works on a case that gives tau, and `--set boundary.y_max.type="wall"` on a lid.
-/// Keys set by an earlier --set are kept (two conflicting --set are reported by validation).
+/// `--set physics.reynolds=400` works on a case that gives tau, and `--set boundary.y_max.type="wall"` on a lid
+/// (its temperature stays: any wall may have one). Keys set by an earlier --set are kept (two conflicting --set are
+/// reported by validation).
 void drop_superseded(toml::table& parent, const std::vector<std::string>& path, const toml::node& value,
                      const Source& source) {
   const auto drop = [&](std::string_view key) {
@@ -645,7 +650,8 @@ void drop_boundaries_on_periodic_axes(toml::table& root, const std::vector<std::
       const std::string face = kFaceNames[2 * axis + side];
       bool overridden = false;
       for (const std::string& key :
-           {"boundary." + face, "boundary." + face + ".type", "boundary." + face + ".velocity"}) {
+           {"boundary." + face, "boundary." + face + ".type", "boundary." + face + ".velocity",
+            "boundary." + face + ".temperature"}) {
         overridden = overridden || source.overridden(key);
       }
       if (!overridden) boundary->erase(face);
@@ -743,7 +749,8 @@ void read_domain(const Section& section, CaseConfig& config) {
   }
 }
 
-/// Reads [physics]; exactly one of reynolds / tau / viscosity; finalize derives the other two.
+/// Reads [physics]; exactly one of reynolds / tau / viscosity, or, with [thermal] and Ra > 0 (read before), none:
+/// then physics.velocity is the free-fall velocity. finalize derives the rest.
 void read_physics(const Section& section, CaseConfig& config) {
   section.check_keys(section_keys("physics"));
   config.velocity = section.number("velocity").value_or(0.0);
@@ -761,10 +768,24 @@ void read_physics(const Section& section, CaseConfig& config) {
   for (std::string_view key : {"reynolds", "tau", "viscosity"}) {
     if (section.has(key)) given.push_back(key);
   }
-  if (given.empty()) {
+  const ThermalConfig& thermal = config.thermal;
+  const bool free_fall = thermal.enabled && thermal.rayleigh > 0;
+  if (given.empty() && free_fall && !(config.velocity > 0)) {
+    section.fail("velocity",
+                 (section.has("velocity") ? section.quote("velocity") + " is out of range"
+                                          : std::string("missing key 'physics.velocity'")) +
+                     ": with thermal.rayleigh > 0 and none of reynolds, tau, viscosity, physics.velocity is the "
+                     "free-fall velocity U = sqrt(g beta dT L) that sets Ma and fixes nu = U L sqrt(Pr / Ra); give "
+                     "physics.velocity > 0 (e.g. 0.05), or one of reynolds, tau, viscosity");
+  }
+  if (given.empty() && !free_fall) {
     section.fail("reynolds",
                  "missing key: [physics] needs exactly one of reynolds, tau, viscosity (each fixes the viscosity: "
-                 "nu = (tau - 1/2)/3 = U L / Re)");
+                 "nu = (tau - 1/2)/3 = U L / Re)" +
+                     std::string(thermal.enabled ? "; or, with [thermal], none of them and thermal.rayleigh > 0: then "
+                                                   "physics.velocity is the free-fall velocity and nu = U L sqrt(Pr "
+                                                   "/ Ra) (thermal.rayleigh is 0 here)"
+                                                 : ""));
   }
   if (given.size() > 1) {
     section.fail(given[1],
@@ -794,6 +815,7 @@ void read_physics(const Section& section, CaseConfig& config) {
 }
 
 /// Reads [boundary.<face>]; needs the domain (periodic axes) and physics.velocity (wall velocities are in units of U).
+/// `temperature` makes the face a fixed-temperature wall (ThermalConfig::walls); faces without it are adiabatic.
 void read_boundary(const Section& boundary, CaseConfig& config) {
   boundary.check_keys(section_keys("boundary"));
   for (int face = 0; face < 6; ++face) {
@@ -818,6 +840,11 @@ void read_boundary(const Section& boundary, CaseConfig& config) {
       section.fail("velocity", "missing key '" + section.path("velocity") +
                                    "': type = \"moving_wall\" needs velocity = [vx, vy, vz] (in units of "
                                    "physics.velocity)");
+    }
+    // temperature: any wall face; without [thermal] finalize refuses it (naming the key).
+    if (const auto temperature = section.number("temperature")) {
+      config.thermal.walls[face] = ThermalWall::fixed;
+      config.thermal.wall_temperature[face] = *temperature;
     }
     FaceBoundary result{kind, {0.0, 0.0, 0.0}};
     if (velocity) {
@@ -1127,12 +1154,64 @@ void read_particles(const Section& section, CaseConfig& config) {
   }
 }
 
+/// Reads [thermal] (the section's presence turns the temperature field on). Needs nothing else; read before
+/// [physics], whose viscosity keys it makes optional when Ra > 0. Defaults that depend on the walls (dT, T_ref, the
+/// initial T) and the derived values are filled by finalize_thermal_inputs / finalize_thermal.
+void read_thermal(const Section& section, CaseConfig& config) {
+  if (!section.table()) return;
+  section.check_keys(section_keys("thermal"));
+  ThermalConfig& t = config.thermal;
+  t.enabled = true;
+  const auto prandtl = section.number("prandtl");
+  if (!prandtl) {
+    section.fail("prandtl", "missing required key 'thermal.prandtl' (Prandtl number Pr = nu / kappa > 0, e.g. 0.71 "
+                            "for air; it fixes the diffusivity kappa = nu / Pr)");
+  }
+  if (*prandtl <= 0) {
+    section.fail("prandtl", section.quote("prandtl") + " is out of range: prandtl must be > 0 (Pr = nu / kappa)");
+  }
+  t.prandtl = *prandtl;
+  t.rayleigh = section.number("rayleigh").value_or(0.0);
+  if (t.rayleigh < 0) {
+    section.fail("rayleigh", section.quote("rayleigh") +
+                                 " is out of range: rayleigh must be >= 0 (Ra = g beta dT L^3 / (nu kappa); 0 = "
+                                 "passive scalar, no buoyancy)");
+  }
+  if (const auto gravity = section.number3("gravity")) {
+    if (*gravity == std::array<double, 3>{0.0, 0.0, 0.0}) {
+      section.fail("gravity", section.quote("gravity") +
+                                  " has no direction: gravity is the direction of gravity (normalised), e.g. "
+                                  "[0, -1, 0] (the default); its size does not matter, Ra sets the strength");
+    }
+    t.gravity_direction = *gravity;  // normalised by finalize_thermal_inputs
+  }
+  if (const auto reference = section.number("reference_temperature")) t.reference_temperature = *reference;
+  if (const auto difference = section.number("temperature_difference")) {
+    if (*difference <= 0) {
+      section.fail("temperature_difference",
+                   section.quote("temperature_difference") +
+                       " is out of range: temperature_difference must be > 0 (dT of Ra; leave it out to take the "
+                       "hottest minus the coldest boundary.<face>.temperature)");
+    }
+    t.temperature_difference = *difference;
+  }
+  if (const auto initial = section.number("initial_temperature")) t.initial_temperature = *initial;
+  t.perturbation = section.number("perturbation").value_or(0.0);
+  if (t.perturbation < 0) {
+    section.fail("perturbation", section.quote("perturbation") +
+                                     " is out of range: perturbation must be >= 0 (amplitude of the initial "
+                                     "perturbation of T, in temperature units; 0 = none)");
+  }
+}
+
 CaseConfig read_case(const toml::table& root, const Source& source) {
   check_top_level(source, root);
   CaseConfig config;
-  // Order matters: boundary velocities are in units of physics.velocity, periodic axes come from the domain.
+  // Order matters: boundary velocities are in units of physics.velocity, periodic axes come from the domain,
+  // [thermal] with Ra > 0 lets [physics] leave out reynolds / tau / viscosity.
   read_case_section(top_section(source, root, "case"), config);
   read_domain(top_section(source, root, "domain"), config);
+  read_thermal(top_section(source, root, "thermal"), config);
   read_physics(top_section(source, root, "physics"), config);
   read_boundary(top_section(source, root, "boundary"), config);
   read_initial(top_section(source, root, "initial"), config);
@@ -1207,6 +1286,9 @@ void finalize_domain(CaseConfig& config, const Source& source) {
   }
 }
 
+/// tau = 3 nu + 1/2, the one place it is computed (so that finalize_physics can tell a nu that gives tau exactly).
+double tau_of(double nu) { return 3.0 * nu + 0.5; }
+
 /// tau (derived from `key` = `value`, `how` shows the derivation) must be > 0.5 and, finite, < kMaxTau.
 void check_tau(const Source& source, const std::string& key, double value, double tau, const std::string& how) {
   if (!(tau > 0.5)) {
@@ -1221,7 +1303,10 @@ void check_tau(const Source& source, const std::string& key, double value, doubl
   }
 }
 
-/// Derives nu, tau and Re from whichever fixes the viscosity: tau > 0, else nu > 0, else reynolds > 0 (needs U > 0).
+/// Derives nu, tau and Re from whichever fixes the viscosity: tau > 0, else nu > 0, else reynolds > 0 (needs U > 0),
+/// else, with [thermal] and Ra > 0, the free-fall velocity U: nu = U L sqrt(Pr / Ra) (finalize_thermal_inputs has
+/// checked Pr and Ra). A second call finds tau set and keeps nu, which gives that tau exactly (nu = (tau - 1/2)/3
+/// computed again could differ in the last bits, and Re, kappa and g beta with it).
 void finalize_physics(CaseConfig& config, const Source& source) {
   require_finite(source, "physics.velocity", config.velocity);
   require_finite(source, "physics.length", config.length);
@@ -1258,9 +1343,9 @@ void finalize_physics(CaseConfig& config, const Source& source) {
 
   if (config.tau > 0) {
     check_tau(source, "physics.tau", config.tau, config.tau, "");
-    config.nu = (config.tau - 0.5) / 3.0;
+    if (!(config.nu > 0) || tau_of(config.nu) != config.tau) config.nu = (config.tau - 0.5) / 3.0;
   } else if (config.nu > 0) {
-    config.tau = 3.0 * config.nu + 0.5;
+    config.tau = tau_of(config.nu);
     check_tau(source, "physics.viscosity", config.nu, config.tau, " (tau = " + fmt(config.tau) + ")");
   } else if (config.reynolds > 0) {
     if (config.velocity <= 0) {
@@ -1269,13 +1354,34 @@ void finalize_physics(CaseConfig& config, const Source& source) {
                                           "physics.velocity, or give tau or viscosity instead of reynolds");
     }
     config.nu = config.velocity * config.length / config.reynolds;
-    config.tau = 3.0 * config.nu + 0.5;
+    config.tau = tau_of(config.nu);
     check_tau(source, "physics.reynolds", config.reynolds, config.tau,
               " (nu = U L / Re = " + fmt(config.nu) + ", tau = " + fmt(config.tau) + ")");
+  } else if (config.thermal.enabled && config.thermal.rayleigh > 0) {
+    const ThermalConfig& t = config.thermal;
+    if (!(config.velocity > 0)) {
+      source.fail("physics.velocity",
+                  "physics.velocity = " + fmt(config.velocity) +
+                      " is out of range: with thermal.rayleigh > 0 and none of reynolds, tau, viscosity, "
+                      "physics.velocity is the free-fall velocity U = sqrt(g beta dT L) that sets Ma and fixes "
+                      "nu = U L sqrt(Pr / Ra); set physics.velocity > 0 (e.g. 0.05), or one of reynolds, tau, "
+                      "viscosity");
+    }
+    config.nu = config.velocity * config.length * std::sqrt(t.prandtl / t.rayleigh);
+    config.tau = tau_of(config.nu);
+    check_tau(source, "physics.velocity", config.velocity, config.tau,
+              " (the free-fall velocity: nu = U L sqrt(Pr / Ra) = " + fmt(config.nu) + " with L = " +
+                  fmt(config.length) + ", Pr = " + fmt(t.prandtl) + ", Ra = " + fmt(t.rayleigh) +
+                  ", tau = " + fmt(config.tau) + ")");
   } else {
     source.fail("physics",
                 "one of physics.reynolds, physics.tau, physics.viscosity must be given and positive (each "
-                "fixes the viscosity nu = (tau - 1/2)/3 = U L / Re)");
+                "fixes the viscosity nu = (tau - 1/2)/3 = U L / Re)" +
+                    std::string(config.thermal.enabled
+                                    ? "; or, with [thermal], none of them and thermal.rayleigh > 0 with "
+                                      "physics.velocity > 0 the free-fall velocity: nu = U L sqrt(Pr / Ra) "
+                                      "(thermal.rayleigh is 0 here)"
+                                    : ""));
   }
   config.reynolds = config.velocity > 0 ? config.velocity * config.length / config.nu : 0.0;
   // tau in (0.5, kMaxTau) makes nu = (tau - 1/2)/3 and omega = 1/tau finite; Re can still overflow for a huge L.
@@ -1467,15 +1573,163 @@ void finalize_particles(CaseConfig& config, const Source& source) {
   }
 }
 
+/// [thermal] before finalize_physics (which needs Pr and Ra when the free-fall velocity fixes nu): the temperature
+/// walls and the "temperature" output field need the section; Pr, Ra, gravity and the perturbation are checked;
+/// dT, T_ref and the initial T get their defaults from the fixed walls. Idempotent: a default is filled only where
+/// the field still holds its "derive" value (0 for dT, NaN for the two temperatures), and filling it again gives the
+/// same value. Without the section, NaN temperatures become 0 so that no NaN leaves finalize.
+void finalize_thermal_inputs(CaseConfig& config, const Source& source) {
+  ThermalConfig& t = config.thermal;
+  bool any_fixed = false;
+  double coldest = std::numeric_limits<double>::infinity();
+  double hottest = -std::numeric_limits<double>::infinity();
+  for (int face = 0; face < 6; ++face) {
+    if (t.walls[face] != ThermalWall::fixed) continue;
+    const std::string key = "boundary." + std::string(kFaceNames[face]) + ".temperature";
+    const double value = t.wall_temperature[face];
+    if (!t.enabled) {
+      source.fail(key, key + " = " + fmt(value) +
+                           " needs a [thermal] section (the temperature field is only solved with it): add "
+                           "[thermal] with at least prandtl, or remove " + key);
+    }
+    if (config.faces[face].kind == FaceKind::periodic) {
+      source.fail(key, key + " = " + fmt(value) + " is on a periodic face (axis " + kAxisNames[face_axis(face)] +
+                           " is periodic in domain.periodic): only walls have a temperature; remove it or make the "
+                           "axis non-periodic");
+    }
+    require_finite(source, key, value);
+    any_fixed = true;
+    coldest = std::min(coldest, value);
+    hottest = std::max(hottest, value);
+  }
+  const auto& fields = config.output_fields;
+  if (!t.enabled && std::find(fields.begin(), fields.end(), "temperature") != fields.end()) {
+    source.fail("output.fields", "output.fields lists \"temperature\", which needs a [thermal] section (the "
+                                 "temperature field is only solved with it): add [thermal] or remove "
+                                 "\"temperature\" from output.fields");
+  }
+  if (!t.enabled) {
+    if (std::isnan(t.reference_temperature)) t.reference_temperature = 0.0;
+    if (std::isnan(t.initial_temperature)) t.initial_temperature = 0.0;
+    return;
+  }
+
+  require_finite(source, "thermal.prandtl", t.prandtl);
+  if (!(t.prandtl > 0)) {
+    source.fail("thermal.prandtl",
+                "thermal.prandtl = " + fmt(t.prandtl) + " is out of range: prandtl must be > 0 (Pr = nu / kappa)");
+  }
+  require_finite(source, "thermal.rayleigh", t.rayleigh);
+  if (t.rayleigh < 0) {
+    source.fail("thermal.rayleigh", "thermal.rayleigh = " + fmt(t.rayleigh) +
+                                        " is out of range: rayleigh must be >= 0 (0 = passive scalar, no buoyancy)");
+  }
+  require_finite(source, "thermal.perturbation", t.perturbation);
+  if (t.perturbation < 0) {
+    source.fail("thermal.perturbation",
+                "thermal.perturbation = " + fmt(t.perturbation) + " is out of range: perturbation must be >= 0");
+  }
+  // The direction of gravity, normalised; a vector already of unit length (to rounding) is kept as it is, so that a
+  // second call does not move its last bits.
+  auto& g = t.gravity_direction;
+  for (double c : g) require_finite(source, "thermal.gravity", c);
+  const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  if (!(norm > 0) || !std::isfinite(norm)) {
+    source.fail("thermal.gravity", "thermal.gravity = " + fmt3(g) +
+                                       " has no direction: give the direction of gravity, a non-zero vector such as "
+                                       "[0, -1, 0] (the default), whose length is not too large to square");
+  }
+  if (std::abs(norm - 1.0) > 1e-14) {
+    for (double& c : g) c /= norm;
+  }
+
+  // Defaults from the fixed walls (0 = derive for dT, NaN = derive for the temperatures).
+  require_finite(source, "thermal.temperature_difference", t.temperature_difference);
+  if (t.temperature_difference < 0) {
+    source.fail("thermal.temperature_difference",
+                "thermal.temperature_difference = " + fmt(t.temperature_difference) +
+                    " is out of range: temperature_difference must be > 0 (dT of Ra; 0 = hottest minus coldest fixed "
+                    "wall)");
+  }
+  if (t.temperature_difference == 0.0 && any_fixed) t.temperature_difference = hottest - coldest;
+  if (std::isnan(t.reference_temperature)) t.reference_temperature = any_fixed ? (coldest + hottest) / 2 : 0.0;
+  require_finite(source, "thermal.reference_temperature", t.reference_temperature);
+  if (std::isnan(t.initial_temperature)) t.initial_temperature = t.reference_temperature;
+  require_finite(source, "thermal.initial_temperature", t.initial_temperature);
+  if (t.rayleigh > 0 && !(t.temperature_difference > 0)) {
+    source.fail("thermal.temperature_difference",
+                "thermal.rayleigh = " + fmt(t.rayleigh) +
+                    " > 0 needs a temperature difference dT > 0 (Ra = g beta dT L^3 / (nu kappa)), and the walls "
+                    "give none (" +
+                    (any_fixed ? "every fixed wall is at " + fmt(hottest) : std::string("no wall has a temperature")) +
+                    "): give two walls different boundary.<face>.temperature values or set "
+                    "thermal.temperature_difference (or set thermal.rayleigh = 0 for a passive scalar)");
+  }
+}
+
+/// [thermal] after physics and the initial condition: kappa = nu / Pr, g beta = Ra nu kappa / (dT L^3) and the
+/// sub-steps of the explicit scalar update (kernels/scalar_transport.hpp), dt = 1 LBM step split into n. With
+/// d = kappa / n the diffusion number of one sub-step, the update is stable for d <= 1/6 (Gershgorin bound of the
+/// explicit update: the centre weight 1 - 6 d stays >= 0) and d <= 1/8 when a face is a fixed-temperature wall (the
+/// second-order wall flux puts 3 kappa on the wall cell: 1 - 8 d >= 0); the advective condition is sum C^2 / d <= 2
+/// (Hindmarsh, Gresho & Griffiths 1984) with C = |U| / n, i.e. n >= |U|^2 / (2 kappa), taken with a factor-2
+/// margin: n >= |U|^2 / kappa, |U| the largest imposed speed (max_speed). n is the smallest meeting both, at most
+/// kMaxThermalSubsteps. Recomputed from the current values on every call.
+void finalize_thermal(CaseConfig& config, const Source& source) {
+  ThermalConfig& t = config.thermal;
+  if (!t.enabled) {
+    t.diffusivity = 0.0;
+    t.buoyancy = 0.0;
+    t.substeps = 1;
+    return;
+  }
+  t.diffusivity = config.nu / t.prandtl;
+  const double length3 = config.length * config.length * config.length;
+  t.buoyancy = t.rayleigh > 0 ? t.rayleigh * config.nu * t.diffusivity / (t.temperature_difference * length3) : 0.0;
+  if (!std::isfinite(t.diffusivity) || !(t.diffusivity > 0) || !std::isfinite(t.buoyancy)) {
+    source.fail("thermal.prandtl",
+                "thermal.prandtl = " + fmt(t.prandtl) +
+                    " gives derived values that are not all finite and positive (kappa = nu / Pr = " +
+                    fmt(t.diffusivity) + ", g beta = Ra nu kappa / (dT L^3) = " + fmt(t.buoyancy) + " with nu = " +
+                    fmt(config.nu) + ", dT = " + fmt(t.temperature_difference) + ", L = " + fmt(config.length) + ")");
+  }
+  const bool fixed_wall =
+      std::any_of(t.walls.begin(), t.walls.end(), [](ThermalWall w) { return w == ThermalWall::fixed; });
+  const double per_step = fixed_wall ? 8.0 : 6.0;  // d = kappa / n <= 1/8, or 1/6 without fixed walls
+  const auto [speed, speed_key] = max_speed(config);
+  const double diffusion_steps = std::ceil(t.diffusivity * per_step);
+  const double advection_steps = std::ceil(speed * speed / t.diffusivity);
+  const double steps = std::max({1.0, diffusion_steps, advection_steps});
+  if (!(steps <= kMaxThermalSubsteps)) {
+    const bool diffusion_bound = diffusion_steps >= advection_steps;
+    source.fail("thermal.prandtl",
+                "thermal.prandtl = " + fmt(t.prandtl) + " gives kappa = nu / Pr = " + fmt(t.diffusivity, 6) +
+                    " (nu = " + fmt(config.nu, 6) + "), and with |U| = " + fmt(speed, 6) + " (" + speed_key +
+                    ") the explicit temperature update needs n = " + fmt(steps, 12) +
+                    " sub-steps per LBM step, more than " + std::to_string(kMaxThermalSubsteps) +
+                    " (stability: kappa / n <= 1/" + fmt(per_step) + ", n >= |U|^2 / kappa = " +
+                    fmt(speed * speed / t.diffusivity, 6) + "); " +
+                    (diffusion_bound
+                         ? "kappa is too large: raise thermal.prandtl, or lower the viscosity (physics.tau or "
+                           "physics.viscosity; at fixed reynolds or rayleigh, a lower physics.velocity)"
+                         : "kappa is too small for the speed: lower physics.velocity, or raise the resolution "
+                           "(domain.size and physics.length: at fixed reynolds or rayleigh nu grows with L), or "
+                           "lower thermal.prandtl"));
+  }
+  t.substeps = static_cast<int>(steps);
+}
+
 void finalize_with(CaseConfig& config, const Source& source) {
   if (config.name.empty()) {
     config.name = std::filesystem::path(config.source_file).stem().string();
     if (config.name.empty()) config.name = "case";
   }
   finalize_domain(config, source);
+  finalize_thermal_inputs(config, source);  // Pr and Ra first: with Ra > 0 they may fix nu
   finalize_physics(config, source);
   finalize_initial(config, source);
   finalize_mach(config, source);
+  finalize_thermal(config, source);  // kappa, g beta and the sub-steps need nu, L and the largest speed
   finalize_numerics_run_output(config, source);
   finalize_parallel(config, source);
   finalize_particles(config, source);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -111,26 +112,37 @@ enum class ThermalWall { adiabatic, fixed };
 /// (kernels/scalar_transport.hpp), with Boussinesq buoyancy fed into the flow through the Guo force:
 ///   F = -rho0 g beta (T - T_ref) g_hat   (rho0 = 1; g beta = buoyancy, g_hat = gravity_direction).
 /// Temperatures are in the case's own units; Ra is built on temperature_difference dT.
+/// finalize_case fills the defaults and derived values and may run again on its own result (it is idempotent):
+/// a default is filled only where the field still holds its "derive" value (NaN, or 0 for temperature_difference),
+/// so a value set in code is kept, and a filled default reads as given on a second call with the same result.
 struct ThermalConfig {
   bool enabled = false;   ///< true when the case has a [thermal] section
   double prandtl = 0.0;   ///< Pr = nu / kappa, > 0 (required)
   double rayleigh = 0.0;  ///< Ra = g beta dT L^3 / (nu kappa), >= 0; 0 = passive scalar (no buoyancy)
-  std::array<double, 3> gravity_direction = {0.0, -1.0, 0.0};  ///< g_hat, unit vector ([thermal] gravity, normalised)
-  /// T_ref of the buoyancy force; default midway between the coldest and hottest fixed wall (0 without such walls).
-  double reference_temperature = 0.0;
-  /// dT of Ra; default hottest minus coldest fixed wall (required when Ra > 0 and the walls do not give it).
+  /// g_hat, the direction of gravity ([thermal] gravity, default [0, -1, 0]); finalize_case normalises it (a zero or
+  /// non-finite vector is an error).
+  std::array<double, 3> gravity_direction = {0.0, -1.0, 0.0};
+  /// T_ref of the buoyancy force; NaN (the default) = derive: midway between the coldest and hottest fixed wall, 0
+  /// without such walls. Finite once finalized.
+  double reference_temperature = std::numeric_limits<double>::quiet_NaN();
+  /// dT of Ra, > 0 when given; 0 (the default) = derive: hottest minus coldest fixed wall (0 without two different
+  /// walls, an error when Ra > 0).
   double temperature_difference = 0.0;
-  double initial_temperature = 0.0;  ///< uniform initial T; default reference_temperature
+  /// Uniform initial T; NaN (the default) = derive: reference_temperature. Finite once finalized.
+  double initial_temperature = std::numeric_limits<double>::quiet_NaN();
   /// Amplitude of a deterministic pseudo-random initial perturbation of T (hashed from the global cell index, so
   /// independent of the decomposition), >= 0; breaks the symmetry of Rayleigh-Benard convection.
   double perturbation = 0.0;
-  std::array<ThermalWall, 6> walls{};          ///< per face (kFaceNames order); periodic faces: adiabatic, unused
-  std::array<double, 6> wall_temperature{};   ///< T of fixed walls
+  /// Per face (kFaceNames order): fixed where [boundary.<face>] gives temperature; periodic faces: adiabatic, unused.
+  std::array<ThermalWall, 6> walls{};
+  std::array<double, 6> wall_temperature{};  ///< T of fixed walls (finite)
 
-  // Derived by finalize_case:
+  // Derived by finalize_case (0, 0, 1 when the section is absent):
   double diffusivity = 0.0;  ///< kappa = nu / Pr (lattice units)
-  double buoyancy = 0.0;     ///< g beta = Ra nu kappa / (dT L^3) (lattice force per unit temperature)
-  int substeps = 1;          ///< explicit scalar sub-steps per LBM step (stability limit, kernels/scalar_transport.hpp)
+  double buoyancy = 0.0;     ///< g beta = Ra nu kappa / (dT L^3) (lattice force per unit temperature); 0 when Ra = 0
+  /// Explicit scalar sub-steps n per LBM step (kernels/scalar_transport.hpp): the smallest n >= 1 with
+  /// kappa / n <= 1/8 when a face is a fixed-temperature wall (1/6 otherwise) and n >= |U|^2 / kappa; at most 64.
+  int substeps = 1;
 };
 
 struct CaseConfig {
@@ -141,10 +153,11 @@ struct CaseConfig {
   std::array<int, 3> size = {0, 0, 0};  ///< fluid cells nx, ny, nz (each 1..2^30, (nx+2)(ny+2)(nz+2) <= 2^40)
   std::array<FaceBoundary, 6> faces{};  ///< per face, see kFaceNames; periodic faces come in pairs
 
-  // [physics]: exactly one of reynolds / tau / viscosity fixes nu
+  // [physics]: exactly one of reynolds / tau / viscosity fixes nu, or, with [thermal] and Ra > 0, none: then U is the
+  // free-fall velocity and nu = U L sqrt(Pr / Ra)
   double velocity = 0.0;   ///< characteristic lattice velocity U (lid speed for cavities), |U| <= 0.3 * c_s-ish
   double length = 0.0;     ///< characteristic length L in cells (default: size[0])
-  double reynolds = 0.0;   ///< Re = U L / nu (derived when tau or viscosity is given)
+  double reynolds = 0.0;   ///< Re = U L / nu (derived when tau, viscosity or the free-fall velocity fixes nu)
   double nu = 0.0;         ///< lattice kinematic viscosity, nu = (tau - 1/2) / 3
   double tau = 0.0;        ///< BGK relaxation time, tau = 3 nu + 1/2; must be > 0.5
   std::array<double, 3> body_force = {0.0, 0.0, 0.0};  ///< force density F (lattice units), Guo forcing
@@ -166,8 +179,9 @@ struct CaseConfig {
   bool write_vtk = true;            ///< write .vti snapshots and the .pvd collection
   bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
   /// Point fields of the VTK snapshots ([output] fields), in this order: density, velocity, vorticity (curl u, 3
-  /// components), q_criterion (Q = (Omega_ij Omega_ij - S_ij S_ij) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)). Derived
-  /// fields are differenced from the velocity on the device (kernels/stencil_launchers.hpp), ghosts exchanged first.
+  /// components), q_criterion (Q = (Omega_ij Omega_ij - S_ij S_ij) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)),
+  /// temperature (T; only with [thermal]). The derived fields vorticity, q_criterion and strain_rate are differenced
+  /// from the velocity on the device (kernels/stencil_launchers.hpp), ghosts exchanged first.
   std::vector<std::string> output_fields = {"density", "velocity"};
 
   // [parallel]
@@ -200,7 +214,8 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
 CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
                       const std::vector<std::string>& overrides = {});
 
-/// Checks cross-key consistency and fills derived values (nu, tau, Re, length, report_every).
+/// Checks cross-key consistency and fills derived values (nu, tau, Re, length, report_every; with [thermal] its
+/// defaults, kappa, g beta and the scalar sub-steps). Idempotent: calling it again on its result changes nothing.
 /// Called by parse_case; exposed for cases built in code (tests, bench). Throws InputError.
 void finalize_case(CaseConfig& config);
 

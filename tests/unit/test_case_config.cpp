@@ -1,6 +1,6 @@
-// Unit tests for io/case_config: parsing, defaults, derived values (nu, tau, Re, lattice wall velocity), every
-// validation rule (each InputError names its key), --set overrides, finalize_case on structs built in code, and
-// the shipped cases under cases/.
+// Unit tests for io/case_config: parsing, defaults, derived values (nu, tau, Re, lattice wall velocity; [thermal]
+// kappa, g beta, sub-steps), every validation rule (each InputError names its key), --set overrides, finalize_case on
+// structs built in code, and the shipped cases under cases/.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -1266,6 +1267,414 @@ TEST(CaseConfigLimits, DerivedValuesMustBeFinite) {
   c.velocity = 1e-13;
   c.faces[3].velocity = {1e-13, 0.0, 0.0};
   EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.velocity", "1e-12"}));
+}
+
+// ---- [thermal] -----------------------------------------------------------------------------------------------------
+
+/// A differentially heated square cavity (de Vahl Davis 1983): 64 x 64 x 1, z periodic, x_min hot at T = 1, x_max
+/// cold at T = 0, Ra = 1e5, Pr = 0.71; no viscosity key, so U = 0.05 is the free-fall velocity that fixes nu.
+CaseText heated_cavity() {
+  CaseText t;
+  t.domain = "size = [64, 64, 1]\nperiodic = [false, false, true]\n";
+  t.boundary = "[boundary.x_min]\ntemperature = 1.0\n[boundary.x_max]\ntemperature = 0\n";
+  t.physics = "velocity = 0.05\n";
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = 1e5\n";
+  return t;
+}
+
+/// The Re = 100 lid cavity of lid_driven_cavity_2d.toml (128 x 128 x 1, U = 0.1, nu = 0.128) carrying a passive
+/// scalar ([thermal] without rayleigh) with `thermal` as the section body.
+CaseText lid_cavity_scalar(const std::string& thermal) {
+  CaseText t;
+  t.domain = "size = [128, 128, 1]\nperiodic = [false, false, true]\n";
+  t.extra = "[thermal]\n" + thermal;
+  return t;
+}
+
+/// cavity_struct() (32 x 32 x 1, lid at 0.1, Re 100) with [thermal] on: y_min at T = 2, y_max at T = 1, Pr = 1.
+CaseConfig thermal_struct() {
+  CaseConfig c = cavity_struct();
+  c.thermal.enabled = true;
+  c.thermal.prandtl = 1.0;
+  c.thermal.walls[2] = ThermalWall::fixed;
+  c.thermal.wall_temperature[2] = 2.0;
+  c.thermal.walls[3] = ThermalWall::fixed;
+  c.thermal.wall_temperature[3] = 1.0;
+  return c;
+}
+
+TEST(CaseConfigThermal, NoSectionMeansNoTemperature) {
+  const CaseConfig c = parse_case(CaseText().str(), "t.toml");
+  EXPECT_FALSE(c.thermal.enabled);
+  for (const auto wall : c.thermal.walls) EXPECT_EQ(wall, ThermalWall::adiabatic);
+  EXPECT_DOUBLE_EQ(c.thermal.diffusivity, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.buoyancy, 0.0);
+  EXPECT_EQ(c.thermal.substeps, 1);
+  // No NaN "derive" marker survives finalize, with or without the section.
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 0.0);
+}
+
+TEST(CaseConfigThermal, DefaultsComeFromTheWallTemperatures) {
+  CaseText t = heated_cavity();
+  t.boundary = "[boundary.x_min]\ntemperature = 3\n[boundary.x_max]\ntemperature = -1.5\n"
+               "[boundary.y_min]\ntype = \"wall\"\ntemperature = 0.5\n";
+  CaseConfig c = parse_case(t.str(), "t.toml");
+  EXPECT_TRUE(c.thermal.enabled);
+  EXPECT_DOUBLE_EQ(c.thermal.prandtl, 0.71);
+  EXPECT_DOUBLE_EQ(c.thermal.rayleigh, 1e5);
+  const std::array<ThermalWall, 6> walls = {ThermalWall::fixed,     ThermalWall::fixed,     ThermalWall::fixed,
+                                            ThermalWall::adiabatic, ThermalWall::adiabatic, ThermalWall::adiabatic};
+  EXPECT_EQ(c.thermal.walls, walls);
+  EXPECT_DOUBLE_EQ(c.thermal.wall_temperature[0], 3.0);
+  EXPECT_DOUBLE_EQ(c.thermal.wall_temperature[1], -1.5);
+  EXPECT_DOUBLE_EQ(c.thermal.wall_temperature[2], 0.5);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 4.5);  // 3 - (-1.5)
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.75);  // (3 + (-1.5)) / 2
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 0.75);    // = reference_temperature
+  EXPECT_EQ(c.thermal.gravity_direction, (std::array<double, 3>{0.0, -1.0, 0.0}));
+  EXPECT_DOUBLE_EQ(c.thermal.perturbation, 0.0);
+
+  // Given values are kept; the initial T follows a given T_ref.
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = 1e5\nreference_temperature = 0\ntemperature_difference = 2\n"
+            "perturbation = 0.01\ngravity = [0, 0, -9.81]\n";
+  c = parse_case(t.str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 2.0);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.perturbation, 0.01);
+  EXPECT_EQ(c.thermal.gravity_direction, (std::array<double, 3>{0.0, 0.0, -1.0}));  // normalised
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = 1e5\ninitial_temperature = -4\ngravity = [3, 4, 0]\n";
+  c = parse_case(t.str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, -4.0);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.75);
+  EXPECT_NEAR(c.thermal.gravity_direction[0], 0.6, 1e-15);
+  EXPECT_NEAR(c.thermal.gravity_direction[1], 0.8, 1e-15);
+
+  // A passive scalar without fixed walls: T_ref = T_0 = 0, dT = 0, Ra = 0.
+  c = parse_case(lid_cavity_scalar("prandtl = 1\n").str(), "t.toml");
+  EXPECT_TRUE(c.thermal.enabled);
+  EXPECT_DOUBLE_EQ(c.thermal.rayleigh, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.buoyancy, 0.0);
+  for (const auto wall : c.thermal.walls) EXPECT_EQ(wall, ThermalWall::adiabatic);
+}
+
+TEST(CaseConfigThermal, FreeFallVelocityFixesTheViscosityOfAHeatedCavity) {
+  const CaseConfig c = parse_case(heated_cavity().str(), "t.toml");
+  // nu = U L sqrt(Pr / Ra) = 0.05 * 64 * sqrt(0.71 / 1e5); the literals are from an independent calculation.
+  const double nu = 0.05 * 64 * std::sqrt(0.71 / 1e5);
+  EXPECT_NEAR(nu, 0.008526664060463506, 1e-17);
+  EXPECT_DOUBLE_EQ(c.length, 64.0);
+  EXPECT_DOUBLE_EQ(c.nu, nu);
+  EXPECT_DOUBLE_EQ(c.tau, 3 * nu + 0.5);
+  EXPECT_NEAR(c.tau, 0.5255799921813905, 1e-15);
+  // Re = U L / nu = sqrt(Ra / Pr).
+  EXPECT_NEAR(c.reynolds, 375.29331252040083, 1e-10);
+  EXPECT_NEAR(c.reynolds, std::sqrt(1e5 / 0.71), 1e-10);
+  // kappa = nu / Pr; g beta = Ra nu kappa / (dT L^3), dT = 1 - 0 from the walls.
+  EXPECT_DOUBLE_EQ(c.thermal.diffusivity, nu / 0.71);
+  EXPECT_NEAR(c.thermal.diffusivity, 0.012009386000652825, 1e-17);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 1.0);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.5);
+  EXPECT_NEAR(c.thermal.buoyancy, 3.90625e-5, 1e-18);
+  // ... which is U^2 / (dT L): the free-fall velocity sqrt(g beta dT L) is U again.
+  EXPECT_NEAR(std::sqrt(c.thermal.buoyancy * 1.0 * 64), 0.05, 1e-15);
+  // d = kappa = 0.012 <= 1/8 and |U|^2 / kappa = 0.21 <= 1: one sub-step.
+  EXPECT_EQ(c.thermal.substeps, 1);
+  EXPECT_NEAR(c.mach(), 0.05 * std::sqrt(3.0), 1e-15);
+}
+
+TEST(CaseConfigThermal, AViscosityKeyStillFixesNuWithBuoyancy) {
+  CaseText t = heated_cavity();
+  t.physics = "velocity = 0.05\ntau = 0.6\n";
+  CaseConfig c = parse_case(t.str(), "t.toml");
+  const double nu = 0.1 / 3;
+  EXPECT_NEAR(c.nu, nu, 1e-15);
+  EXPECT_NEAR(c.thermal.diffusivity, nu / 0.71, 1e-15);
+  EXPECT_NEAR(c.thermal.buoyancy, 1e5 * nu * (nu / 0.71) / (1.0 * 64 * 64 * 64), 1e-15);
+  // The same through --set on the free-fall case: nothing conflicting is left behind.
+  c = parse_case(heated_cavity().str(), "t.toml", {"physics.tau=0.6"});
+  EXPECT_DOUBLE_EQ(c.tau, 0.6);
+  EXPECT_NEAR(c.nu, nu, 1e-15);
+  c = parse_case(heated_cavity().str(), "t.toml", {"physics.reynolds=100"});
+  EXPECT_NEAR(c.nu, 0.05 * 64 / 100, 1e-15);
+  // Still at most one of them.
+  t.physics = "velocity = 0.05\ntau = 0.6\nviscosity = 0.1\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau", "physics.viscosity", "exactly one");
+}
+
+TEST(CaseConfigThermal, SubstepsFollowTheStabilityLimits) {
+  // Passive scalar in the Re = 100 lid cavity: kappa = 0.128 / 0.71 = 0.1803 > 1/6 (and > 1/8): n = 2.
+  CaseConfig c = parse_case(lid_cavity_scalar("prandtl = 0.71\n").str(), "t.toml");
+  EXPECT_DOUBLE_EQ(c.nu, 0.128);
+  EXPECT_NEAR(c.thermal.diffusivity, 0.18028169014084508, 1e-15);
+  EXPECT_EQ(c.thermal.substeps, 2);
+  // Pr = 2: kappa = 0.064, 8 kappa and |U|^2 / kappa = 0.156 below 1: n = 1.
+  EXPECT_EQ(parse_case(lid_cavity_scalar("prandtl = 2\n").str(), "t.toml").thermal.substeps, 1);
+  // Pr = 50: kappa = 0.00256, advection binds: n = ceil(0.01 / 0.00256) = ceil(3.906) = 4.
+  EXPECT_EQ(parse_case(lid_cavity_scalar("prandtl = 50\n").str(), "t.toml").thermal.substeps, 4);
+  // kappa = 0.15 (tau = 0.95, Pr = 1): d = 0.15 passes 1/6 without fixed walls, not 1/8 with one.
+  CaseText t = lid_cavity_scalar("prandtl = 1\n");
+  t.physics = "velocity = 0.1\ntau = 0.95\n";
+  c = parse_case(t.str(), "t.toml");
+  EXPECT_NEAR(c.thermal.diffusivity, 0.15, 1e-15);
+  EXPECT_EQ(c.thermal.substeps, 1);
+  t.boundary += "[boundary.y_min]\ntemperature = 1\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").thermal.substeps, 2);
+}
+
+TEST(CaseConfigThermal, MoreThan64SubstepsIsAnError) {
+  // Advection-bound: Pr = 1000 gives kappa = 1.28e-4 and |U|^2 / kappa = 78.1: n = 79.
+  std::string message = error_of(lid_cavity_scalar("prandtl = 1000\n"));
+  EXPECT_TRUE(HasAll(message, {"test.toml: ", "thermal.prandtl = 1000", "kappa = nu / Pr = 0.000128", "|U| = 0.1",
+                               "n = 79", "more than 64", "lower physics.velocity", "raise the resolution"}))
+      << message;
+  // Diffusion-bound: tau = 30 gives kappa = nu = 9.83: 6 kappa = 59 sub-steps pass, 8 kappa = 79 (a fixed wall) not.
+  CaseText t = lid_cavity_scalar("prandtl = 1\n");
+  t.physics = "velocity = 0.1\ntau = 30\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").thermal.substeps, 59);
+  t.boundary += "[boundary.y_min]\ntemperature = 1\n";
+  message = error_of(t);
+  EXPECT_TRUE(HasAll(message, {"thermal.prandtl = 1", "n = 79", "1/8", "raise thermal.prandtl"})) << message;
+  // The same limit on a struct built in code.
+  CaseConfig c = thermal_struct();
+  c.thermal.prandtl = 1000;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.prandtl", "more than 64"}));
+}
+
+TEST(CaseConfigThermal, ErrorsNameTheirKey) {
+  const std::string physics = "velocity = 0.05\n";
+  CaseText t = heated_cavity();
+  t.extra = "[thermal]\nrayleigh = 1e5\n";
+  EXPECT_INPUT_ERROR(t, "thermal.prandtl", "missing", "> 0");
+  t.extra = "[thermal]\nprandtl = 0\n";
+  EXPECT_INPUT_ERROR(t, "thermal.prandtl = 0", "out of range", "> 0");
+  t.extra = "[thermal]\nprandtl = nan\n";
+  EXPECT_INPUT_ERROR(t, "thermal.prandtl", "not a finite number");
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = -1\n";
+  EXPECT_INPUT_ERROR(t, "thermal.rayleigh = -1", ">= 0");
+  t.extra = "[thermal]\nprandtl = 0.71\ngravity = [0, 0, 0]\n";
+  EXPECT_INPUT_ERROR(t, "thermal.gravity = [0, 0, 0]", "direction");
+  t.extra = "[thermal]\nprandtl = 0.71\ngravity = [0, -1]\n";
+  EXPECT_INPUT_ERROR(t, "thermal.gravity", "wrong type", "3 numbers");
+  t.extra = "[thermal]\nprandtl = 0.71\ngravity = [0, -inf, 0]\n";
+  EXPECT_INPUT_ERROR(t, "thermal.gravity", "finite");
+  t.extra = "[thermal]\nprandtl = 0.71\ntemperature_difference = 0\n";
+  EXPECT_INPUT_ERROR(t, "thermal.temperature_difference = 0", "> 0");
+  t.extra = "[thermal]\nprandtl = 0.71\nperturbation = -0.1\n";
+  EXPECT_INPUT_ERROR(t, "thermal.perturbation = -0.1", ">= 0");
+  t.extra = "[thermal]\nprandtl = 0.71\nreference_temperature = \"hot\"\n";
+  EXPECT_INPUT_ERROR(t, "thermal.reference_temperature", "wrong type");
+  t.extra = "[thermal]\nprandl = 0.71\n";
+  EXPECT_INPUT_ERROR(t, "unknown key", "thermal.prandl", "did you mean 'prandtl'", "rayleigh, gravity");
+  t.extra = "";
+  EXPECT_INPUT_ERROR("thermal = 1\n" + t.str(), "thermal = 1", "expected a table [thermal]");
+
+  // Ra > 0 needs dT > 0: the walls give none, or give the same temperature.
+  t = heated_cavity();
+  t.boundary = "";
+  EXPECT_INPUT_ERROR(t, "thermal.temperature_difference", "Ra", "dT > 0", "no wall has a temperature",
+                     "give two walls different boundary.<face>.temperature values",
+                     "set thermal.temperature_difference");
+  t.boundary = "[boundary.x_min]\ntemperature = 1\n[boundary.x_max]\ntemperature = 1\n";
+  EXPECT_INPUT_ERROR(t, "thermal.temperature_difference", "every fixed wall is at 1");
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = 1e5\ntemperature_difference = 1\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+
+  // With Ra > 0 and no viscosity key, physics.velocity is the free-fall velocity: required and > 0.
+  t = heated_cavity();
+  t.physics = "length = 64\n";
+  EXPECT_INPUT_ERROR(t, "missing key 'physics.velocity'", "free-fall velocity", "sqrt(g beta dT L)", "Ma");
+  t.physics = "velocity = 0\n";
+  EXPECT_INPUT_ERROR(t, "physics.velocity = 0", "free-fall velocity");
+  // With Ra = 0 a viscosity key is needed; the message names the thermal way only with a [thermal] section.
+  t.physics = physics;
+  t.extra = "[thermal]\nprandtl = 0.71\n";
+  EXPECT_INPUT_ERROR(t, "[physics]", "exactly one of reynolds, tau, viscosity", "thermal.rayleigh > 0");
+  CaseText plain;
+  plain.physics = "velocity = 0.1\n";
+  const std::string message = error_of(plain);
+  EXPECT_TRUE(HasAll(message, {"exactly one of reynolds, tau, viscosity"}));
+  EXPECT_EQ(message.find("thermal"), std::string::npos) << message;
+
+  // Wall temperatures: a finite number, only with [thermal], not on a periodic axis; any wall type.
+  t = heated_cavity();
+  t.boundary = "[boundary.x_min]\ntemperature = \"hot\"\n";
+  EXPECT_INPUT_ERROR(t, "boundary.x_min.temperature", "wrong type", "number");
+  t.boundary = "[boundary.x_min]\ntemperature = inf\n";
+  EXPECT_INPUT_ERROR(t, "boundary.x_min.temperature", "finite");
+  t.boundary = "[boundary.z_min]\ntemperature = 1\n";
+  EXPECT_INPUT_ERROR(t, "[boundary.z_min] is given but the z axis is periodic");
+  t = CaseText();  // no [thermal]
+  t.boundary += "[boundary.y_min]\ntemperature = 1\n";
+  EXPECT_INPUT_ERROR(t, "boundary.y_min.temperature", "needs a [thermal] section");
+  t = CaseText();
+  t.boundary += "temperature = 1\n";  // on the moving lid
+  t.extra = "[thermal]\nprandtl = 1\n";
+  const CaseConfig c = parse_case(t.str(), "t.toml");
+  EXPECT_EQ(c.faces[3].kind, FaceKind::moving_wall);
+  EXPECT_EQ(c.thermal.walls[3], ThermalWall::fixed);
+  EXPECT_DOUBLE_EQ(c.thermal.wall_temperature[3], 1.0);
+
+  // "temperature" in output.fields needs [thermal].
+  t = CaseText();
+  t.extra = "[output]\nfields = [\"velocity\", \"temperature\"]\n";
+  EXPECT_INPUT_ERROR(t, "output.fields", "\"temperature\"", "needs a [thermal] section");
+  t.extra += "[thermal]\nprandtl = 1\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").output_fields, (std::vector<std::string>{"velocity", "temperature"}));
+  t.extra = "[output]\nfields = [\"temperatur\"]\n";
+  EXPECT_INPUT_ERROR(t, "output.fields", "did you mean 'temperature'", "strain_rate, temperature");
+}
+
+TEST(CaseConfigThermal, OverridesKeepOrDropWallTemperatures) {
+  CaseText t = heated_cavity();
+  t.boundary = "[boundary.x_min]\ntemperature = 1\n[boundary.x_max]\ntemperature = 0\n"
+               "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\ntemperature = 0.5\n";
+  t.physics = "velocity = 0.05\nreynolds = 100\n";
+  // type = "wall" drops the lid's velocity, not its temperature.
+  CaseConfig c = parse_case(t.str(), "t.toml", {"boundary.y_max.type=\"wall\""});
+  EXPECT_EQ(c.faces[3].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[3].velocity, (std::array<double, 3>{0.0, 0.0, 0.0}));
+  EXPECT_EQ(c.thermal.walls[3], ThermalWall::fixed);
+  EXPECT_DOUBLE_EQ(c.thermal.wall_temperature[3], 0.5);
+  // A new wall temperature changes the derived defaults.
+  c = parse_case(t.str(), "t.toml", {"boundary.y_min.temperature=-1"});
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 2.0);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.0);
+  // Making x periodic drops the x faces with their temperatures: one fixed wall is left, so Ra > 0 lacks a dT ...
+  EXPECT_TRUE(HasAll(error_of(t, {"domain.periodic=[true,false,true]"}),
+                     {"thermal.temperature_difference", "every fixed wall is at 0.5"}));
+  // ... until one is given.
+  c = parse_case(t.str(), "t.toml", {"domain.periodic=[true,false,true]", "thermal.temperature_difference=1"});
+  EXPECT_EQ(c.thermal.walls[0], ThermalWall::adiabatic);
+  EXPECT_EQ(c.thermal.walls[1], ThermalWall::adiabatic);
+  EXPECT_EQ(c.thermal.walls[3], ThermalWall::fixed);
+  // ... unless a --set gave one of them: then the periodic axis is reported.
+  EXPECT_TRUE(HasAll(error_of(t, {"boundary.x_min.temperature=2", "domain.periodic=[true,false,true]"}),
+                     {"[boundary.x_min] is given but the x axis is periodic"}));
+  // Errors name the --set.
+  EXPECT_TRUE(HasAll(error_of(t, {"thermal.prandtl=-1"}), {"thermal.prandtl = -1", "--set thermal.prandtl=-1"}));
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"boundary.y_min.temperature=1"}),
+                     {"boundary.y_min.temperature", "[thermal]", "--set boundary.y_min.temperature=1"}));
+  // [thermal] can be added from the command line.
+  c = parse_case(CaseText().str(), "t.toml", {"thermal.prandtl=0.71"});
+  EXPECT_TRUE(c.thermal.enabled);
+  EXPECT_NEAR(c.thermal.diffusivity, c.nu / 0.71, 1e-15);
+}
+
+TEST(CaseConfigThermal, FinalizeIsIdempotent) {
+  // A file case, finalized once more.
+  CaseText t = heated_cavity();
+  t.extra = "[thermal]\nprandtl = 0.71\nrayleigh = 1e5\ngravity = [1, 1, 0]\n";
+  CaseConfig c = parse_case(t.str(), "t.toml");
+  const auto expect_same = [](const CaseConfig& a, const CaseConfig& b) {
+    EXPECT_DOUBLE_EQ(a.nu, b.nu);
+    EXPECT_DOUBLE_EQ(a.tau, b.tau);
+    EXPECT_DOUBLE_EQ(a.reynolds, b.reynolds);
+    EXPECT_EQ(a.thermal.gravity_direction, b.thermal.gravity_direction);  // exact: not normalised again
+    EXPECT_EQ(a.thermal.reference_temperature, b.thermal.reference_temperature);
+    EXPECT_EQ(a.thermal.temperature_difference, b.thermal.temperature_difference);
+    EXPECT_EQ(a.thermal.initial_temperature, b.thermal.initial_temperature);
+    EXPECT_DOUBLE_EQ(a.thermal.diffusivity, b.thermal.diffusivity);
+    EXPECT_DOUBLE_EQ(a.thermal.buoyancy, b.thermal.buoyancy);
+    EXPECT_EQ(a.thermal.substeps, b.thermal.substeps);
+    EXPECT_EQ(a.thermal.walls, b.thermal.walls);
+  };
+  CaseConfig once = c;
+  finalize_case(c);
+  expect_same(c, once);
+
+  // A struct built in code: the free-fall velocity fixes nu (no reynolds / tau / viscosity), defaults from walls.
+  c = thermal_struct();
+  c.reynolds = 0.0;
+  c.velocity = 0.05;
+  c.faces[3].velocity = {0.05, 0.0, 0.0};
+  c.thermal.rayleigh = 1e4;
+  c.thermal.gravity_direction = {0.0, 0.0, 2.0};
+  finalize_case(c);
+  EXPECT_NEAR(c.nu, 0.05 * 32 * std::sqrt(1.0 / 1e4), 1e-15);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 1.0);  // 2 - 1
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 1.5);
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 1.5);
+  EXPECT_EQ(c.thermal.gravity_direction, (std::array<double, 3>{0.0, 0.0, 1.0}));
+  EXPECT_NEAR(c.thermal.buoyancy, 1e4 * c.nu * c.nu / (1.0 * 32 * 32 * 32), 1e-18);
+  once = c;
+  finalize_case(c);
+  expect_same(c, once);
+  finalize_case(c);
+  expect_same(c, once);
+
+  // Values set in code are kept: only the "derive" markers (NaN, 0 for dT) are filled.
+  c = thermal_struct();
+  c.thermal.reference_temperature = 0.0;
+  c.thermal.temperature_difference = 5.0;
+  finalize_case(c);
+  EXPECT_DOUBLE_EQ(c.thermal.reference_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.initial_temperature, 0.0);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 5.0);
+  // Without any fixed wall, dT stays 0 (derive) on every call.
+  c = cavity_struct();
+  c.thermal.enabled = true;
+  c.thermal.prandtl = 1.0;
+  finalize_case(c);
+  once = c;
+  finalize_case(c);
+  expect_same(c, once);
+  EXPECT_DOUBLE_EQ(c.thermal.temperature_difference, 0.0);
+}
+
+TEST(CaseConfigThermal, ChecksApplyToStructs) {
+  CaseConfig c = thermal_struct();
+  EXPECT_NO_THROW(finalize_case(c));
+  c = thermal_struct();
+  c.thermal.enabled = false;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"boundary.y_min.temperature = 2", "needs a [thermal] section"}));
+  c = thermal_struct();
+  c.thermal.walls[4] = ThermalWall::fixed;  // z is periodic
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"boundary.z_min.temperature", "periodic"}));
+  c = thermal_struct();
+  c.thermal.wall_temperature[3] = std::nan("");
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"boundary.y_max.temperature", "finite"}));
+  c = cavity_struct();
+  c.output_fields = {"density", "temperature"};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"output.fields", "needs a [thermal] section"}));
+  c = thermal_struct();
+  c.thermal.prandtl = 0.0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.prandtl = 0", "> 0"}));
+  c = thermal_struct();
+  c.thermal.rayleigh = -1.0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.rayleigh = -1", ">= 0"}));
+  c = thermal_struct();
+  c.thermal.gravity_direction = {0.0, 0.0, 0.0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.gravity", "direction"}));
+  c = thermal_struct();
+  c.thermal.gravity_direction = {0.0, 1e300, 0.0};  // its square overflows
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.gravity"}));
+  c = thermal_struct();
+  c.thermal.temperature_difference = -1.0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.temperature_difference = -1", "> 0"}));
+  c = thermal_struct();
+  c.thermal.perturbation = -1.0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.perturbation"}));
+  c = thermal_struct();
+  c.thermal.reference_temperature = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.reference_temperature", "finite"}));
+  c = thermal_struct();
+  c.thermal.rayleigh = 1e4;
+  c.thermal.wall_temperature[3] = 2.0;  // both walls at 2: no dT
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.temperature_difference", "dT > 0"}));
+  c = thermal_struct();
+  c.thermal.rayleigh = 1e4;
+  c.reynolds = 0.0;
+  c.velocity = 0.0;
+  c.faces[3] = FaceBoundary{};  // a resting wall, so U = 0 is allowed
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.velocity = 0", "free-fall velocity"}));
+  c = thermal_struct();  // Ra = 0 and no viscosity: the free-fall way is mentioned
+  c.reynolds = 0.0;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.reynolds", "thermal.rayleigh > 0"}));
 }
 
 // ---- the shipped cases ---------------------------------------------------------------------------------------------
