@@ -28,14 +28,17 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// "swapped" (an odd step) the cells of `box` and their neighbours, ghost layer included, which the halo exchange
 /// must have filled. Sub-boxes may be updated in any order or concurrently. `key` seeds fp16's stochastic rounding.
 /// Population offsets are 32-bit when 19 * n_cells fits, 64-bit otherwise or with `wide_index` (tests compare both).
-/// `force_field` (when present) adds each cell's force density to the uniform body force of `relax`.
+/// `force_field` (when present) adds each cell's force density to the uniform body force of `relax`;
+/// `velocity_out` (when present) receives each updated fluid cell's velocity (with the F/2 shift) of the time the
+/// step collides, i.e. the fields before the step (+3 * sizeof(R) written per cell).
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16).
 template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                     const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
                     const WallVelocities<compute_t<T>>& walls, const RoundingKey& key,
                     const backend::Stream* stream = nullptr, bool wide_index = false,
-                    const ForceFieldView<compute_t<T>>& force_field = {});
+                    const ForceFieldView<compute_t<T>>& force_field = {},
+                    const VelocityOutView<compute_t<T>>& velocity_out = {});
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
 /// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.

@@ -9,7 +9,9 @@
 //   = 153 B with float storage, 305 B with double, 77 B with fp16 (neighbour flags of near-wall cells come from
 //   cache); memory held per cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double).
 // The force density is the uniform body force plus, with two-way coupled particles, the cell's deposited force
-// (ForceFieldView: +3 * sizeof(R) read per cell when present).
+// (ForceFieldView: +3 * sizeof(R) read per cell when present) and, with a buoyant scalar, its Boussinesq force
+// (+1 * sizeof(R) read). With the scalar transport the kernel also writes the velocity it computed
+// (VelocityOutView: +3 * sizeof(R) written), so no separate pass over the populations is needed.
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
@@ -22,9 +24,10 @@
 namespace eddy {
 namespace {
 
-/// kForced: with the per-cell force of two-way coupled particles. A template parameter, not a runtime branch: the
-/// branch alone raised the plain kernel from 64 to 94 registers and cost fp16 22 % (docs/performance.md).
-template <class T, bool kOdd, class Index, bool kForced>
+/// kCoupled: with a per-cell force (particles, buoyancy) and/or the velocity written out. A template parameter, not
+/// a runtime branch: the branch alone raised the plain kernel from 64 to 94 registers and cost fp16 22 %
+/// (docs/performance.md). Inside the coupled variant the parts present are chosen at run time.
+template <class T, bool kOdd, class Index, bool kCoupled>
 struct StreamCollide {
   using R = compute_t<T>;
   // Register cap through the launch bound (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md):
@@ -41,7 +44,8 @@ struct StreamCollide {
   Relaxation<R> relax;
   WallVelocities<R> walls;
   RoundingKey key;
-  ForceFieldView<R> force_field;  // two-way coupled particles (kForced only)
+  ForceFieldView<R> force_field;  // particles, buoyancy (kCoupled only)
+  VelocityOutView<R> velocity_out;  // kCoupled only
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -54,10 +58,13 @@ struct StreamCollide {
       load_own(a, cell, f);
     }
     R rho, u[3];
-    if (kForced) {
+    if (kCoupled) {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
       collide(f, local, rho, u);
+      if (velocity_out.present()) {
+        for (int d = 0; d < 3; ++d) velocity_out.u[d][cell] = u[d];
+      }
     } else {
       collide(f, relax, rho, u);
     }
@@ -70,27 +77,29 @@ struct StreamCollide {
   }
 };
 
-template <class T, class Index, bool kForced>
+template <class T, class Index, bool kCoupled>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
+            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
+            const VelocityOutView<compute_t<T>>& velocity_out) {
   if (layout == PopulationLayout::swapped) {
-    parallel_for(box, StreamCollide<T, true, Index, kForced>{a, a, flags, shape, relax, walls, key, force_field},
-                 "stream_collide_odd", stream);
+    const StreamCollide<T, true, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
+    parallel_for(box, k, "stream_collide_odd", stream);
   } else {
-    parallel_for(box, StreamCollide<T, false, Index, kForced>{a, a, flags, shape, relax, walls, key, force_field},
-                 "stream_collide_even", stream);
+    const StreamCollide<T, false, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
+    parallel_for(box, k, "stream_collide_even", stream);
   }
 }
 
 template <class T, class Index>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
-  if (force_field.present()) {
-    launch<T, Index, true>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
+            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
+            const VelocityOutView<compute_t<T>>& velocity_out) {
+  if (force_field.present() || velocity_out.present()) {
+    launch<T, Index, true>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
   } else {
-    launch<T, Index, false>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
+    launch<T, Index, false>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
   }
 }
 
@@ -100,12 +109,13 @@ template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
-                    const ForceFieldView<compute_t<T>>& force_field) {
+                    const ForceFieldView<compute_t<T>>& force_field,
+                    const VelocityOutView<compute_t<T>>& velocity_out) {
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
-    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
+    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
   } else {
-    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field);
+    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
   }
 }
 
@@ -113,7 +123,7 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
   template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,        \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
                                   const RoundingKey&, const backend::Stream*, bool,                             \
-                                  const ForceFieldView<compute_t<T>>&);
+                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -29,17 +29,35 @@ struct MomentView {
   T* u[3];
 };
 
-/// Per-cell force density added to the uniform body force (lattice units; block layout, ghost layer included), from
-/// two-way coupled particles. All null: no per-cell force.
+/// Per-cell force density added to the uniform body force (lattice units; block layout, ghost layer included):
+/// the force deposited by two-way coupled particles (f), and the Boussinesq buoyancy of a scalar field,
+///   F = buoyancy * (scalar[cell] - reference),  buoyancy = -rho0 g beta g_hat  (rho0 = 1; solver/thermal_field.hpp).
+/// Each part is absent when its pointer is null; all null: no per-cell force.
 template <class R>
 struct ForceFieldView {
   const R* f[3] = {nullptr, nullptr, nullptr};
-  EDDY_HOST_DEVICE bool present() const { return f[0] != nullptr; }
+  const R* scalar = nullptr;
+  R buoyancy[3] = {R(0), R(0), R(0)};
+  R reference = R(0);
+  EDDY_HOST_DEVICE bool present() const { return f[0] != nullptr || scalar != nullptr; }
   /// Uniform `force` plus this cell's share.
   EDDY_HOST_DEVICE void add_to(std::int64_t cell, R (&force)[3]) const {
-    if (!present()) return;
-    for (int d = 0; d < 3; ++d) force[d] += f[d][cell];
+    if (f[0] != nullptr) {
+      for (int d = 0; d < 3; ++d) force[d] += f[d][cell];
+    }
+    if (scalar != nullptr) {
+      const R excess = scalar[cell] - reference;
+      for (int d = 0; d < 3; ++d) force[d] += buoyancy[d] * excess;
+    }
   }
+};
+
+/// Where the fused kernel also writes each fluid cell's velocity u = (sum_i f_i c_i + F/2) / rho of the time it
+/// collides (cell field, block layout; lattice units), for the scalar transport. All null: not written.
+template <class R>
+struct VelocityOutView {
+  R* u[3] = {nullptr, nullptr, nullptr};
+  EDDY_HOST_DEVICE bool present() const { return u[0] != nullptr; }
 };
 
 /// Velocity of each of the 6 faces' moving walls (lattice units), indexed by face (see cell_flags.hpp).

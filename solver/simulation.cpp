@@ -64,10 +64,13 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
   // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
   bool derived = false;
-  for (const std::string& f : config.output_fields) derived = derived || (f != "density" && f != "velocity");
+  for (const std::string& f : config.output_fields) {
+    derived = derived || f == "vorticity" || f == "q_criterion" || f == "strain_rate";
+  }
   const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes;
+         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
+         double(thermal_device_bytes(config, shape.n_cells()));
 }
 
 /// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
@@ -117,6 +120,7 @@ class LatticeSimulation final : public Simulation {
     initialize_equilibrium(view(), shape_, init);  // the "own" layout
     split_interior(shape_, decomposition_, inner_, shell_);
     if (config.particles.enabled) particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
+    if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_);
     backend::synchronize();
   }
 
@@ -139,6 +143,7 @@ class LatticeSimulation final : public Simulation {
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
+      if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
         complete_halo();
         particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
@@ -217,6 +222,10 @@ class LatticeSimulation final : public Simulation {
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
     const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
+    if (thermal_ && wants_output("temperature")) {
+      const std::vector<double> t = thermal_->interior();
+      host.insert(host.end(), t.begin(), t.end());
+    }
     const int components = int(host.size() / std::max<std::size_t>(n, 1));
     PieceExtent piece{decomposition_.offset, decomposition_.local_size};
     if (!decomposition_.serial() && decomposition_.size > 1) {
@@ -242,6 +251,7 @@ class LatticeSimulation final : public Simulation {
     for (const DerivedField& d : kDerivedFields) {
       if (wants_output(d.name)) take(d.name, d.components);
     }
+    if (thermal_ && wants_output("temperature")) take("temperature", 1);
     eddy::write_vti<R>(path, grid, point_fields, scaling.time(step_));
     return piece;
   }
@@ -371,6 +381,20 @@ class LatticeSimulation final : public Simulation {
     return particles_->force_on_fluid();
   }
 
+  bool has_thermal() const override { return thermal_ != nullptr; }
+  std::vector<double> temperature() override { return thermal_ ? thermal_->interior() : std::vector<double>(); }
+  void set_temperature(const std::vector<double>& t) override {
+    if (!thermal_) throw std::logic_error("set_temperature: the case has no [thermal] section");
+    thermal_->set_interior(t);
+  }
+  std::array<double, 6> face_heat_inflow() override {
+    if (!thermal_) return {};
+    return thermal_->face_inflow(flags_.download());
+  }
+  ThermalDiagnostics thermal_diagnostics() override {
+    return thermal_ ? thermal_->diagnose() : ThermalDiagnostics();
+  }
+
   std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
@@ -378,12 +402,15 @@ class LatticeSimulation final : public Simulation {
  private:
   void update(const Box& box, const RoundingKey& key) {
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
-                   force_field());
+                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{});
   }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
-  /// Per-cell force of two-way coupled particles (absent otherwise).
-  ForceFieldView<R> force_field() const { return particles_ ? particles_->force_field() : ForceFieldView<R>{}; }
+  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
+  ForceFieldView<R> force_field() const {
+    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
+    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
+  }
 
   /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
   /// them after one ("own").
@@ -462,6 +489,7 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
   std::unique_ptr<ParticleSystem<T>> particles_;
+  std::unique_ptr<ThermalField<R>> thermal_;
   PopulationLayout layout_ = PopulationLayout::own;
   bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
   std::int64_t step_ = 0;

@@ -14,6 +14,7 @@
 #include "io/case_config.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/particle_system.hpp"
+#include "solver/thermal_field.hpp"
 
 namespace eddy {
 
@@ -102,10 +103,24 @@ class Simulation {
   /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
   virtual std::array<double, 3> particle_force_on_fluid() = 0;
 
+  /// True when the case has a temperature field ([thermal]); it advances with every step (solver/thermal_field.hpp).
+  virtual bool has_thermal() const = 0;
+  /// T on this rank's interior cells (MacroscopicFields order), lattice units; empty without [thermal].
+  virtual std::vector<double> temperature() = 0;
+  /// Replaces T on the interior cells (layout as temperature()); used by tests. Throws std::logic_error without
+  /// [thermal].
+  virtual void set_temperature(const std::vector<double>& t) = 0;
+  /// Heat entering the fluid per step through each domain face (kFaceNames order), summed over the face and the
+  /// ranks; 0 for faces that are not fixed-temperature walls and without [thermal]. Collective.
+  virtual std::array<double, 6> face_heat_inflow() = 0;
+  /// Range, total and finiteness of T on all ranks (collective; defaults without [thermal]).
+  virtual ThermalDiagnostics thermal_diagnostics() = 0;
+
   /// Device bytes per cell: populations (one array, in place) and flags.
   virtual std::size_t bytes_per_cell() const = 0;
   /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, the
-  /// output slab (4 fields for at most 2^24 cells), and the particles' fields and arrays when present.
+  /// output slab (4 fields for at most 2^24 cells), the particles' fields and arrays and the thermal fields when
+  /// present.
   virtual std::size_t device_bytes() const = 0;
   /// Bytes moved through device memory per fluid cell per step by the fused kernel.
   virtual std::size_t kernel_bytes_per_cell() const = 0;

@@ -1,0 +1,97 @@
+// Advection-diffusion of a scalar T (temperature or a concentration) carried by the LBM velocity u:
+//   dT/dt + div(u T) = kappa lap T
+// Explicit, conservative finite volumes on the lattice's cells (dx = 1, lattice units), forward Euler in time with
+// a time step dt (1 / substeps of an LBM step). The net inflow through the six faces of cell P is
+//   sum over faces (axis a, side s = +-1, neighbour N = P + s e_a):
+//     open face:  kappa (T_N - T_P) - s u_f T_f,   u_f = (u_a(P) + u_a(N)) / 2,  T_f = (T_P + T_N) / 2
+//                 (second-order central fluxes; Versteeg & Malalasekera 2007, An Introduction to Computational
+//                 Fluid Dynamics, sec. 5.3 and 4.2)
+//     wall face:  no advective flux (walls move tangentially);
+//                 adiabatic: no diffusive flux;
+//                 fixed value T_w, the wall halfway between P and the solid node as for bounce-back: the gradient
+//                 at the wall of the quadratic through T_w (at -1/2), T_P (0) and T_PP (1, PP = P - s e_a):
+//                   kappa (8 T_w - 9 T_P + T_PP) / 3     (second order: T(x) = a + b x + c x^2 through the three
+//                                                         values has T'(-1/2) = (9 T_P - T_PP - 8 T_w) / 3)
+//                 and kappa 2 (T_w - T_P) when PP is solid too (a one-cell gap: first order).
+//   T_P(t + dt) = T_P(t) + dt * inflow.
+// Each open face's flux is computed from the same two values by both cells and with operands in either order
+// ((a + b) is exactly (b + a)), so it leaves one cell exactly as it enters the other: the total of T changes only
+// through fixed-value walls, up to the rounding of each cell's own sum.
+//
+// Stability (checked when the case is read, io/case_config.cpp, which picks dt = 1 / substeps): the diffusion number
+// d = kappa dt <= 1/6, or <= 1/8 with fixed-value walls (Gershgorin bound of the update; the second-order wall flux
+// puts 3 kappa on the wall cell), and dt |u|^2 / kappa <= 2 (Hindmarsh, Gresho & Griffiths 1984, Int. J. Numer.
+// Methods Fluids 4, 853: sum_a C_a^2 / d <= 2 for explicit Euler with central differences), taken with a factor 2
+// margin on the imposed speed.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/backend.hpp"
+#include "kernels/block.hpp"
+#include "kernels/cell_flags.hpp"
+#include "kernels/views.hpp"
+
+namespace eddy {
+
+/// Temperature condition of the six domain faces (x_min, x_max, y_min, y_max, z_min, z_max): a fixed value, or zero
+/// flux. Walls exist only in the ghost layer, on the faces of the domain.
+template <class R>
+struct ScalarWalls {
+  bool fixed[6];  ///< true: T = value[face] at the wall; false: adiabatic
+  R value[6];
+};
+
+/// Diffusive inflow into the wall cell P through a fixed-value wall face (second order; first order when PP, the
+/// cell behind P, is solid too). kappa in lattice units.
+template <class R>
+EDDY_HOST_DEVICE inline R wall_inflow(R kappa, R t_wall, R t_p, R t_pp, bool pp_open) {
+  return pp_open ? kappa * (R(8) * t_wall - R(9) * t_p + t_pp) * R(1.0 / 3.0) : R(2) * kappa * (t_wall - t_p);
+}
+
+/// Scalar transport of one step: reads T and u on the block (ghosts filled), writes T_next on fluid interior cells.
+template <class R>
+struct ScalarStep {
+  const R* t;
+  R* t_next;
+  const R* u[3];
+  FlagView flags;
+  BlockShape shape;
+  ScalarWalls<R> walls;
+  R kappa;
+  R dt;
+
+  /// Net inflow of T into fluid cell P = (x, y, z) (lattice units: T per step).
+  EDDY_HOST_DEVICE R inflow(int x, int y, int z) const {
+    const std::int64_t p = shape.index(x, y, z);
+    const bool near = flags.flag[p] != kFluid;  // kFluid: no solid neighbour, no flag reads
+    const R t_p = t[p];
+    R sum = R(0);
+    for (int a = 0; a < 3; ++a) {
+      const std::int64_t step = shape.offset(a == 0, a == 1, a == 2);
+      for (int s = -1; s <= 1; s += 2) {
+        const std::int64_t n = p + s * step;
+        if (near && is_solid(flags.flag[n])) {
+          const int face = 2 * a + (s > 0 ? 1 : 0);
+          if (!walls.fixed[face]) continue;
+          const std::int64_t pp = p - s * step;
+          sum += wall_inflow(kappa, walls.value[face], t_p, t[pp], !is_solid(flags.flag[pp]));
+          continue;
+        }
+        const R t_n = t[n];
+        const R u_face = (u[a][p] + u[a][n]) * R(0.5);
+        const R t_face = (t_p + t_n) * R(0.5);
+        sum += kappa * (t_n - t_p) - R(s) * u_face * t_face;
+      }
+    }
+    return sum;
+  }
+
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t p = shape.index(x, y, z);
+    if (is_solid(flags.flag[p])) return;
+    t_next[p] = t[p] + dt * inflow(x, y, z);
+  }
+};
+
+}  // namespace eddy

@@ -1,0 +1,188 @@
+#include "solver/thermal_field.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/scalar_launchers.hpp"
+#include "solver/mpi_check.hpp"
+
+namespace eddy {
+
+namespace {
+
+/// Uniform in [-1, 1) from a 64-bit key (splitmix64 finaliser; Steele, Lea & Flood 2014).
+double hashed_unit(std::uint64_t key) {
+  std::uint64_t z = key + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+}  // namespace
+
+std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells) {
+  if (!config.thermal.enabled) return 0;
+  const std::size_t value = config.precision == Precision::float64 ? 8 : 4;
+  return 5 * value * std::size_t(block_cells);
+}
+
+template <class R>
+ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape)
+    : decomposition_(decomposition),
+      shape_(shape),
+      kappa_(R(config.thermal.diffusivity)),
+      dt_(R(1.0 / config.thermal.substeps)),
+      substeps_(config.thermal.substeps),
+      reference_(R(config.thermal.reference_temperature)),
+      buoyant_(config.thermal.buoyancy != 0.0),
+      halo_(decomposition, shape) {
+  const ThermalConfig& th = config.thermal;
+  for (int face = 0; face < 6; ++face) {
+    walls_.fixed[face] = th.walls[face] == ThermalWall::fixed;
+    walls_.value[face] = R(th.wall_temperature[face]);
+  }
+  for (int d = 0; d < 3; ++d) buoyancy_[d] = R(-th.buoyancy * th.gravity_direction[d]);
+  const std::size_t cells = std::size_t(shape.n_cells());
+  // T everywhere (ghosts and solid cells included, so no cell holds garbage); u = 0 until the first kernel step.
+  std::vector<R> t(cells, R(th.initial_temperature));
+  if (th.perturbation > 0.0) {
+    const auto& g = decomposition.global_size;
+    for (int z = 1; z <= shape.n[2]; ++z)
+      for (int y = 1; y <= shape.n[1]; ++y)
+        for (int x = 1; x <= shape.n[0]; ++x) {
+          const std::uint64_t gx = std::uint64_t(decomposition.offset[0] + x - 1);
+          const std::uint64_t gy = std::uint64_t(decomposition.offset[1] + y - 1);
+          const std::uint64_t gz = std::uint64_t(decomposition.offset[2] + z - 1);
+          const std::uint64_t global = gx + std::uint64_t(g[0]) * (gy + std::uint64_t(g[1]) * gz);
+          t[shape.index(x, y, z)] = R(th.initial_temperature + th.perturbation * hashed_unit(global));
+        }
+  }
+  for (auto& buffer : t_) {
+    buffer = DeviceBuffer<R>(cells);
+    buffer.upload(t);
+  }
+  const std::vector<R> zero(cells, R(0));
+  for (auto& component : u_) {
+    component = DeviceBuffer<R>(cells);
+    component.upload(zero);
+  }
+}
+
+template <class R>
+ForceFieldView<R> ThermalField<R>::with_buoyancy(ForceFieldView<R> force) const {
+  if (!buoyant_) return force;
+  force.scalar = current();
+  for (int d = 0; d < 3; ++d) force.buoyancy[d] = buoyancy_[d];
+  force.reference = reference_;
+  return force;
+}
+
+template <class R>
+void ThermalField<R>::step(const FlagView& flags, const backend::Stream* stream) {
+  for (auto& component : u_) halo_.fill_ghosts(component.data(), stream);
+  const R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
+  for (int s = 0; s < substeps_; ++s) {
+    halo_.fill_ghosts(t_[current_].data(), stream);
+    advance_scalar(t_[current_].data(), t_[1 - current_].data(), u, flags, shape_, walls_, kappa_, dt_, stream);
+    current_ = 1 - current_;
+  }
+}
+
+template <class R>
+template <class Fn>
+void ThermalField<R>::for_each_interior(Fn fn) const {
+  std::int64_t k = 0;
+  for (int z = 1; z <= shape_.n[2]; ++z)
+    for (int y = 1; y <= shape_.n[1]; ++y)
+      for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
+}
+
+template <class R>
+std::vector<double> ThermalField<R>::interior() const {
+  const std::vector<R> all = t_[current_].download();
+  std::vector<double> out(std::size_t(shape_.interior_cells()));
+  for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = double(all[std::size_t(cell)]); });
+  return out;
+}
+
+template <class R>
+void ThermalField<R>::set_interior(const std::vector<double>& t) {
+  std::vector<R> all = t_[current_].download();
+  for_each_interior([&](std::int64_t k, std::int64_t cell) { all[std::size_t(cell)] = R(t[std::size_t(k)]); });
+  t_[current_].upload(all);
+}
+
+template <class R>
+std::array<double, 6> ThermalField<R>::face_inflow(const std::vector<CellFlag>& flags) const {
+  const std::vector<R> t = t_[current_].download();
+  std::array<double, 6> inflow{};
+  for (int z = 1; z <= shape_.n[2]; ++z)
+    for (int y = 1; y <= shape_.n[1]; ++y)
+      for (int x = 1; x <= shape_.n[0]; ++x) {
+        const std::int64_t p = shape_.index(x, y, z);
+        if (flags[std::size_t(p)] == kFluid || is_solid(flags[std::size_t(p)])) continue;
+        for (int a = 0; a < 3; ++a) {
+          const std::int64_t step = shape_.offset(a == 0, a == 1, a == 2);
+          for (int s = -1; s <= 1; s += 2) {
+            const int face = 2 * a + (s > 0 ? 1 : 0);
+            if (!walls_.fixed[face] || !is_solid(flags[std::size_t(p + s * step)])) continue;
+            const std::int64_t pp = p - s * step;
+            inflow[face] += double(wall_inflow(kappa_, walls_.value[face], t[std::size_t(p)], t[std::size_t(pp)],
+                                               !is_solid(flags[std::size_t(pp)])));
+          }
+        }
+      }
+  if (!decomposition_.serial() && decomposition_.size > 1) {
+    std::array<double, 6> total{};
+    EDDY_MPI_CHECK(MPI_Allreduce(inflow.data(), total.data(), 6, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
+    inflow = total;
+  }
+  return inflow;
+}
+
+template <class R>
+ThermalDiagnostics ThermalField<R>::diagnose() const {
+  const std::vector<double> t = interior();
+  // Solid interior cells do not exist (walls are in the ghost layer), so every interior value is a fluid cell's.
+  double values[3] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0.0};
+  double bad = 0.0;
+  for (double v : t) {
+    if (!std::isfinite(v)) {
+      bad = 1.0;
+      continue;
+    }
+    values[0] = std::min(values[0], v);
+    values[1] = std::max(values[1], v);
+    values[2] += v;
+  }
+  if (!decomposition_.serial() && decomposition_.size > 1) {
+    double lo = -values[0], hi = values[1], sum = values[2], worst = bad;
+    double in[2] = {lo, hi}, out[2];
+    EDDY_MPI_CHECK(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(&sum, &values[2], 1, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(&worst, &bad, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm));
+    values[0] = -out[0];
+    values[1] = out[1];
+  }
+  ThermalDiagnostics d;
+  d.min = values[0];
+  d.max = values[1];
+  d.total = values[2];
+  d.finite = bad == 0.0;
+  return d;
+}
+
+double nusselt_number(const CaseConfig& config, int face, double inflow) {
+  const int axis = face / 2;
+  const double area = double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
+  const ThermalConfig& th = config.thermal;
+  const double dt = th.temperature_difference > 0.0 ? th.temperature_difference : 1.0;
+  return inflow / area * config.length / (th.diffusivity * dt);
+}
+
+template class ThermalField<float>;
+template class ThermalField<double>;
+
+}  // namespace eddy

@@ -1,0 +1,92 @@
+// ThermalField<R>: the temperature (or passive scalar) T of one rank's block and its coupling to the flow
+// ([thermal], io/case_config.hpp). Scheme, boundary fluxes, stability and sources: kernels/scalar_transport.hpp.
+//
+// Data flow of one LBM step n (solver/simulation.cpp):
+//   1. the fused stream-collide kernel reads T^n for the Boussinesq force F = -g beta (T - T_ref) g_hat (Guo
+//      forcing) and writes the velocity u^n it computed (ForceFieldView, VelocityOutView): no extra pass over the
+//      populations;
+//   2. step(): u^n's ghost planes come from the neighbours (solver/field_halo.hpp); then, substeps times, T's ghost
+//      planes are filled and one explicit step T -> T + dt inflow(u^n, T) runs over the interior (one pass).
+// Both T buffers hold one value per block cell, ghost layer included; the step writes into the other buffer and
+// swaps. Every cell's update reads only its own and its face neighbours' values, so T does not depend on the rank
+// count (bitwise on the cpu backend).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "kernels/scalar_transport.hpp"
+#include "kernels/views.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
+
+namespace eddy {
+
+/// Range and total of T on all ranks (fluid interior cells; lattice units).
+struct ThermalDiagnostics {
+  double min = 0.0, max = 0.0;
+  double total = 0.0;  ///< sum of T over fluid cells (the conserved quantity without fixed-value walls)
+  bool finite = true;  ///< false if any T is NaN or infinite
+};
+
+/// Device bytes the thermal fields of a block of `shape` take: two T buffers and the three velocity components,
+/// one R each per block cell.
+std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells);
+
+template <class R>
+class ThermalField {
+ public:
+  /// Allocates the fields and sets T to thermal.initial_temperature plus the perturbation (hashed from the global
+  /// cell index, so independent of the decomposition).
+  ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape);
+
+  /// `force` with this field's buoyancy added (unchanged when Ra = 0: a passive scalar).
+  ForceFieldView<R> with_buoyancy(ForceFieldView<R> force) const;
+  /// Where the kernel writes u^n.
+  VelocityOutView<R> velocity_out() const { return VelocityOutView<R>{{u_[0].data(), u_[1].data(), u_[2].data()}}; }
+
+  /// Advances T by one LBM step with the velocity the last kernel step wrote (collective: ghost exchanges).
+  void step(const FlagView& flags, const backend::Stream* stream);
+
+  /// T on this rank's interior cells, MacroscopicFields order (x fastest), lattice units.
+  std::vector<double> interior() const;
+  /// Replaces T on the interior cells (layout as interior()); used by tests to start from any field.
+  void set_interior(const std::vector<double>& t);
+
+  /// Heat entering the fluid through each face of the domain per step, summed over the face (lattice units:
+  /// T cells^3 / step in 3D with dx = 1), by the same wall flux as the scheme; 0 for faces that are not fixed-value
+  /// walls. Collective (summed over ranks).
+  std::array<double, 6> face_inflow(const std::vector<CellFlag>& flags) const;
+  /// Collective.
+  ThermalDiagnostics diagnose() const;
+
+ private:
+  const R* current() const { return t_[current_].data(); }
+  template <class Fn>
+  void for_each_interior(Fn fn) const;
+
+  Decomposition decomposition_;
+  BlockShape shape_;
+  ScalarWalls<R> walls_{};
+  R kappa_, dt_;
+  int substeps_;
+  R buoyancy_[3];
+  R reference_;
+  bool buoyant_;
+  DeviceBuffer<R> t_[2];
+  int current_ = 0;
+  DeviceBuffer<R> u_[3];
+  mutable FieldHalo<R> halo_;
+};
+
+/// Average Nusselt number of face `face` from its total inflow (ThermalField::face_inflow): the mean wall heat flux
+/// over the conductive flux kappa dT / L of the same temperature difference,
+///   Nu = (inflow / area) L / (kappa dT),   area = the face's cells.
+/// Positive where heat enters (the hot wall), negative where it leaves. (de Vahl Davis 1983, Int. J. Numer. Methods
+/// Fluids 3, 249, eq. 8 and Table IV: the average over the hot wall.)
+double nusselt_number(const CaseConfig& config, int face, double inflow);
+
+}  // namespace eddy

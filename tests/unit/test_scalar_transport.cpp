@@ -1,0 +1,183 @@
+// The scalar transport kernel (kernels/scalar_launchers.hpp) on this build's backend against a plain CPU reference
+// written face by face (each face's flux computed once and given to both cells), on random T and u with fixed-value
+// and adiabatic walls and a periodic axis; and the velocity the fused kernel writes for it (VelocityOutView) against
+// the moments of the same populations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/launchers.hpp"
+#include "kernels/scalar_launchers.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/lattice_setup.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+/// Walls: x_min fixed (T = 0.7), x_max adiabatic, y_min fixed (-0.4), y_max fixed (0.2), z periodic.
+CaseConfig walled_box() {
+  CaseConfig c = test::box_case(10, 9, 7, 0.8);
+  test::make_periodic(c, 2);
+  finalize_case(c);
+  return c;
+}
+
+constexpr bool kFixed[6] = {true, false, true, true, false, false};
+constexpr double kWallT[6] = {0.7, 0.0, -0.4, 0.2, 0.0, 0.0};
+
+/// Face-based reference in double: for every pair of face neighbours (P, N = P + e_a) with P or N interior and
+/// fluid, the flux from P to N, F = u_f T_f - kappa (T_N - T_P), leaves P and enters N; wall faces add kappa times the
+/// one-sided gradient at the wall.
+std::vector<double> reference_step(const std::vector<CellFlag>& flags, const BlockShape& s,
+                                   const std::vector<double>& t, const std::vector<double> (&u)[3], double kappa,
+                                   double dt) {
+  std::vector<double> inflow(t.size(), 0.0);
+  auto interior = [&](int x, int y, int z) {
+    return x >= 1 && y >= 1 && z >= 1 && x <= s.n[0] && y <= s.n[1] && z <= s.n[2];
+  };
+  for (int z = 0; z <= s.n[2]; ++z)
+    for (int y = 0; y <= s.n[1]; ++y)
+      for (int x = 0; x <= s.n[0]; ++x)
+        for (int a = 0; a < 3; ++a) {
+          const int q[3] = {x + (a == 0), y + (a == 1), z + (a == 2)};
+          const std::int64_t p = s.index(x, y, z), n = s.index(q[0], q[1], q[2]);
+          const bool p_in = interior(x, y, z), n_in = interior(q[0], q[1], q[2]);
+          if (!p_in && !n_in) continue;
+          const bool p_solid = is_solid(flags[p]), n_solid = is_solid(flags[n]);
+          if (p_solid && n_solid) continue;
+          if (p_solid || n_solid) {  // a wall face: P solid means the wall is on N's low side
+            const int face = 2 * a + (n_solid ? 1 : 0);
+            if (!kFixed[face]) continue;
+            const std::int64_t cell = n_solid ? p : n, behind = n_solid ? p - (n - p) : n + (n - p);
+            const double gradient = is_solid(flags[behind]) ? 2.0 * (kWallT[face] - t[cell])
+                                                            : (8.0 * kWallT[face] - 9.0 * t[cell] + t[behind]) / 3.0;
+            inflow[cell] += kappa * gradient;
+            continue;
+          }
+          const double flux = 0.5 * (u[a][p] + u[a][n]) * 0.5 * (t[p] + t[n]) - kappa * (t[n] - t[p]);
+          inflow[p] -= flux;
+          inflow[n] += flux;
+        }
+  std::vector<double> next = t;
+  for (std::size_t k = 0; k < t.size(); ++k) next[k] = t[k] + dt * inflow[k];
+  return next;
+}
+
+template <class R>
+void expect_matches_reference(double tolerance) {
+  const CaseConfig c = walled_box();
+  const Decomposition d = serial_decomposition(c);
+  const BlockShape s = block_shape(d);
+  const std::vector<CellFlag> flags = build_flags(c, d);
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> value(-1.0, 1.0), speed(-0.05, 0.05);
+  const std::size_t cells = std::size_t(s.n_cells());
+  std::vector<double> t(cells), u[3];
+  for (auto& v : t) v = R(value(rng));  // values representable in R, so both sides start equal
+  for (auto& component : u) {
+    component.resize(cells);
+    for (auto& v : component) v = R(speed(rng));
+  }
+  const double kappa = 0.11, dt = 0.5;
+  const std::vector<double> expected = reference_step(flags, s, t, u, kappa, dt);
+
+  DeviceBuffer<CellFlag> device_flags(cells);
+  device_flags.upload(flags);
+  DeviceBuffer<R> device_t(cells), device_next(cells),
+      device_u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+  device_t.upload(std::vector<R>(t.begin(), t.end()));
+  device_next.upload(std::vector<R>(cells, R(-99)));
+  for (int a = 0; a < 3; ++a) device_u[a].upload(std::vector<R>(u[a].begin(), u[a].end()));
+  ScalarWalls<R> walls{};
+  for (int f = 0; f < 6; ++f) {
+    walls.fixed[f] = kFixed[f];
+    walls.value[f] = R(kWallT[f]);
+  }
+  const R* const u_ptr[3] = {device_u[0].data(), device_u[1].data(), device_u[2].data()};
+  advance_scalar(device_t.data(), device_next.data(), u_ptr, FlagView{device_flags.data()}, s, walls, R(kappa), R(dt));
+  const std::vector<R> got = device_next.download();
+  double worst = 0.0;
+  int checked = 0;
+  for (int z = 1; z <= s.n[2]; ++z)
+    for (int y = 1; y <= s.n[1]; ++y)
+      for (int x = 1; x <= s.n[0]; ++x) {
+        const std::int64_t k = s.index(x, y, z);
+        worst = std::max(worst, std::abs(double(got[k]) - expected[k]));
+        ++checked;
+      }
+  EXPECT_EQ(checked, c.size[0] * c.size[1] * c.size[2]);
+  EXPECT_LT(worst, tolerance) << "max |kernel - face-based reference| over the interior";
+  EXPECT_EQ(got[s.index(0, 3, 3)], R(-99)) << "ghost cells must not be written";
+}
+
+TEST(ScalarTransport, MatchesFaceBasedReferenceInDouble) {
+  EDDY_REQUIRE_DEVICE();
+  expect_matches_reference<double>(1e-14);
+}
+
+TEST(ScalarTransport, MatchesFaceBasedReferenceInFloat) {
+  EDDY_REQUIRE_DEVICE();
+  expect_matches_reference<float>(1e-6);
+}
+
+/// The fused kernel's velocity output equals u of compute_moments on the populations it collides (same formula, the
+/// Guo F/2 shift with the per-cell buoyancy included).
+TEST(ScalarTransport, FusedKernelWritesTheMomentsVelocity) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = test::box_case(12, 10, 8, 0.7);
+  for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
+  c.velocity = 0.05;
+  c.initial = {InitialKind::taylor_green_3d, 0.05};
+  c.precision = Precision::float64;
+  finalize_case(c);
+  const Decomposition d = serial_decomposition(c);
+  const BlockShape s = block_shape(d);
+  const std::size_t cells = std::size_t(s.n_cells());
+  DeviceBuffer<double> f(std::size_t(d3q19::Q) * cells);
+  const PopulationView<double> a{f.data(), s.n_cells()};
+  DeviceBuffer<CellFlag> flags(cells);
+  flags.upload(build_flags(c, d));
+  initialize_equilibrium(a, s, initial_field(c, d));
+  // A buoyancy field: T varies along x, force along y.
+  std::vector<double> t(cells);
+  for (std::size_t k = 0; k < cells; ++k) t[k] = 0.01 * double(k % 13);
+  DeviceBuffer<double> device_t(cells);
+  device_t.upload(t);
+  ForceFieldView<double> force;
+  force.scalar = device_t.data();
+  force.buoyancy[1] = 2e-4;
+  force.reference = 0.05;
+  const Relaxation<double> relax = relaxation<double>(c);
+  const WallVelocities<double> walls = wall_velocities<double>(c);
+  DeviceBuffer<double> moments(4 * std::size_t(s.interior_cells()));
+  const std::size_t n = std::size_t(s.interior_cells());
+  const MomentView<double> out{moments.data(), {moments.data() + n, moments.data() + 2 * n, moments.data() + 3 * n}};
+  compute_moments(a, PopulationLayout::own, FlagView{flags.data()}, s, relax.force, walls, out, 1, s.n[2] + 1, nullptr,
+                  force);
+  DeviceBuffer<double> u[3] = {DeviceBuffer<double>(cells), DeviceBuffer<double>(cells), DeviceBuffer<double>(cells)};
+  VelocityOutView<double> velocity_out;
+  for (int k = 0; k < 3; ++k) velocity_out.u[k] = u[k].data();
+  stream_collide(a, PopulationLayout::own, FlagView{flags.data()}, s, s.interior(), relax, walls,
+                 RoundingKey{0, {0, 0, 0}}, nullptr, false, force, velocity_out);
+  const std::vector<double> expected = moments.download();
+  double worst = 0.0, largest = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const std::vector<double> got = u[k].download();
+    std::size_t i = 0;
+    for (int z = 1; z <= s.n[2]; ++z)
+      for (int y = 1; y <= s.n[1]; ++y)
+        for (int x = 1; x <= s.n[0]; ++x, ++i) {
+          worst = std::max(worst, std::abs(got[s.index(x, y, z)] - expected[(k + 1) * n + i]));
+          largest = std::max(largest, std::abs(expected[(k + 1) * n + i]));
+        }
+  }
+  EXPECT_GT(largest, 1e-3);
+  EXPECT_LT(worst, 1e-15) << "kernel velocity vs compute_moments";
+}
+
+}  // namespace
+}  // namespace eddy
