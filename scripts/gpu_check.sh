@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/device/README.md): builds the cuda backend without VTK, runs the GPU tests
 # (gpu, unit and long labels), a compute-sanitizer pass over the oracle test, eddy bench per storage and size, the
-# particle step's cost (EDDY_PARTICLE_BENCH=0 skips it), a
+# particle step's cost (EDDY_PARTICLE_BENCH=0 skips it), the heat transport's cost and cases (EDDY_THERMAL=0), a
 # block-width sweep (EDDY_BLOCK_SWEEP, "" skips it) and Nsight Compute counters of the fused kernel (EDDY_NCU=0
 # skips them); full logs go to OUTDIR, a short table is printed last.
 # Usage, from the project root with .device-deps staged:  ./scripts/gpu_check.sh OUTDIR [bench sizes...]
@@ -59,6 +59,23 @@ if [[ ${EDDY_PARTICLE_BENCH:-1} != 0 ]]; then
       --json "$out/particles_${count}_${forces}.json" >"$out/particles_${count}_${forces}.log" 2>&1
     echo "particles $count $forces: exit $?, $(grep -E '^  particles' "$out/particles_${count}_${forces}.log")" >>"$out/summary.txt"
   done
+fi
+
+# Heat transport (EDDY_THERMAL=0 skips): the thermal step's cost per storage at the largest size, the shipped
+# heated-cavity case (Nusselt number against de Vahl Davis, float) and the Rayleigh-Benard case.
+if [[ ${EDDY_THERMAL:-1} != 0 ]]; then
+  for p in float fp16 double; do
+    "$build/eddy" bench --size "${sizes[-1]}" --storage "$p" --thermal --repeat 3 \
+      --json "$out/thermal_${sizes[-1]}_${p}.json" >"$out/thermal_${sizes[-1]}_${p}.log" 2>&1
+    echo "thermal bench ${sizes[-1]} $p: exit $?, $(grep -E '^  thermal' "$out/thermal_${sizes[-1]}_${p}.log")" >>"$out/summary.txt"
+  done
+  for c in heated_cavity_2d rayleigh_benard_3d; do
+    "$build/eddy" run "$root/cases/$c.toml" --set output.vtk=false --output "$out/run" >"$out/run_$c.log" 2>&1
+    echo "$c: exit $?, $(grep '^step' "$out/run_$c.log" | tail -1 | sed 's/.*mass drift/mass drift/'), $(tail -1 "$out/run_$c.log")" >>"$out/summary.txt"
+  done
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_thermal" --gtest_filter='ScalarTransport.*:Thermal.Gaussian*:Thermal.Adiabatic*' \
+    >"$out/sanitizer_thermal.log" 2>&1
+  echo "compute-sanitizer memcheck thermal kernels: exit $?" >>"$out/summary.txt"
 fi
 
 # Block-width sweep of the float kernel at the largest size, then hardware counters of one even and one odd step.

@@ -73,6 +73,16 @@ CaseConfig bench_case(const BenchOptions& o) {
           o.particle_forces + "\")");
     }
   }
+  if (o.thermal) {
+    ThermalConfig& t = c.thermal;
+    t.enabled = true;
+    t.prandtl = 0.71;
+    t.rayleigh = 1e5;
+    t.walls[0] = ThermalWall::fixed;
+    t.wall_temperature[0] = 0.5;
+    t.walls[1] = ThermalWall::fixed;
+    t.wall_temperature[1] = -0.5;
+  }
   finalize_case(c);
   return c;
 }
@@ -207,6 +217,8 @@ std::string json(const BenchResult& r) {
     << ",\n  \"upload_seconds\": " << r.upload_seconds
     << ",\n  \"download_seconds\": " << r.download_seconds << ",\n  \"memory_per_cell\": " << r.memory_per_cell
     << ",\n  \"particles\": " << r.particles << ",\n  \"particle_forces\": \"" << r.particle_forces << "\""
+    << ",\n  \"thermal\": " << (r.thermal ? "true" : "false")
+    << ",\n  \"thermal_seconds_per_step\": " << r.thermal_seconds_per_step
     << ",\n  \"lattice_only_mlups\": " << r.lattice_only_mlups
     << ",\n  \"particle_seconds_per_step\": " << r.particle_seconds_per_step
     << ",\n  \"particles_per_second\": " << r.particles_per_second
@@ -302,19 +314,24 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                            ", " + std::to_string(d.first_nonfinite_cell[2]) + "); its timings are not reported");
   }
 
-  if (o.particles > 0) {
-    // The particle step's cost: the same steps on the same grid without particles, timed the same way.
+  if (o.particles > 0 || o.thermal) {
+    // The cost of particles and temperature: the same steps on the same grid without them, timed the same way.
     r.particles = sim->particle_count();
     r.particle_forces = o.particle_forces;
+    r.thermal = o.thermal;
     const double with = cells * 1e-6 / r.mlups_mean;
     sim.reset();
     CaseConfig plain = config;
     plain.particles = ParticleConfig{};
+    plain.thermal = ThermalConfig{};
     auto lattice_only = Simulation::create(plain, decomposition);
     const double without = seconds_per_step(*lattice_only, decomposition, o.warmup_steps, r.steps, o.repetitions);
     r.lattice_only_mlups = cells * 1e-6 / without;
     // A difference of two timings: when noise exceeds it (a loaded host), it is reported as 0 (below the noise).
-    r.particle_seconds_per_step = std::max(with - without, 0.0);
+    const double extra = std::max(with - without, 0.0);
+    if (o.particles > 0 && !o.thermal) r.particle_seconds_per_step = extra;
+    if (o.thermal && o.particles == 0) r.thermal_seconds_per_step = extra;
+    if (o.particles > 0 && o.thermal) r.particle_seconds_per_step = r.thermal_seconds_per_step = extra;
     r.particles_per_second = r.particle_seconds_per_step > 0 ? double(r.particles) / r.particle_seconds_per_step : 0.0;
   }
 
@@ -364,6 +381,18 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                   "noise); lattice alone %.1f MLUPS\n",
                   static_cast<long long>(r.particles), o.particle_forces.c_str(), r.particle_seconds_per_step * 1e3,
                   r.particles_per_second, r.lattice_only_mlups);
+    log << line;
+  }
+  if (o.thermal) {
+    std::snprintf(line, sizeof line,
+                  "  thermal        Pr 0.71, Ra 1e5: thermal step %.3f ms%s; lattice alone %.1f MLUPS, with T "
+                  "%.1f MLUPS (%.0f%%)\n",
+                  r.thermal_seconds_per_step * 1e3,
+                  o.particles > 0                       ? " (particles included)"
+                  : r.thermal_seconds_per_step == 0.0 ? " (below the timing noise)"
+                                                        : "",
+                  r.lattice_only_mlups,
+                  r.mlups_mean, 100.0 * r.mlups_mean / r.lattice_only_mlups);
     log << line;
   }
   if (o.stencils) {

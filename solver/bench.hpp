@@ -38,6 +38,9 @@ struct BenchOptions {
   std::string particle_forces = "none";
   /// Also time the stencil operators (vorticity, Q-criterion) on the grid, plain against tiled.
   bool stencils = false;
+  /// A buoyant temperature field ([thermal]: Pr 0.71, Ra 1e5, hot wall x_min, cold x_max) in the cavity; the bench
+  /// then also times the same steps without it and reports the thermal step's cost.
+  bool thermal = false;
 };
 
 struct BenchResult {
@@ -63,7 +66,9 @@ struct BenchResult {
   std::string particle_forces;         ///< --particle-forces of the run
   /// --stencils: milliseconds per call of vorticity and Q-criterion, plain and tiled (one rank's block).
   double vorticity_plain_ms = 0, vorticity_tiled_ms = 0, q_plain_ms = 0, q_tiled_ms = 0;
-  double lattice_only_mlups = 0;       ///< the same steps without particles (when particles > 0)
+  bool thermal = false;                 ///< the run had a temperature field (--thermal)
+  double thermal_seconds_per_step = 0;  ///< step time with the temperature field minus without
+  double lattice_only_mlups = 0;       ///< the same steps without particles and temperature (when either is on)
   double particle_seconds_per_step = 0;  ///< step time with particles minus without
   double particles_per_second = 0;     ///< particle updates per second of particle step time
 };

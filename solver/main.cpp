@@ -159,6 +159,8 @@ int main(int argc, char** argv) {
                     "GPU threads per block along x (multiple of 32, 32-512; default 128): a tuning knob");
   bench->add_flag("--stencils", bench_options.stencils,
                   "Also time the stencil operators (vorticity, Q-criterion), plain against tiled");
+  bench->add_flag("--thermal", bench_options.thermal,
+                  "Add a buoyant temperature field (Pr 0.71, Ra 1e5, heated x walls) and report its cost");
   bench->add_option("--particles", bench_options.particles,
                     "Also move N inertial particles and report the particle step's cost (default 0)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(2147483647)));

@@ -131,7 +131,8 @@ class SnapshotWriter {
     // The point fields of the pieces, in the order the pieces hold them (solver/simulation.cpp write_vti).
     std::vector<PvtiArray> fields;
     for (const auto& [name, components] : std::vector<std::pair<std::string, int>>{
-             {"density", 1}, {"velocity", 3}, {"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1}}) {
+             {"density", 1}, {"velocity", 3}, {"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1},
+             {"temperature", 1}}) {
       const auto& wanted = config_.output_fields;
       if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) fields.push_back({name, components, float64});
     }
@@ -172,7 +173,9 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
   } else if (d.max_speed > kMaxLatticeSpeed) {
     problem = "|u| = " + format("%.3g", d.max_speed) + " exceeds the lattice limit " +
               format("%.1f", kMaxLatticeSpeed) + " at cell " + cell_text(d.fastest_cell);
-  } else if (sim.has_particles()) {
+  }
+  // d is reduced over the ranks, so every rank takes the same branches and the collective checks below match.
+  if (problem.empty() && sim.has_particles()) {
     const ParticleDiagnostics p = sim.particle_diagnostics();  // collective
     if (!p.finite) {
       problem = "particle " + std::to_string(p.worst_id) + " has a non-finite position or velocity (NaN/inf)";
@@ -180,12 +183,12 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
       problem = "particle " + std::to_string(p.worst_id) + " moves at " + format("%.3g", p.max_speed) +
                 " cells per step, above the limit " + format("%.1f", kMaxParticleSpeed) +
                 " (lower the particle forces: gravity, contact stiffness)";
-    } else {
-      return;
     }
-  } else {
-    return;
   }
+  if (problem.empty() && sim.has_thermal() && !sim.thermal_diagnostics().finite) {  // collective
+    problem = "non-finite temperature (NaN/inf) (lower thermal.rayleigh or physics.velocity)";
+  }
+  if (problem.empty()) return;
   const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " + problem +
                               " (0-based global cell indices; checked every report and output step); lower the "
                               "velocity, raise the resolution or tau" +
@@ -223,6 +226,36 @@ std::string particle_summary(const ParticleConfig& p) {
   return text + "\n";
 }
 
+/// The "thermal" lines of the case summary.
+std::string thermal_summary(const CaseConfig& config) {
+  const ThermalConfig& th = config.thermal;
+  std::string text = "thermal     Pr = " + format("%.4g", th.prandtl) + ", Ra = " + format("%.4g", th.rayleigh) +
+                     ", kappa = " + format("%.6g", th.diffusivity) + ", g beta = " + format("%.6g", th.buoyancy) +
+                     ", dT = " + format("%.4g", th.temperature_difference) +
+                     ", T_ref = " + format("%.4g", th.reference_temperature) + ", " + std::to_string(th.substeps) +
+                     (th.substeps == 1 ? " sub-step" : " sub-steps") + " per step\n";
+  text += "walls T    ";
+  for (int f = 0; f < 6; ++f) {
+    if (config.faces[f].kind == FaceKind::periodic) continue;
+    text += std::string(" ") + kFaceNames[f] + "=" +
+            (th.walls[f] == ThermalWall::fixed ? format("%.4g", th.wall_temperature[f]) : std::string("adiabatic"));
+  }
+  return text + "\n";
+}
+
+/// " Nu x_min +4.519 x_max -4.519" for the fixed-temperature walls, or " T total <sum>" without any (collective).
+std::string thermal_progress(const CaseConfig& config, Simulation& sim) {
+  const std::array<double, 6> inflow = sim.face_heat_inflow();
+  std::string text;
+  for (int f = 0; f < 6; ++f) {
+    if (config.thermal.walls[f] != ThermalWall::fixed || config.faces[f].kind == FaceKind::periodic) continue;
+    text += std::string(text.empty() ? "  Nu" : "") + " " + kFaceNames[f] + " " +
+            format("%+.4f", nusselt_number(config, f, inflow[f]));
+  }
+  if (text.empty()) text = "  T total " + format("%.9e", sim.thermal_diagnostics().total);
+  return text;
+}
+
 }  // namespace
 
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
@@ -250,6 +283,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "memory      " << bytes_per_cell << " B/cell, " << format("%.3f", double(device_bytes) / 1073741824.0)
       << " GiB " << (ranks > 1 ? "on rank 0" : "in all") << " (ghost layer and output slab included)\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
+      << (config.thermal.enabled ? thermal_summary(config) : std::string())
       << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
       << config.output_every << " into " << config.output_directory << "/\n";
 }
@@ -311,6 +345,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
                     !d.finite ? std::nan("") : initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
       log << line;
       if (sim->has_particles()) log << "  particles " << sim->particle_count();  // collective
+      if (sim->has_thermal()) log << thermal_progress(config, *sim);            // collective
       log << "\n" << std::flush;
       interval_start = wall;
       interval_steps = 0;
