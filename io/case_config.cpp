@@ -41,6 +41,7 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
+constexpr double kMaxTemperature = 1e30;  ///< largest |temperature| ([thermal], float arithmetic)
 /// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
 constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
                                                            "q_criterion", "strain_rate", "temperature"};
@@ -1242,6 +1243,9 @@ std::pair<double, std::string> max_speed(const CaseConfig& config) {
   if (config.initial.kind != InitialKind::rest && std::abs(config.initial.amplitude) > result.first) {
     result = {std::abs(config.initial.amplitude), "initial.amplitude"};
   }
+  if (config.thermal.free_fall_velocity > result.first) {  // derived by finalize_thermal
+    result = {config.thermal.free_fall_velocity, "thermal.rayleigh"};
+  }
   return result;
 }
 
@@ -1633,14 +1637,18 @@ void finalize_thermal_inputs(CaseConfig& config, const Source& source) {
   // second call does not move its last bits.
   auto& g = t.gravity_direction;
   for (double c : g) require_finite(source, "thermal.gravity", c);
-  const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-  if (!(norm > 0) || !std::isfinite(norm)) {
+  const double largest = std::max({std::abs(g[0]), std::abs(g[1]), std::abs(g[2])});
+  if (!(largest > 0)) {
     source.fail("thermal.gravity", "thermal.gravity = " + fmt3(g) +
                                        " has no direction: give the direction of gravity, a non-zero vector such as "
-                                       "[0, -1, 0] (the default), whose length is not too large to square");
+                                       "[0, -1, 0] (the default; its length does not matter)");
   }
+  // Scaled by the largest component first, so that neither huge nor tiny (subnormal) vectors overflow or underflow.
+  const std::array<double, 3> scaled = {g[0] / largest, g[1] / largest, g[2] / largest};
+  const double norm = largest * std::sqrt(scaled[0] * scaled[0] + scaled[1] * scaled[1] + scaled[2] * scaled[2]);
   if (std::abs(norm - 1.0) > 1e-14) {
-    for (double& c : g) c /= norm;
+    const double unit = std::sqrt(scaled[0] * scaled[0] + scaled[1] * scaled[1] + scaled[2] * scaled[2]);
+    for (int a = 0; a < 3; ++a) g[a] = scaled[a] / unit;
   }
 
   // Defaults from the fixed walls (0 = derive for dT, NaN = derive for the temperatures).
@@ -1656,6 +1664,42 @@ void finalize_thermal_inputs(CaseConfig& config, const Source& source) {
   require_finite(source, "thermal.reference_temperature", t.reference_temperature);
   if (std::isnan(t.initial_temperature)) t.initial_temperature = t.reference_temperature;
   require_finite(source, "thermal.initial_temperature", t.initial_temperature);
+  // Temperatures and their differences must stay finite in single precision (float and fp16 storage compute in
+  // float): magnitudes up to 1e30 leave room for differences and products.
+  const auto within = [&](const std::string& key, double value) {
+    if (std::abs(value) > kMaxTemperature) {
+      source.fail(key, key + " = " + fmt(value) + " is out of range: temperatures must be within +-" +
+                           fmt(kMaxTemperature) + " (the arithmetic is single precision with float and fp16 "
+                           "storage); use other temperature units");
+    }
+  };
+  for (int face = 0; face < 6; ++face) {
+    if (t.walls[face] == ThermalWall::fixed) {
+      within("boundary." + std::string(kFaceNames[face]) + ".temperature", t.wall_temperature[face]);
+    }
+  }
+  within("thermal.reference_temperature", t.reference_temperature);
+  within("thermal.initial_temperature", t.initial_temperature);
+  within("thermal.perturbation", t.perturbation);
+  within("thermal.temperature_difference", t.temperature_difference);
+  if (t.temperature_difference > 0 && t.temperature_difference < 1.0 / kMaxTemperature) {
+    source.fail("thermal.temperature_difference",
+                "thermal.temperature_difference = " + fmt(t.temperature_difference) +
+                    " is out of range: it must be 0 (derived) or >= " + fmt(1.0 / kMaxTemperature) +
+                    " (g beta = Ra nu kappa / (dT L^3) must stay finite in single precision)");
+  }
+  // Ra and Nu are built on the distance between the heated walls: with exactly one axis whose two faces both have a
+  // fixed temperature (a cavity heated from the side, a layer heated from below), L defaults to its size.
+  if (config.length == 0.0) {
+    int heated_axes = 0, heated_axis = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (t.walls[2 * axis] == ThermalWall::fixed && t.walls[2 * axis + 1] == ThermalWall::fixed) {
+        ++heated_axes;
+        heated_axis = axis;
+      }
+    }
+    if (heated_axes == 1) config.length = config.size[heated_axis];
+  }
   if (t.rayleigh > 0 && !(t.temperature_difference > 0)) {
     source.fail("thermal.temperature_difference",
                 "thermal.rayleigh = " + fmt(t.rayleigh) +
@@ -1693,10 +1737,28 @@ void finalize_thermal(CaseConfig& config, const Source& source) {
                     fmt(t.diffusivity) + ", g beta = Ra nu kappa / (dT L^3) = " + fmt(t.buoyancy) + " with nu = " +
                     fmt(config.nu) + ", dT = " + fmt(t.temperature_difference) + ", L = " + fmt(config.length) + ")");
   }
+  // The speed buoyancy drives: U_ff = sqrt(g beta dT L) (with nu from the free-fall velocity it is physics.velocity;
+  // with nu given by tau, viscosity or reynolds it follows from Ra).
+  t.free_fall_velocity = std::sqrt(t.buoyancy * t.temperature_difference * config.length);
+  if (std::sqrt(3.0) * t.free_fall_velocity > kMachLimit) {
+    source.fail("thermal.rayleigh",
+                "thermal.rayleigh = " + fmt(t.rayleigh) + " with nu = " + fmt(config.nu, 6) +
+                    " gives the free-fall velocity sqrt(g beta dT L) = " + fmt(t.free_fall_velocity, 4) +
+                    " (g beta = " + fmt(t.buoyancy, 4) + ", L = " + fmt(config.length) + "), Mach number " +
+                    fmt(std::sqrt(3.0) * t.free_fall_velocity, 4) + " > " + fmt(kMachLimit) +
+                    ": the buoyant flow would be too fast for the lattice; lower the viscosity (a smaller physics.tau or "
+                    "physics.viscosity, a larger physics.reynolds), or give none of them and set physics.velocity to the "
+                    "free-fall velocity (<= " + fmt(kMachLimit / std::sqrt(3.0), 4) +
+                    "), from which nu = U L sqrt(Pr / Ra) follows");
+  }
   const bool fixed_wall =
       std::any_of(t.walls.begin(), t.walls.end(), [](ThermalWall w) { return w == ThermalWall::fixed; });
   const double per_step = fixed_wall ? 8.0 : 6.0;  // d = kappa / n <= 1/8, or 1/6 without fixed walls
-  const auto [speed, speed_key] = max_speed(config);
+  auto [speed, speed_key] = max_speed(config);
+  if (t.free_fall_velocity > speed) {
+    speed = t.free_fall_velocity;
+    speed_key = "the free-fall velocity sqrt(g beta dT L)";
+  }
   const double diffusion_steps = std::ceil(t.diffusivity * per_step);
   const double advection_steps = std::ceil(speed * speed / t.diffusivity);
   const double steps = std::max({1.0, diffusion_steps, advection_steps});

@@ -143,6 +143,9 @@ struct ThermalConfig {
   /// Explicit scalar sub-steps n per LBM step (kernels/scalar_transport.hpp): the smallest n >= 1 with
   /// kappa / n <= 1/8 when a face is a fixed-temperature wall (1/6 otherwise) and n >= |U|^2 / kappa; at most 64.
   int substeps = 1;
+  /// Free-fall velocity U_ff = sqrt(g beta dT L) (lattice units), the speed buoyancy drives the flow at: included
+  /// in the Mach check and the sub-step count (0 without buoyancy).
+  double free_fall_velocity = 0.0;
 };
 
 struct CaseConfig {
@@ -192,7 +195,8 @@ struct CaseConfig {
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
-  /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude) / c_s, c_s = 1/sqrt(3).
+  /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude, free-fall velocity) / c_s,
+  /// c_s = 1/sqrt(3).
   double mach() const;
   /// omega = 1 / tau.
   double omega() const { return 1.0 / tau; }

@@ -7,7 +7,7 @@
 
 namespace eddy {
 
-/// One explicit step of dT/dt + div(u T) = kappa lap T over the fluid interior cells: t_next = t + dt * inflow.
+/// One explicit step of dT/dt + u . grad T = kappa lap T over the fluid interior cells: t_next = t + dt * rate.
 /// `t` and `u` must hold valid values on every fluid cell of the block, ghost layer included (filled by the field
 /// ghost exchange, solver/field_halo.hpp); walls come from `walls`. `t_next` is written on fluid interior cells only
 /// and must not overlap `t`. Traffic per fluid cell: 1 R read (neighbours from cache) + 3 R read + 1 flag byte +

@@ -1,22 +1,25 @@
 // Advection-diffusion of a scalar T (temperature or a concentration) carried by the LBM velocity u:
-//   dT/dt + div(u T) = kappa lap T
-// Explicit, conservative finite volumes on the lattice's cells (dx = 1, lattice units), forward Euler in time with
-// a time step dt (1 / substeps of an LBM step). The net inflow through the six faces of cell P is
-//   sum over faces (axis a, side s = +-1, neighbour N = P + s e_a):
-//     open face:  kappa (T_N - T_P) - s u_f T_f,   u_f = (u_a(P) + u_a(N)) / 2,  T_f = (T_P + T_N) / 2
-//                 (second-order central fluxes; Versteeg & Malalasekera 2007, An Introduction to Computational
-//                 Fluid Dynamics, sec. 5.3 and 4.2)
-//     wall face:  no advective flux (walls move tangentially);
+//   dT/dt + u . grad T = kappa lap T
+// Explicit finite volumes on the lattice's cells (dx = 1, lattice units), forward Euler in time with a time step dt
+// (1 / substeps of an LBM step). The change of cell P is the sum over its six faces (axis a, side s = +-1,
+// neighbour N = P + s e_a):
+//     open face:  kappa (T_N - T_P) - s u_f (T_f - T_P),   u_f = (u_a(P) + u_a(N)) / 2,  T_f = (T_P + T_N) / 2
+//                 (second-order central differences; Versteeg & Malalasekera 2007, An Introduction to Computational
+//                 Fluid Dynamics, secs. 4.2 and 5.3). The advective part is the conservative face flux u_f T_f minus
+//                 T_P times the face's share of div u: the LBM velocity is weakly compressible (div u = O(Ma^2),
+//                 acoustic waves), and in the conservative form a uniform T would drift with it (by 1 % in 100
+//                 steps of a 16^3 Taylor-Green vortex, measured). In this form a uniform T stays exactly uniform;
+//                 the total of T changes by sum_P T_P div_h u, which vanishes with the flow's divergence.
+//     wall face:  no advective term (walls move tangentially);
 //                 adiabatic: no diffusive flux;
 //                 fixed value T_w, the wall halfway between P and the solid node as for bounce-back: the gradient
 //                 at the wall of the quadratic through T_w (at -1/2), T_P (0) and T_PP (1, PP = P - s e_a):
 //                   kappa (8 T_w - 9 T_P + T_PP) / 3     (second order: T(x) = a + b x + c x^2 through the three
 //                                                         values has T'(-1/2) = (9 T_P - T_PP - 8 T_w) / 3)
 //                 and kappa 2 (T_w - T_P) when PP is solid too (a one-cell gap: first order).
-//   T_P(t + dt) = T_P(t) + dt * inflow.
-// Each open face's flux is computed from the same two values by both cells and with operands in either order
-// ((a + b) is exactly (b + a)), so it leaves one cell exactly as it enters the other: the total of T changes only
-// through fixed-value walls, up to the rounding of each cell's own sum.
+//   T_P(t + dt) = T_P(t) + dt * sum.
+// The diffusive flux of each open face is computed from the same two values by both cells, so diffusion alone
+// conserves the total of T up to rounding; the heat entering through a fixed-value wall is the wall term above.
 //
 // Stability (checked when the case is read, io/case_config.cpp, which picks dt = 1 / substeps): the diffusion number
 // d = kappa dt <= 1/6, or <= 1/8 with fixed-value walls (Gershgorin bound of the update; the second-order wall flux
@@ -61,8 +64,8 @@ struct ScalarStep {
   R kappa;
   R dt;
 
-  /// Net inflow of T into fluid cell P = (x, y, z) (lattice units: T per step).
-  EDDY_HOST_DEVICE R inflow(int x, int y, int z) const {
+  /// dT/dt of fluid cell P = (x, y, z) (lattice units: T per step).
+  EDDY_HOST_DEVICE R rate(int x, int y, int z) const {
     const std::int64_t p = shape.index(x, y, z);
     const bool near = flags.flag[p] != kFluid;  // kFluid: no solid neighbour, no flag reads
     const R t_p = t[p];
@@ -80,8 +83,8 @@ struct ScalarStep {
         }
         const R t_n = t[n];
         const R u_face = (u[a][p] + u[a][n]) * R(0.5);
-        const R t_face = (t_p + t_n) * R(0.5);
-        sum += kappa * (t_n - t_p) - R(s) * u_face * t_face;
+        // T_f - T_P = (T_N - T_P) / 2
+        sum += kappa * (t_n - t_p) - R(s) * u_face * ((t_n - t_p) * R(0.5));
       }
     }
     return sum;
@@ -90,7 +93,7 @@ struct ScalarStep {
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t p = shape.index(x, y, z);
     if (is_solid(flags.flag[p])) return;
-    t_next[p] = t[p] + dt * inflow(x, y, z);
+    t_next[p] = t[p] + dt * rate(x, y, z);
   }
 };
 

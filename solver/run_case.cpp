@@ -167,7 +167,7 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
 /// Stops the run when the state is not finite or too fast: writes what it has, then throws.
 void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots,
            std::ostream& log) {
-  std::string problem;
+  std::string problem, hint;
   if (!d.finite) {
     problem = "non-finite density or velocity (NaN/inf) at cell " + cell_text(d.first_nonfinite_cell);
   } else if (d.max_speed > kMaxLatticeSpeed) {
@@ -181,22 +181,58 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
       problem = "particle " + std::to_string(p.worst_id) + " has a non-finite position or velocity (NaN/inf)";
     } else if (p.max_speed > kMaxParticleSpeed) {
       problem = "particle " + std::to_string(p.worst_id) + " moves at " + format("%.3g", p.max_speed) +
-                " cells per step, above the limit " + format("%.1f", kMaxParticleSpeed) +
-                " (lower the particle forces: gravity, contact stiffness)";
+                " cells per step, above the limit " + format("%.1f", kMaxParticleSpeed);
+      hint = "lower the particle forces (gravity, contact stiffness)";
     }
   }
-  if (problem.empty() && sim.has_thermal() && !sim.thermal_diagnostics().finite) {  // collective
-    problem = "non-finite temperature (NaN/inf) (lower thermal.rayleigh or physics.velocity)";
+  if (problem.empty() && sim.has_thermal()) {
+    const ThermalConfig& th = config.thermal;
+    const ThermalDiagnostics t = sim.thermal_diagnostics();  // collective
+    // The explicit update is stable for dt |u|^2 / kappa <= 2 (kernels/scalar_transport.hpp); the sub-steps were
+    // sized for the largest imposed speed, which a flow driven otherwise (body force, buoyancy) can outrun.
+    const double speed_limit = std::sqrt(2.0 * th.diffusivity * th.substeps);
+    // Scale of the temperatures the case sets; T far outside it can only come from an unstable update.
+    double scale = std::max(th.temperature_difference,
+                            std::abs(th.initial_temperature - th.reference_temperature) + th.perturbation);
+    for (int f = 0; f < 6; ++f) {
+      if (th.walls[f] == ThermalWall::fixed) {
+        scale = std::max(scale, std::abs(th.wall_temperature[f] - th.reference_temperature));
+      }
+    }
+    const double excursion = std::max(std::abs(t.max - th.reference_temperature),
+                                      std::abs(t.min - th.reference_temperature));
+    if (!t.finite) {
+      problem = "non-finite temperature (NaN/inf) at cell " + cell_text(t.first_nonfinite_cell);
+    } else if (d.max_speed > speed_limit) {
+      problem = "the flow reached |u| = " + format("%.3g", d.max_speed) + " at cell " + cell_text(d.fastest_cell) +
+                ", above sqrt(2 kappa n) = " + format("%.3g", speed_limit) +
+                ", the stability limit of the explicit temperature update with n = " + std::to_string(th.substeps) +
+                " sub-steps (sized for the largest imposed speed, Ma = " + format("%.3g", config.mach()) + ")";
+    } else if (scale > 0.0 && excursion > 10.0 * scale) {
+      problem = "the temperature reached " + format("%.4g", std::abs(t.max - th.reference_temperature) >
+                                                                   std::abs(t.min - th.reference_temperature)
+                                                               ? t.max
+                                                               : t.min) +
+                ", more than 10 times the case's temperature scale " + format("%.4g", scale) + " from T_ref = " +
+                format("%.4g", th.reference_temperature);
+    }
+    if (!problem.empty()) {
+      hint = "the temperature update is unstable: give physics.velocity at least the flow's largest speed (the "
+             "sub-steps follow from it), or weaken what drives the flow (physics.body_force" +
+             std::string(th.rayleigh > 0 ? ", thermal.rayleigh" : "") + "), or raise the resolution";
+    }
   }
   if (problem.empty()) return;
+  if (hint.empty()) {
+    hint = std::string("lower the velocity, raise the resolution or tau") +
+           (config.collision == Collision::bgk ? ", or use collision = \"trt\"" : "") +
+           (config.thermal.buoyancy > 0 ? "; with buoyancy, a lower thermal.rayleigh" : "") +
+           (config.particles.two_way ? "; with two-way coupling, smaller or lighter particles (the point-particle "
+                                       "coupling assumes diameters below one cell)"
+                                     : "");
+  }
   const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " + problem +
-                              " (0-based global cell indices; checked every report and output step); lower the "
-                              "velocity, raise the resolution or tau" +
-                              (config.collision == Collision::bgk ? ", or use collision = \"trt\"" : "") +
-                              (config.particles.two_way
-                                   ? "; with two-way coupling, smaller or lighter particles (the point-particle "
-                                     "coupling assumes diameters below one cell)"
-                                   : "");
+                              " (0-based global cell indices; checked every report and output step); " + hint;
   if (config.write_vtk) {
     log << "  instability detected; writing the current fields before stopping\n";
     try {
@@ -230,29 +266,48 @@ std::string particle_summary(const ParticleConfig& p) {
 std::string thermal_summary(const CaseConfig& config) {
   const ThermalConfig& th = config.thermal;
   std::string text = "thermal     Pr = " + format("%.4g", th.prandtl) + ", Ra = " + format("%.4g", th.rayleigh) +
-                     ", kappa = " + format("%.6g", th.diffusivity) + ", g beta = " + format("%.6g", th.buoyancy) +
-                     ", dT = " + format("%.4g", th.temperature_difference) +
-                     ", T_ref = " + format("%.4g", th.reference_temperature) + ", " + std::to_string(th.substeps) +
-                     (th.substeps == 1 ? " sub-step" : " sub-steps") + " per step\n";
-  text += "walls T    ";
+                     " (L = " + format("%.6g", config.length) + " cells), kappa = " + format("%.6g", th.diffusivity) +
+                     ", " + std::to_string(th.substeps) + (th.substeps == 1 ? " sub-step" : " sub-steps") +
+                     " per step\n";
+  if (th.buoyancy > 0) {
+    text += "buoyancy    g beta = " + format("%.6g", th.buoyancy) + " along " +
+            "(" + format("%.3g", th.gravity_direction[0]) + ", " + format("%.3g", th.gravity_direction[1]) + ", " +
+            format("%.3g", th.gravity_direction[2]) + "), dT = " + format("%.4g", th.temperature_difference) +
+            ", T_ref = " + format("%.4g", th.reference_temperature) + ", free-fall velocity " +
+            format("%.4g", th.free_fall_velocity) + " (Ma " + format("%.3g", std::sqrt(3.0) * th.free_fall_velocity) +
+            ")\n";
+  }
+  text += "T initial   " + format("%.4g", th.initial_temperature) +
+          (th.perturbation > 0 ? " +- " + format("%.4g", th.perturbation) : std::string()) + ", walls:";
+  bool any_wall = false;
   for (int f = 0; f < 6; ++f) {
     if (config.faces[f].kind == FaceKind::periodic) continue;
+    any_wall = true;
     text += std::string(" ") + kFaceNames[f] + "=" +
             (th.walls[f] == ThermalWall::fixed ? format("%.4g", th.wall_temperature[f]) : std::string("adiabatic"));
   }
-  return text + "\n";
+  return text + (any_wall ? "" : " none (periodic)") + "\n";
 }
 
-/// " Nu x_min +4.519 x_max -4.519" for the fixed-temperature walls, or " T total <sum>" without any (collective).
+/// "  Nu x_min +4.519 x_max -4.519" for the fixed-temperature walls (the mean wall heat flux per area "q" when the
+/// case has no temperature difference to scale it by), then "  T <min>..<max>", and the total of T when no wall has a
+/// fixed temperature. Collective.
 std::string thermal_progress(const CaseConfig& config, Simulation& sim) {
   const std::array<double, 6> inflow = sim.face_heat_inflow();
+  const bool scaled = config.thermal.temperature_difference > 0;
   std::string text;
+  bool has_fixed = false;
   for (int f = 0; f < 6; ++f) {
     if (config.thermal.walls[f] != ThermalWall::fixed || config.faces[f].kind == FaceKind::periodic) continue;
-    text += std::string(text.empty() ? "  Nu" : "") + " " + kFaceNames[f] + " " +
-            format("%+.4f", nusselt_number(config, f, inflow[f]));
+    has_fixed = true;
+    const int axis = f / 2;
+    const double area = double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
+    text += std::string(text.empty() ? (scaled ? "  Nu" : "  q") : "") + " " + kFaceNames[f] + " " +
+            (scaled ? format("%+.4f", nusselt_number(config, f, inflow[f])) : format("%+.4e", inflow[f] / area));
   }
-  if (text.empty()) text = "  T total " + format("%.9e", sim.thermal_diagnostics().total);
+  const ThermalDiagnostics d = sim.thermal_diagnostics();
+  text += "  T " + format("%.4g", d.min) + ".." + format("%.4g", d.max);
+  if (!has_fixed) text += " total " + format("%.9e", d.total);
   return text;
 }
 

@@ -395,7 +395,9 @@ class LatticeSimulation final : public Simulation {
     return thermal_ ? thermal_->diagnose() : ThermalDiagnostics();
   }
 
-  std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
+  std::size_t bytes_per_cell() const override {
+    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
+  }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
   std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 

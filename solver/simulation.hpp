@@ -116,7 +116,8 @@ class Simulation {
   /// Range, total and finiteness of T on all ranks (collective; defaults without [thermal]).
   virtual ThermalDiagnostics thermal_diagnostics() = 0;
 
-  /// Device bytes per cell: populations (one array, in place) and flags.
+  /// Device bytes per cell: populations (one array, in place) and flags, and with [thermal] its two T buffers and
+  /// the three velocity components (5 R).
   virtual std::size_t bytes_per_cell() const = 0;
   /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, the
   /// output slab (4 fields for at most 2^24 cells), the particles' fields and arrays and the thermal fields when

@@ -146,31 +146,45 @@ template <class R>
 ThermalDiagnostics ThermalField<R>::diagnose() const {
   const std::vector<double> t = interior();
   // Solid interior cells do not exist (walls are in the ghost layer), so every interior value is a fluid cell's.
-  double values[3] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0.0};
-  double bad = 0.0;
-  for (double v : t) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0.0;
+  long long first_bad = std::numeric_limits<long long>::max();  // global linear index
+  const auto& g = decomposition_.global_size;
+  const auto& n = decomposition_.local_size;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const double v = t[k];
     if (!std::isfinite(v)) {
-      bad = 1.0;
+      if (first_bad == std::numeric_limits<long long>::max()) {
+        const long long x = decomposition_.offset[0] + static_cast<long long>(k % n[0]);
+        const long long y = decomposition_.offset[1] + static_cast<long long>((k / n[0]) % n[1]);
+        const long long z = decomposition_.offset[2] + static_cast<long long>(k / (std::size_t(n[0]) * n[1]));
+        first_bad = x + g[0] * (y + (long long)g[1] * z);
+      }
       continue;
     }
-    values[0] = std::min(values[0], v);
-    values[1] = std::max(values[1], v);
-    values[2] += v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
   }
   if (!decomposition_.serial() && decomposition_.size > 1) {
-    double lo = -values[0], hi = values[1], sum = values[2], worst = bad;
-    double in[2] = {lo, hi}, out[2];
+    double in[2] = {-lo, hi}, out[2];
     EDDY_MPI_CHECK(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, decomposition_.comm));
-    EDDY_MPI_CHECK(MPI_Allreduce(&sum, &values[2], 1, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
-    EDDY_MPI_CHECK(MPI_Allreduce(&worst, &bad, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm));
-    values[0] = -out[0];
-    values[1] = out[1];
+    double total = 0.0;
+    EDDY_MPI_CHECK(MPI_Allreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
+    long long bad = first_bad;
+    EDDY_MPI_CHECK(MPI_Allreduce(&bad, &first_bad, 1, MPI_LONG_LONG, MPI_MIN, decomposition_.comm));
+    lo = -out[0];
+    hi = out[1];
+    sum = total;
   }
   ThermalDiagnostics d;
-  d.min = values[0];
-  d.max = values[1];
-  d.total = values[2];
-  d.finite = bad == 0.0;
+  d.min = lo;
+  d.max = hi;
+  d.finite = first_bad == std::numeric_limits<long long>::max();
+  d.total = d.finite ? sum : std::nan("");
+  if (!d.finite) {
+    d.first_nonfinite_cell = {int(first_bad % g[0]), int((first_bad / g[0]) % g[1]),
+                              int(first_bad / ((long long)g[0] * g[1]))};
+  }
   return d;
 }
 
@@ -178,8 +192,7 @@ double nusselt_number(const CaseConfig& config, int face, double inflow) {
   const int axis = face / 2;
   const double area = double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
   const ThermalConfig& th = config.thermal;
-  const double dt = th.temperature_difference > 0.0 ? th.temperature_difference : 1.0;
-  return inflow / area * config.length / (th.diffusivity * dt);
+  return inflow / area * config.length / (th.diffusivity * th.temperature_difference);
 }
 
 template class ThermalField<float>;

@@ -6,7 +6,7 @@
 //      forcing) and writes the velocity u^n it computed (ForceFieldView, VelocityOutView): no extra pass over the
 //      populations;
 //   2. step(): u^n's ghost planes come from the neighbours (solver/field_halo.hpp); then, substeps times, T's ghost
-//      planes are filled and one explicit step T -> T + dt inflow(u^n, T) runs over the interior (one pass).
+//      planes are filled and one explicit step T -> T + dt rate(u^n, T) runs over the interior (one pass).
 // Both T buffers hold one value per block cell, ghost layer included; the step writes into the other buffer and
 // swaps. Every cell's update reads only its own and its face neighbours' values, so T does not depend on the rank
 // count (bitwise on the cpu backend).
@@ -28,8 +28,9 @@ namespace eddy {
 /// Range and total of T on all ranks (fluid interior cells; lattice units).
 struct ThermalDiagnostics {
   double min = 0.0, max = 0.0;
-  double total = 0.0;  ///< sum of T over fluid cells (the conserved quantity without fixed-value walls)
+  double total = 0.0;  ///< sum of T over fluid cells (NaN when any T is not finite)
   bool finite = true;  ///< false if any T is NaN or infinite
+  std::array<int, 3> first_nonfinite_cell{};  ///< 0-based global coordinates of the first one (lowest global index)
 };
 
 /// Device bytes the thermal fields of a block of `shape` take: two T buffers and the three velocity components,
@@ -85,8 +86,9 @@ class ThermalField {
 /// Average Nusselt number of face `face` from its total inflow (ThermalField::face_inflow): the mean wall heat flux
 /// over the conductive flux kappa dT / L of the same temperature difference,
 ///   Nu = (inflow / area) L / (kappa dT),   area = the face's cells.
-/// Positive where heat enters (the hot wall), negative where it leaves. (de Vahl Davis 1983, Int. J. Numer. Methods
-/// Fluids 3, 249, eq. 8 and Table IV: the average over the hot wall.)
+/// Positive where heat enters (the hot wall), negative where it leaves; infinite or NaN when dT = 0 (a case without a
+/// temperature difference has no Nusselt number). (de Vahl Davis 1983, Int. J. Numer. Methods Fluids 3, 249, eq. 8 and
+/// Table IV: the average over the hot wall.)
 double nusselt_number(const CaseConfig& config, int face, double inflow);
 
 }  // namespace eddy

@@ -1389,21 +1389,28 @@ TEST(CaseConfigThermal, FreeFallVelocityFixesTheViscosityOfAHeatedCavity) {
 
 TEST(CaseConfigThermal, AViscosityKeyStillFixesNuWithBuoyancy) {
   CaseText t = heated_cavity();
-  t.physics = "velocity = 0.05\ntau = 0.6\n";
+  t.physics = "velocity = 0.05\ntau = 0.56\n";
   CaseConfig c = parse_case(t.str(), "t.toml");
-  const double nu = 0.1 / 3;
+  const double nu = 0.06 / 3;
   EXPECT_NEAR(c.nu, nu, 1e-15);
   EXPECT_NEAR(c.thermal.diffusivity, nu / 0.71, 1e-15);
-  EXPECT_NEAR(c.thermal.buoyancy, 1e5 * nu * (nu / 0.71) / (1.0 * 64 * 64 * 64), 1e-15);
+  const double g_beta = 1e5 * nu * (nu / 0.71) / (1.0 * 64 * 64 * 64);
+  EXPECT_NEAR(c.thermal.buoyancy, g_beta, 1e-15);
+  // The free-fall velocity sqrt(g beta dT L) = 0.117 now exceeds physics.velocity: it sets Ma.
+  EXPECT_NEAR(c.thermal.free_fall_velocity, std::sqrt(g_beta * 64), 1e-15);
+  EXPECT_NEAR(c.mach(), std::sqrt(3.0) * std::sqrt(g_beta * 64), 1e-15);
   // The same through --set on the free-fall case: nothing conflicting is left behind.
-  c = parse_case(heated_cavity().str(), "t.toml", {"physics.tau=0.6"});
-  EXPECT_DOUBLE_EQ(c.tau, 0.6);
+  c = parse_case(heated_cavity().str(), "t.toml", {"physics.tau=0.56"});
+  EXPECT_DOUBLE_EQ(c.tau, 0.56);
   EXPECT_NEAR(c.nu, nu, 1e-15);
-  c = parse_case(heated_cavity().str(), "t.toml", {"physics.reynolds=100"});
-  EXPECT_NEAR(c.nu, 0.05 * 64 / 100, 1e-15);
+  c = parse_case(heated_cavity().str(), "t.toml", {"physics.reynolds=200"});
+  EXPECT_NEAR(c.nu, 0.05 * 64 / 200, 1e-15);
   // Still at most one of them.
   t.physics = "velocity = 0.05\ntau = 0.6\nviscosity = 0.1\n";
   EXPECT_INPUT_ERROR(t, "physics.tau", "physics.viscosity", "exactly one");
+  // A viscosity that makes the buoyant flow too fast: tau = 0.6 gives U_ff = 0.196, Ma = 0.34.
+  t.physics = "velocity = 0.05\ntau = 0.6\n";
+  EXPECT_INPUT_ERROR(t, "thermal.rayleigh", "free-fall velocity", "Mach number 0.33");
 }
 
 TEST(CaseConfigThermal, SubstepsFollowTheStabilityLimits) {
@@ -1533,7 +1540,7 @@ TEST(CaseConfigThermal, OverridesKeepOrDropWallTemperatures) {
   CaseText t = heated_cavity();
   t.boundary = "[boundary.x_min]\ntemperature = 1\n[boundary.x_max]\ntemperature = 0\n"
                "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\ntemperature = 0.5\n";
-  t.physics = "velocity = 0.05\nreynolds = 100\n";
+  t.physics = "velocity = 0.05\nreynolds = 400\n";
   // type = "wall" drops the lid's velocity, not its temperature.
   CaseConfig c = parse_case(t.str(), "t.toml", {"boundary.y_max.type=\"wall\""});
   EXPECT_EQ(c.faces[3].kind, FaceKind::wall);
@@ -1650,9 +1657,18 @@ TEST(CaseConfigThermal, ChecksApplyToStructs) {
   c = thermal_struct();
   c.thermal.gravity_direction = {0.0, 0.0, 0.0};
   EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.gravity", "direction"}));
+  // Huge and subnormal vectors are directions too (their squares would overflow or underflow).
+  for (const std::array<double, 3>& g : {std::array<double, 3>{0.0, 1e300, 1e300}, {0.0, -4e-320, 0.0}}) {
+    c = thermal_struct();
+    c.thermal.gravity_direction = g;
+    finalize_case(c);
+    const double y = g[1] == 1e300 ? std::sqrt(0.5) : -1.0;
+    EXPECT_NEAR(c.thermal.gravity_direction[1], y, 1e-15);
+    EXPECT_NEAR(c.thermal.gravity_direction[2], g[1] == 1e300 ? std::sqrt(0.5) : 0.0, 1e-15);
+  }
   c = thermal_struct();
-  c.thermal.gravity_direction = {0.0, 1e300, 0.0};  // its square overflows
-  EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.gravity"}));
+  c.thermal.wall_temperature[2] = 3e38;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"temperature = 3e+38", "within +-1e+30"}));
   c = thermal_struct();
   c.thermal.temperature_difference = -1.0;
   EXPECT_TRUE(HasAll(error_of_struct(c), {"thermal.temperature_difference = -1", "> 0"}));

@@ -30,8 +30,8 @@ constexpr bool kFixed[6] = {true, false, true, true, false, false};
 constexpr double kWallT[6] = {0.7, 0.0, -0.4, 0.2, 0.0, 0.0};
 
 /// Face-based reference in double: for every pair of face neighbours (P, N = P + e_a) with P or N interior and
-/// fluid, the flux from P to N, F = u_f T_f - kappa (T_N - T_P), leaves P and enters N; wall faces add kappa times the
-/// one-sided gradient at the wall.
+/// fluid, the diffusive flux kappa (T_N - T_P) leaves N and enters P, and the advective term -u_f (T_N - T_P) / 2
+/// goes to both; wall faces add kappa times the one-sided gradient at the wall.
 std::vector<double> reference_step(const std::vector<CellFlag>& flags, const BlockShape& s,
                                    const std::vector<double>& t, const std::vector<double> (&u)[3], double kappa,
                                    double dt) {
@@ -58,9 +58,12 @@ std::vector<double> reference_step(const std::vector<CellFlag>& flags, const Blo
             inflow[cell] += kappa * gradient;
             continue;
           }
-          const double flux = 0.5 * (u[a][p] + u[a][n]) * 0.5 * (t[p] + t[n]) - kappa * (t[n] - t[p]);
-          inflow[p] -= flux;
-          inflow[n] += flux;
+          // Diffusion moves kappa (T_N - T_P) from N to P; advection in advective form changes both cells by
+          // -u_f (T_N - T_P) / 2 (u . grad T with the face value's difference, on either side of the face).
+          const double diffusion = kappa * (t[n] - t[p]);
+          const double advection = -0.5 * (u[a][p] + u[a][n]) * 0.5 * (t[n] - t[p]);
+          inflow[p] += diffusion + advection;
+          inflow[n] += -diffusion + advection;
         }
   std::vector<double> next = t;
   for (std::size_t k = 0; k < t.size(); ++k) next[k] = t[k] + dt * inflow[k];
