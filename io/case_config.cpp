@@ -162,6 +162,7 @@ const std::vector<SectionSchema>& schema() {
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
+      {"checkpoint", {"every", "directory"}},
       {"particles",
        {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
         "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
@@ -942,6 +943,16 @@ void read_output(const Section& section, CaseConfig& config) {
   }
 }
 
+void read_checkpoint(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("checkpoint"));
+  config.checkpoint_every = section.integer("every").value_or(0);
+  config.checkpoint_directory = section.string("directory").value_or("");
+  if (section.has("directory") && config.checkpoint_directory.empty()) {
+    section.fail("directory", "checkpoint.directory = \"\" is not allowed: give a path, or leave the key out for "
+                              "<output directory>/checkpoints");
+  }
+}
+
 /// "" when every nonzero entry of `ranks` fits its axis of `size`, else why not ("pz = 2 exceeds nz = 1 ...").
 /// Shared by the file reader and finalize (0 = automatic is rejected earlier by the reader).
 std::string ranks_too_large(const std::array<std::int64_t, 3>& ranks, const std::array<int, 3>& size) {
@@ -1220,6 +1231,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_run(top_section(source, root, "run"), config);
   read_output(top_section(source, root, "output"), config);
   read_parallel(top_section(source, root, "parallel"), config);
+  read_checkpoint(top_section(source, root, "checkpoint"), config);
   read_particles(top_section(source, root, "particles"), config);
   return config;
 }
@@ -1453,6 +1465,10 @@ void finalize_numerics_run_output(CaseConfig& config, const Source& source) {
   if (config.output_directory.empty()) {
     source.fail("output.directory", "output.directory = \"\" is not allowed: the directory must be a non-empty path");
   }
+  if (config.checkpoint_every < 0) {
+    source.fail("checkpoint.every", "checkpoint.every = " + std::to_string(config.checkpoint_every) +
+                                        " is out of range: every must be >= 0 (steps between checkpoints; 0 = none)");
+  }
 }
 
 /// Ranks 0 = automatic are allowed here (structs built in code may leave some or all axes to MPI_Dims_create).
@@ -1478,6 +1494,11 @@ void finalize_parallel(const CaseConfig& config, const Source& source) {
 /// [particles] on the plain struct (shared with cases built in code): seeding, the box inside the domain, the
 /// diameter below the smallest domain side, the inertial-only settings. box_max = {0, 0, 0} becomes the domain size.
 void finalize_particles(CaseConfig& config, const Source& source) {
+  if (config.particles.enabled && config.checkpoint_every > 0) {
+    source.fail("checkpoint.every", "checkpoint.every = " + std::to_string(config.checkpoint_every) +
+                                        " with [particles]: checkpoints do not hold particles yet; remove "
+                                        "[checkpoint] or the particles");
+  }
   ParticleConfig& p = config.particles;
   if (!p.enabled) return;
   const std::array<double, 3> domain = {double(config.size[0]), double(config.size[1]), double(config.size[2])};

@@ -187,6 +187,13 @@ struct CaseConfig {
   /// from the velocity on the device (kernels/stencil_launchers.hpp), ghosts exchanged first.
   std::vector<std::string> output_fields = {"density", "velocity"};
 
+  // [checkpoint]
+  /// Steps between checkpoints (io/checkpoint.hpp); 0 = none (a SIGTERM/SIGINT still writes one, and with
+  /// every > 0 the final state is written too). The newest two are kept.
+  std::int64_t checkpoint_every = 0;
+  /// Where checkpoints go; "" = "<output directory>/checkpoints".
+  std::string checkpoint_directory;
+
   // [parallel]
   // [particles]
   ParticleConfig particles{};

@@ -9,5 +9,6 @@ inline constexpr int kExitInputError = 2;   ///< bad case file, key, value, over
 inline constexpr int kExitUnstable = 3;     ///< NaN or |u| > 0.5 during a run (fields written before stopping)
 inline constexpr int kExitNoMemory = 4;     ///< the domain does not fit in device (or host) memory
 inline constexpr int kExitOutputError = 5;  ///< output directory or file cannot be written
+inline constexpr int kExitCheckpointError = 6;  ///< --restart checkpoint missing, truncated, corrupted or mismatched
 
 }  // namespace eddy

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "io/checkpoint.hpp"
 #include "io/output_error.hpp"
 #include "kernels/backend.hpp"
 #include "solver/bench.hpp"
@@ -135,6 +136,9 @@ int main(int argc, char** argv) {
   run->add_option("case", case_path, "Case file, e.g. cases/lid_driven_cavity_2d.toml")->required();
   run->add_option("--set", overrides, "Override a case key: section.key=value, value as in TOML (repeatable)");
   run->add_option("--output", output_dir, "Output directory (overrides output.directory)");
+  std::string restart_path;
+  run->add_option("--restart", restart_path,
+                  "Continue from a checkpoint: the .toml manifest a run with [checkpoint] (or a stop signal) wrote");
 
   auto* info = app.add_subcommand("info", "Print the backend, the device with its memory, and the version");
 
@@ -188,7 +192,10 @@ int main(int argc, char** argv) {
         if (output_dir.empty()) throw eddy::CollectiveInputError("--output: the output directory must not be empty");
         config->output_directory = output_dir;
       }
-      eddy::run_case(*config, MPI_COMM_WORLD, std::cout);
+      if (run->count("--restart") && restart_path.empty()) {
+        throw eddy::CollectiveInputError("--restart: give the checkpoint's .toml manifest");
+      }
+      eddy::run_case(*config, MPI_COMM_WORLD, std::cout, restart_path);
     } else if (*bench) {
       bench_options.precision = parse_precision(precision);
       bench_options.transport = parse_transport(transport);
@@ -203,6 +210,8 @@ int main(int argc, char** argv) {
     return report(mpi, e.what(), eddy::kExitInputError, true);
   } catch (const eddy::CollectiveOutputError& e) {
     return report(mpi, e.what(), eddy::kExitOutputError, true);
+  } catch (const eddy::CheckpointError& e) {
+    return report(mpi, e.what(), eddy::kExitCheckpointError, true);
   } catch (const eddy::InstabilityError& e) {
     return report(mpi, e.what(), eddy::kExitUnstable, true);
   } catch (const eddy::InputError& e) {

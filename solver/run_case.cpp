@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,7 +16,10 @@
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"
 #include "io/pvti_file.hpp"
+#include "io/checkpoint.hpp"
+#include "solver/checkpointing.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/stop_signal.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/piece_extension.hpp"
 #include "solver/rank_device.hpp"
@@ -28,6 +32,9 @@ namespace eddy {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The time loop checks for a stop signal at least every this many steps.
+constexpr std::int64_t kStopCheckSteps = 100;
 
 std::string format(const char* fmt, double value) {
   char buf[64];
@@ -343,7 +350,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << config.output_every << " into " << config.output_directory << "/\n";
 }
 
-void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log) {
+void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log, const std::string& restart) {
   const Decomposition decomposition = decompose(config, world);
   std::ostream null_log(nullptr);
   std::ostream& log = decomposition.rank == 0 ? rank0_log : null_log;
@@ -362,13 +369,38 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
   }
   auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
+  if (!restart.empty()) {
+    if (sim->has_particles()) {
+      throw CollectiveInputError("--restart with [particles]: checkpoints do not hold particles yet");
+    }
+    restore_state_checkpoint(config, *sim, restart);
+    log << "restarted   from " << restart << " at step " << sim->time_step() << "\n";
+  }
+  const StopSignalScope stop_signals;
+  const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
 
   SnapshotWriter snapshots(config);
   const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
   guard(config, initial, *sim, snapshots, log);
-  if (config.output_every > 0) snapshots.write(*sim, log);
+  if (config.output_every > 0 && restart.empty()) snapshots.write(*sim, log);
+
+  // Checkpoints of this run; the newest two are kept.
+  std::vector<std::string> checkpoints;
+  std::int64_t last_checkpoint = -1;
+  auto checkpoint = [&]() {
+    const std::string path = write_state_checkpoint(config, *sim);
+    last_checkpoint = sim->time_step();
+    checkpoints.push_back(path);
+    if (checkpoints.size() > 2) {
+      if (decomposition.rank == 0) remove_checkpoint(checkpoints.front());
+      checkpoints.erase(checkpoints.begin());
+    }
+    log << "  wrote checkpoint " << path << "\n";
+    return path;
+  };
 
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
+  const std::int64_t first_step = sim->time_step();
   const auto start = Clock::now();
   auto interval_start = start;
   std::int64_t interval_steps = 0;
@@ -377,13 +409,27 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
     std::int64_t next = config.steps;
     next = std::min(next, (t / config.report_every + 1) * config.report_every);
     if (config.output_every > 0) next = std::min(next, (t / config.output_every + 1) * config.output_every);
+    if (config.checkpoint_every > 0) {
+      next = std::min(next, (t / config.checkpoint_every + 1) * config.checkpoint_every);
+    }
+    next = std::min(next, t + kStopCheckSteps);  // a stop signal is noticed within this many steps
     sim->advance(next - t);
     interval_steps += next - t;
     const std::int64_t now = sim->time_step();
 
+    if (const int signal = stop_signal(comm)) {  // collective
+      sim->synchronize();
+      const std::string path = last_checkpoint == now ? checkpoints.back() : checkpoint();
+      log << "stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " at step " << now << " of "
+          << config.steps << "; resume with:\n  eddy run "
+          << (config.source_file.empty() ? std::string("CASE.toml") : config.source_file) << " --restart " << path
+          << "\n";
+      return;
+    }
     const bool report = now % config.report_every == 0 || now == config.steps;
     const bool output = config.output_every > 0 && now % config.output_every == 0;
-    if (!report && !output) continue;
+    const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
+    if (!report && !output && !save) continue;
     sim->synchronize();
     const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
     if (report) {
@@ -391,7 +437,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
       const double seconds = std::chrono::duration<double>(wall - interval_start).count();
       const double total = std::chrono::duration<double>(wall - start).count();
       const double mlups = seconds > 0 ? cells * interval_steps / seconds * 1e-6 : 0.0;
-      const double eta = total / double(now) * double(config.steps - now);
+      const double eta = total / double(now - first_step) * double(config.steps - now);
       char line[256];
       std::snprintf(line, sizeof line,
                     "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e",
@@ -407,16 +453,17 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log)
     }
     guard(config, d, *sim, snapshots, log);
     if (output) snapshots.write(*sim, log);
+    if (save) checkpoint();
   }
   sim->synchronize();
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
 
   if (snapshots.last_step() != sim->time_step()) snapshots.write(*sim, log);
   if (config.write_centerlines) write_centerlines(config, *sim, log);
+  const double steps_run = double(config.steps - first_step);
   char line[160];
   std::snprintf(line, sizeof line, "done: %lld steps in %.2f s, %.2f MLUPS on average\n",
-                static_cast<long long>(config.steps), total,
-                total > 0 ? cells * double(config.steps) / total * 1e-6 : 0.0);
+                static_cast<long long>(steps_run), total, total > 0 ? cells * steps_run / total * 1e-6 : 0.0);
   log << line;
 }
 

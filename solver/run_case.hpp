@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <string>
 
 #include "io/case_config.hpp"
 
@@ -27,7 +28,11 @@ inline constexpr double kMaxParticleSpeed = 0.5;
 /// cell. Throws OutputError, DeviceError as they arise.
 /// Collective over `world`: the case is decomposed over its ranks (one rank: the whole grid); only rank 0 writes to
 /// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
-void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log);
+/// With checkpoint.every > 0 it writes a checkpoint every that many steps and at the end (solver/checkpointing.hpp);
+/// `restart` (a checkpoint's manifest) continues that state up to config.steps, bit for bit as if uninterrupted.
+/// SIGTERM or SIGINT ends the run after the current chunk of at most 100 steps with a checkpoint and a line saying
+/// how to resume (no exception: the exit code is 0). Throws CheckpointError for an unusable `restart`.
+void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log, const std::string& restart = "");
 
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
 /// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "io/vtk_output.hpp"
@@ -380,6 +381,61 @@ class LatticeSimulation final : public Simulation {
     if (!particles_) return {0.0, 0.0, 0.0};
     return particles_->force_on_fluid();
   }
+
+  RawState raw_state() override {
+    if (particles_) throw std::logic_error("raw_state: checkpoints of particles are not supported");
+    complete_halo();
+    const std::vector<T> all = f_.download();
+    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
+    RawState state;
+    state.step = step_;
+    state.layout = int(layout_);
+    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T));
+    T* out = reinterpret_cast<T*>(state.populations.data());
+    for_each_interior([&](std::int64_t k, std::int64_t cell) {
+      for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = all[std::size_t(i * stride + cell)];
+    });
+    if (thermal_) {
+      const std::vector<R> t = thermal_->interior_raw();
+      state.temperature.resize(t.size() * sizeof(R));
+      std::memcpy(state.temperature.data(), t.data(), state.temperature.size());
+    }
+    return state;
+  }
+
+  void set_raw_state(const RawState& state) override {
+    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
+    if (state.populations.size() != std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T)) {
+      throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
+                                  " population bytes do not fit this block");
+    }
+    if (thermal_ && state.temperature.size() != std::size_t(n) * sizeof(R)) {
+      throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
+    }
+    if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
+      throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
+    }
+    std::vector<T> all = f_.download();
+    const T* in = reinterpret_cast<const T*>(state.populations.data());
+    for_each_interior([&](std::int64_t k, std::int64_t cell) {
+      for (int i = 0; i < d3q19::Q; ++i) all[std::size_t(i * stride + cell)] = in[i * n + k];
+    });
+    f_.upload(all);
+    layout_ = PopulationLayout(state.layout);
+    step_ = state.step;
+    // The interior slots hold the whole state: before an odd step ("swapped") the ghosts are filled from the
+    // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
+    // the state was taken.
+    halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    if (thermal_) {
+      std::vector<R> t(static_cast<std::size_t>(n));
+      std::memcpy(t.data(), state.temperature.data(), state.temperature.size());
+      thermal_->set_interior_raw(t);
+    }
+  }
+
+  int population_bytes() const override { return int(sizeof(T)); }
+  int temperature_bytes() const override { return int(sizeof(R)); }
 
   bool has_thermal() const override { return thermal_ != nullptr; }
   std::vector<double> temperature() override { return thermal_ ? thermal_->interior() : std::vector<double>(); }

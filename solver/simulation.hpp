@@ -53,6 +53,19 @@ struct PieceExtent {
   std::array<int, 3> size{};
 };
 
+/// The whole evolving state of one rank's block, exactly as stored, for checkpoints (io/checkpoint.hpp): with it
+/// and the case, a run continues bit for bit, on any decomposition.
+struct RawState {
+  std::int64_t step = 0;
+  int layout = 0;  ///< PopulationLayout of the population slots (kernels/launchers.hpp)
+  /// The 19 population slots of each interior cell as stored (f_i - w_i in the storage type: value_bytes each),
+  /// [i * interior_cells + k], k in MacroscopicFields order, after any pending halo exchange: the interior slots then
+  /// hold the complete state in either layout (the next exchange refills the ghosts).
+  std::vector<unsigned char> populations;
+  /// T of the interior cells in the arithmetic type (compute_t of the storage), [k]; empty without [thermal].
+  std::vector<unsigned char> temperature;
+};
+
 class Simulation {
  public:
   /// Allocates device memory for `config` (finalized) and sets the initial state, for a one-rank run without MPI.
@@ -102,6 +115,15 @@ class Simulation {
   virtual ParticleDiagnostics particle_diagnostics() = 0;
   /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
   virtual std::array<double, 3> particle_force_on_fluid() = 0;
+
+  /// The state for a checkpoint (collective: the pending halo exchange is done first).
+  virtual RawState raw_state() = 0;
+  /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
+  /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
+  virtual void set_raw_state(const RawState& state) = 0;
+  /// Bytes of one stored population value (2, 4 or 8) and of one temperature value (4 or 8).
+  virtual int population_bytes() const = 0;
+  virtual int temperature_bytes() const = 0;
 
   /// True when the case has a temperature field ([thermal]); it advances with every step (solver/thermal_field.hpp).
   virtual bool has_thermal() const = 0;

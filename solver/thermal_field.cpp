@@ -115,6 +115,21 @@ void ThermalField<R>::set_interior(const std::vector<double>& t) {
 }
 
 template <class R>
+std::vector<R> ThermalField<R>::interior_raw() const {
+  const std::vector<R> all = t_[current_].download();
+  std::vector<R> out(std::size_t(shape_.interior_cells()));
+  for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = all[std::size_t(cell)]; });
+  return out;
+}
+
+template <class R>
+void ThermalField<R>::set_interior_raw(const std::vector<R>& t) {
+  std::vector<R> all = t_[current_].download();
+  for_each_interior([&](std::int64_t k, std::int64_t cell) { all[std::size_t(cell)] = t[std::size_t(k)]; });
+  t_[current_].upload(all);
+}
+
+template <class R>
 std::array<double, 6> ThermalField<R>::face_inflow(const std::vector<CellFlag>& flags) const {
   const std::vector<R> t = t_[current_].download();
   std::array<double, 6> inflow{};

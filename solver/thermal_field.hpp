@@ -56,6 +56,9 @@ class ThermalField {
   std::vector<double> interior() const;
   /// Replaces T on the interior cells (layout as interior()); used by tests to start from any field.
   void set_interior(const std::vector<double>& t);
+  /// T on the interior cells exactly as stored, and its replacement (checkpoints).
+  std::vector<R> interior_raw() const;
+  void set_interior_raw(const std::vector<R>& t);
 
   /// Heat entering the fluid through each face of the domain per step, summed over the face (lattice units:
   /// T cells^3 / step in 3D with dx = 1), by the same wall flux as the scheme; 0 for faces that are not fixed-value

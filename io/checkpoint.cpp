@@ -1,0 +1,310 @@
+#include "io/checkpoint.hpp"
+
+#include <toml++/toml.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "io/output_error.hpp"
+
+namespace eddy {
+
+namespace {
+
+constexpr const char* kFormat = "eddy-checkpoint";
+constexpr int kVersion = 1;
+
+std::uint64_t mix(std::uint64_t z) {  // splitmix64 finaliser (Steele, Lea & Flood 2014)
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Sum of the value hashes of this rank's block of one component of one field.
+std::uint64_t block_checksum(const unsigned char* values, int value_bytes, int field, int component,
+                             const CheckpointBlock& block, const std::array<int, 3>& grid) {
+  std::uint64_t sum = 0;
+  std::size_t k = 0;
+  for (int z = 0; z < block.size[2]; ++z)
+    for (int y = 0; y < block.size[1]; ++y)
+      for (int x = 0; x < block.size[0]; ++x, ++k) {
+        const std::uint64_t global =
+            std::uint64_t(block.offset[0] + x) +
+            std::uint64_t(grid[0]) *
+                (std::uint64_t(block.offset[1] + y) + std::uint64_t(grid[1]) * std::uint64_t(block.offset[2] + z));
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, values + k * std::size_t(value_bytes), std::size_t(value_bytes));
+        const std::uint64_t key = (std::uint64_t(field) << 56) ^ (std::uint64_t(component) << 48) ^ global;
+        sum += mix(mix(key + 0x9E3779B97F4A7C15ull) ^ bits);
+      }
+  return sum;
+}
+
+std::uint64_t cells_of(const std::array<int, 3>& n) {
+  return std::uint64_t(n[0]) * std::uint64_t(n[1]) * std::uint64_t(n[2]);
+}
+
+/// The MPI datatype of this rank's block of one component in the global array (values of `value_bytes`).
+struct BlockType {
+  MPI_Datatype value = MPI_DATATYPE_NULL, block = MPI_DATATYPE_NULL;
+  BlockType(int value_bytes, const CheckpointBlock& b, const std::array<int, 3>& grid) {
+    MPI_Type_contiguous(value_bytes, MPI_BYTE, &value);
+    MPI_Type_commit(&value);
+    const int sizes[3] = {grid[2], grid[1], grid[0]};
+    const int subsizes[3] = {b.size[2], b.size[1], b.size[0]};
+    const int starts[3] = {b.offset[2], b.offset[1], b.offset[0]};
+    MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, value, &block);
+    MPI_Type_commit(&block);
+  }
+  ~BlockType() {
+    MPI_Type_free(&block);
+    MPI_Type_free(&value);
+  }
+  BlockType(const BlockType&) = delete;
+  BlockType& operator=(const BlockType&) = delete;
+};
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, std::size_t(length));
+}
+
+/// True on every rank when `ok` is true on every rank.
+bool all_ok(bool ok, MPI_Comm comm) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+}
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+}  // namespace
+
+std::string write_checkpoint(const std::string& stem, CheckpointManifest manifest,
+                             const std::vector<std::vector<unsigned char>>& data, const CheckpointBlock& block,
+                             MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::filesystem::path stem_path(stem);
+  const std::string data_path = stem + ".data", manifest_path = stem + ".toml";
+  const std::string tmp = data_path + ".tmp";  // the same name on every rank
+  const std::uint64_t cells = cells_of(manifest.grid), block_cells = cells_of(block.size);
+
+  MPI_File file;
+  int rc = MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  if (!all_ok(rc == MPI_SUCCESS, comm)) {
+    if (rc == MPI_SUCCESS) MPI_File_close(&file);
+    throw OutputError("cannot write checkpoint " + data_path + ": " +
+                      (rc == MPI_SUCCESS ? std::string("another rank could not open it") : mpi_error_text(rc)));
+  }
+  MPI_File_set_size(file, 0);
+  std::uint64_t checksum = 0;
+  MPI_Offset displacement = 0;
+  bool ok = true;
+  std::string error;
+  for (std::size_t f = 0; f < manifest.fields.size(); ++f) {
+    const CheckpointField& field = manifest.fields[f];
+    const BlockType type(field.value_bytes, block, manifest.grid);
+    for (int c = 0; c < field.components; ++c) {
+      const unsigned char* values = data[f].data() + std::size_t(c) * block_cells * std::size_t(field.value_bytes);
+      checksum += block_checksum(values, field.value_bytes, int(f), c, block, manifest.grid);
+      MPI_File_set_view(file, displacement, type.value, type.block, "native", MPI_INFO_NULL);
+      rc = MPI_File_write_all(file, values, int(block_cells), type.value, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS && ok) {
+        ok = false;
+        error = mpi_error_text(rc);
+      }
+      displacement += MPI_Offset(cells * std::uint64_t(field.value_bytes));
+    }
+  }
+  rc = MPI_File_close(&file);
+  if (rc != MPI_SUCCESS && ok) {
+    ok = false;
+    error = mpi_error_text(rc);
+  }
+  if (!all_ok(ok, comm)) {
+    if (rank == 0) std::remove(tmp.c_str());
+    throw OutputError("cannot write checkpoint " + data_path + ": " + (ok ? "another rank failed" : error));
+  }
+  std::uint64_t total = 0;
+  MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  manifest.checksum = total;
+  manifest.data_file = stem_path.filename().string() + ".data";
+  manifest.data_bytes = std::uint64_t(displacement);
+
+  std::string failure;
+  if (rank == 0) {
+    try {
+      commit_temporary_file(tmp, data_path);
+      std::ostringstream text;
+      text << "# eddy checkpoint: restart with  eddy run CASE.toml --restart " << manifest_path << "\n"
+           << "format = \"" << kFormat << "\"\nversion = " << kVersion << "\ncase = " << quoted(manifest.case_name)
+           << "\nstep = " << manifest.step << "\nlayout = " << manifest.layout << "\ngrid = [" << manifest.grid[0]
+           << ", " << manifest.grid[1] << ", " << manifest.grid[2] << "]\nranks = [" << manifest.ranks[0] << ", "
+           << manifest.ranks[1] << ", " << manifest.ranks[2] << "]\nstorage = " << quoted(manifest.storage)
+           << "\ndata_file = " << quoted(manifest.data_file) << "\ndata_bytes = " << manifest.data_bytes
+           << "\nchecksum = \"" << std::hex << manifest.checksum << std::dec << "\"\n";
+      for (const CheckpointField& field : manifest.fields) {
+        text << "\n[[field]]\nname = " << quoted(field.name) << "\ncomponents = " << field.components
+             << "\nvalue_bytes = " << field.value_bytes << "\n";
+      }
+      write_file_atomically(manifest_path, text.str());
+    } catch (const OutputError& e) {
+      failure = e.what();
+    }
+  }
+  int failed = failure.empty() ? 0 : 1;
+  MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+  if (failed) throw OutputError(rank == 0 ? failure : "cannot write checkpoint " + manifest_path + " (rank 0 failed)");
+  return manifest_path;
+}
+
+CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(manifest_path, ec)) {
+    throw CheckpointError("checkpoint " + manifest_path +
+                          " not found (give the .toml manifest a checkpointed run wrote, e.g. "
+                          "output/checkpoints/<case>_checkpoint_00001000.toml)");
+  }
+  toml::table root;
+  try {
+    root = toml::parse_file(manifest_path);
+  } catch (const toml::parse_error& e) {
+    throw CheckpointError("checkpoint " + manifest_path +
+                          " is not a readable manifest: " + std::string(e.description()));
+  }
+  auto fail = [&](const std::string& what) -> CheckpointError {
+    return CheckpointError("checkpoint " + manifest_path + ": " + what);
+  };
+  if (root["format"].value<std::string>() != std::string(kFormat)) {
+    throw fail("not an eddy checkpoint manifest (format must be \"" + std::string(kFormat) + "\")");
+  }
+  CheckpointManifest m;
+  m.version = int(root["version"].value_or<std::int64_t>(0));
+  if (m.version != kVersion) {
+    throw fail("version " + std::to_string(m.version) + " is not supported (this eddy reads version " +
+               std::to_string(kVersion) + ")");
+  }
+  const auto need_int = [&](const char* key) {
+    const auto v = root[key].value<std::int64_t>();
+    if (!v) throw fail("missing or non-integer key '" + std::string(key) + "'");
+    return *v;
+  };
+  const auto need_string = [&](const char* key) {
+    const auto v = root[key].value<std::string>();
+    if (!v) throw fail("missing or non-string key '" + std::string(key) + "'");
+    return *v;
+  };
+  const auto need3 = [&](const char* key) {
+    std::array<int, 3> out{};
+    const toml::array* a = root[key].as_array();
+    if (!a || a->size() != 3) throw fail("key '" + std::string(key) + "' must be an array of 3 integers");
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto v = (*a)[i].value<std::int64_t>();
+      if (!v || *v < 0 || *v > (std::int64_t(1) << 30)) throw fail("key '" + std::string(key) + "' is out of range");
+      out[i] = int(*v);
+    }
+    return out;
+  };
+  m.case_name = need_string("case");
+  m.step = need_int("step");
+  m.layout = int(need_int("layout"));
+  m.grid = need3("grid");
+  m.ranks = need3("ranks");
+  m.storage = need_string("storage");
+  m.data_file = need_string("data_file");
+  const std::int64_t bytes = need_int("data_bytes");
+  if (m.step < 0 || bytes < 0) throw fail("step and data_bytes must be >= 0");
+  m.data_bytes = std::uint64_t(bytes);
+  const std::string checksum = need_string("checksum");
+  try {
+    std::size_t used = 0;
+    m.checksum = std::stoull(checksum, &used, 16);
+    if (used != checksum.size()) throw std::invalid_argument(checksum);
+  } catch (const std::exception&) {
+    throw fail("checksum '" + checksum + "' is not a hexadecimal number");
+  }
+  if (m.data_file.empty() || m.data_file.find('/') != std::string::npos) {
+    throw fail("data_file must be a file name in the manifest's directory");
+  }
+  const toml::array* fields = root["field"].as_array();
+  if (!fields || fields->empty()) throw fail("lists no [[field]]");
+  std::uint64_t expected = 0;
+  for (const toml::node& node : *fields) {
+    const toml::table* t = node.as_table();
+    if (!t) throw fail("[[field]] entries must be tables");
+    CheckpointField f;
+    f.name = (*t)["name"].value_or<std::string>("");
+    f.components = int((*t)["components"].value_or<std::int64_t>(0));
+    f.value_bytes = int((*t)["value_bytes"].value_or<std::int64_t>(0));
+    if (f.name.empty() || f.components < 1 || f.components > 64 ||
+        (f.value_bytes != 2 && f.value_bytes != 4 && f.value_bytes != 8)) {
+      throw fail("a [[field]] needs a name, components in 1..64 and value_bytes 2, 4 or 8");
+    }
+    expected += cells_of(m.grid) * std::uint64_t(f.components) * std::uint64_t(f.value_bytes);
+    m.fields.push_back(f);
+  }
+  if (expected != m.data_bytes) {
+    throw fail("data_bytes = " + std::to_string(m.data_bytes) + " does not match its grid and fields (" +
+               std::to_string(expected) + " bytes)");
+  }
+  return m;
+}
+
+std::vector<std::vector<unsigned char>> read_checkpoint_data(const std::string& manifest_path,
+                                                             const CheckpointManifest& manifest,
+                                                             const CheckpointBlock& block, MPI_Comm comm) {
+  const std::string data_path = (std::filesystem::path(manifest_path).parent_path() / manifest.data_file).string();
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(data_path, ec);
+  if (ec) throw CheckpointError("checkpoint data file " + data_path + " cannot be read: " + ec.message());
+  if (size != manifest.data_bytes) {
+    throw CheckpointError("checkpoint data file " + data_path + " has " + std::to_string(size) + " bytes, " +
+                          std::to_string(manifest.data_bytes) + " expected: it is " +
+                          (size < manifest.data_bytes ? "truncated" : "longer than written") +
+                          "; use an earlier checkpoint");
+  }
+  MPI_File file;
+  int rc = MPI_File_open(comm, data_path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
+  if (!all_ok(rc == MPI_SUCCESS, comm)) {
+    if (rc == MPI_SUCCESS) MPI_File_close(&file);
+    throw CheckpointError("checkpoint data file " + data_path + " cannot be opened" +
+                          (rc == MPI_SUCCESS ? std::string(" on another rank") : ": " + mpi_error_text(rc)));
+  }
+  const std::uint64_t cells = cells_of(manifest.grid), block_cells = cells_of(block.size);
+  std::vector<std::vector<unsigned char>> data(manifest.fields.size());
+  std::uint64_t checksum = 0;
+  MPI_Offset displacement = 0;
+  bool ok = true;
+  for (std::size_t f = 0; f < manifest.fields.size(); ++f) {
+    const CheckpointField& field = manifest.fields[f];
+    const BlockType type(field.value_bytes, block, manifest.grid);
+    data[f].resize(std::size_t(field.components) * block_cells * std::size_t(field.value_bytes));
+    for (int c = 0; c < field.components; ++c) {
+      unsigned char* values = data[f].data() + std::size_t(c) * block_cells * std::size_t(field.value_bytes);
+      MPI_File_set_view(file, displacement, type.value, type.block, "native", MPI_INFO_NULL);
+      rc = MPI_File_read_all(file, values, int(block_cells), type.value, MPI_STATUS_IGNORE);
+      ok = ok && rc == MPI_SUCCESS;
+      checksum += block_checksum(values, field.value_bytes, int(f), c, block, manifest.grid);
+      displacement += MPI_Offset(cells * std::uint64_t(field.value_bytes));
+    }
+  }
+  MPI_File_close(&file);
+  if (!all_ok(ok, comm)) throw CheckpointError("checkpoint data file " + data_path + " could not be read");
+  std::uint64_t total = 0;
+  MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (total != manifest.checksum) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(total));
+    throw CheckpointError("checkpoint data file " + data_path + " is corrupted: its checksum is " + text +
+                          ", the manifest " + manifest_path + " recorded a different one; use an earlier checkpoint");
+  }
+  return data;
+}
+
+}  // namespace eddy

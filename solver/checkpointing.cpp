@@ -1,0 +1,120 @@
+#include "solver/checkpointing.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
+#include "io/output_error.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/reductions.hpp"
+
+namespace eddy {
+
+namespace {
+
+std::string storage_name(Precision p) {
+  return p == Precision::float64 ? "double" : p == Precision::float16 ? "fp16" : "float";
+}
+
+MPI_Comm communicator(const Decomposition& d) { return d.serial() ? MPI_COMM_SELF : d.comm; }
+
+CheckpointBlock block_of(const Decomposition& d) { return CheckpointBlock{d.offset, d.local_size}; }
+
+/// The fields a checkpoint of `sim` holds, in file order.
+std::vector<CheckpointField> fields_of(Simulation& sim) {
+  std::vector<CheckpointField> fields = {{"populations", 19, sim.population_bytes()}};
+  if (sim.has_thermal()) fields.push_back({"temperature", 1, sim.temperature_bytes()});
+  return fields;
+}
+
+std::string grid_text(const std::array<int, 3>& n) {
+  return std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]);
+}
+
+}  // namespace
+
+std::string checkpoint_directory(const CaseConfig& config) {
+  return config.checkpoint_directory.empty() ? (std::filesystem::path(config.output_directory) / "checkpoints").string()
+                                             : config.checkpoint_directory;
+}
+
+std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
+  const Decomposition& d = sim.decomposition();
+  RawState state = sim.raw_state();
+  CheckpointManifest m;
+  m.case_name = config.name;
+  m.step = state.step;
+  m.layout = state.layout;
+  m.grid = config.size;
+  m.ranks = d.serial() ? std::array<int, 3>{1, 1, 1} : d.dims;
+  m.storage = storage_name(config.precision);
+  m.fields = fields_of(sim);
+  std::vector<std::vector<unsigned char>> data = {std::move(state.populations)};
+  if (sim.has_thermal()) data.push_back(std::move(state.temperature));
+  char step[32];
+  std::snprintf(step, sizeof step, "_checkpoint_%08lld", static_cast<long long>(state.step));
+  const std::string stem = (std::filesystem::path(checkpoint_directory(config)) / (config.name + step)).string();
+  agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm,
+                   [&] { ensure_writable_directory(checkpoint_directory(config)); });
+  try {
+    return write_checkpoint(stem, m, data, block_of(d), communicator(d));
+  } catch (const OutputError& e) {
+    throw CollectiveOutputError(e.what());  // every rank throws it
+  }
+}
+
+void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path) {
+  const CheckpointManifest m = read_checkpoint_manifest(manifest_path);
+  const auto mismatch = [&](const std::string& what) {
+    return CheckpointError("checkpoint " + manifest_path + " does not fit the case " + config.source_file + ": " +
+                           what);
+  };
+  if (m.grid != config.size) {
+    throw mismatch("it holds a grid of " + grid_text(m.grid) + " cells, the case has " + grid_text(config.size));
+  }
+  if (m.storage != storage_name(config.precision)) {
+    throw mismatch("it was written with storage \"" + m.storage + "\", the case uses \"" +
+                   storage_name(config.precision) + "\" (numerics.storage)");
+  }
+  const std::vector<CheckpointField> expected = fields_of(sim);
+  bool same = m.fields.size() == expected.size();
+  for (std::size_t f = 0; same && f < expected.size(); ++f) {
+    same = m.fields[f].name == expected[f].name && m.fields[f].components == expected[f].components &&
+           m.fields[f].value_bytes == expected[f].value_bytes;
+  }
+  if (!same) {
+    std::string have, want;
+    for (const auto& f : m.fields) have += (have.empty() ? "" : ", ") + f.name;
+    for (const auto& f : expected) want += (want.empty() ? "" : ", ") + f.name;
+    throw mismatch("it holds " + have + ", the case needs " + want + " ([thermal] on one side only?)");
+  }
+  if (m.step > config.steps) {
+    throw CollectiveInputError("checkpoint " + manifest_path + " is at step " + std::to_string(m.step) +
+                               ", beyond run.steps = " + std::to_string(config.steps) +
+                               ": raise run.steps (the total step count, the restart's included)");
+  }
+  const Decomposition& d = sim.decomposition();
+  std::vector<std::vector<unsigned char>> data = read_checkpoint_data(manifest_path, m, block_of(d), communicator(d));
+  RawState state;
+  state.step = m.step;
+  state.layout = m.layout;
+  state.populations = std::move(data[0]);
+  if (sim.has_thermal()) state.temperature = std::move(data[1]);
+  try {
+    sim.set_raw_state(state);
+  } catch (const std::invalid_argument& e) {
+    throw mismatch(e.what());
+  }
+}
+
+void remove_checkpoint(const std::string& manifest_path) {
+  std::error_code ec;
+  const std::filesystem::path manifest(manifest_path);
+  std::filesystem::path data = manifest;
+  data.replace_extension(".data");
+  std::filesystem::remove(manifest, ec);
+  std::filesystem::remove(data, ec);
+}
+
+}  // namespace eddy

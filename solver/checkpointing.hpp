@@ -1,0 +1,30 @@
+// Checkpoints of a Simulation (io/checkpoint.hpp holds the file format): the raw state of every rank's block goes
+// into one data file and manifest; a restart on any rank count reads its own block back, so the run continues bit
+// for bit. The newest two checkpoints of a run are kept; older ones are removed once a newer one is complete.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "solver/simulation.hpp"
+
+namespace eddy {
+
+/// Where the case's checkpoints go: checkpoint.directory, or "<output directory>/checkpoints".
+std::string checkpoint_directory(const CaseConfig& config);
+
+/// Writes the current state as "<directory>/<case>_checkpoint_<step, 8 digits>.{data,toml}" and returns the
+/// manifest's path (collective). Throws CollectiveOutputError on every rank when it cannot be written.
+std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim);
+
+/// Restores the state of the checkpoint whose manifest is `manifest_path` (collective). Throws CheckpointError on
+/// every rank when it is missing, truncated, corrupted, or written for another grid, storage or set of fields, and
+/// CollectiveInputError when its step lies beyond run.steps.
+void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path);
+
+/// Removes a checkpoint written earlier (manifest first, so no manifest names a missing data file); rank 0 only,
+/// errors ignored.
+void remove_checkpoint(const std::string& manifest_path);
+
+}  // namespace eddy

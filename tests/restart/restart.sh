@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Checkpoint and restart through the eddy command line (CTest):
+#   serial: a restart continues bit for bit (checkpoints after an odd and an even step count; float with a
+#           temperature field, fp16); SIGTERM mid-run writes a checkpoint that restarts bit for bit; a flipped byte,
+#           a truncated data file, a missing manifest and a checkpoint of another case exit with code 6, a step
+#           beyond run.steps with code 2, and the earlier checkpoints stay intact.
+#   mpi:    2 ranks write, 1 rank restarts, and 1 rank writes, 2 ranks restart: bit for bit.
+# "Bit for bit" compares the final checkpoint's data file of the restarted run with an uninterrupted run's.
+# Usage: restart.sh EDDY CASES_DIR serial|mpi [MPIEXEC NP_FLAG "MPI FLAGS"]
+set -u
+eddy=$1 cases=$2 mode=$3 mpiexec=${4:-} np_flag=${5:-} mpi_flags=${6:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export OMP_NUM_THREADS=1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+
+heated=(--set 'domain.size=[24,24,1]' --set output.vtk=false --set checkpoint.every=25)
+fp16=(--set 'domain.size=[32,32,1]' --set output.vtk=false --set output.centerlines=false
+      --set 'numerics.storage="fp16"' --set checkpoint.every=25)
+
+# run NAME STEPS CASE ARGS...: eddy run into directory NAME, log in NAME.log; returns eddy's exit code.
+run() {
+  local name=$1 steps=$2 case=$3
+  shift 3
+  "$eddy" run "$case" --set run.steps="$steps" --output "$name" "$@" >"$name.log" 2>&1
+}
+same() {  # same A B WHAT
+  if cmp -s "$1" "$2"; then pass "$3"; else fail "$3: $1 and $2 differ"; fi
+}
+ckpt() { echo "$1/checkpoints/$2_checkpoint_$(printf %08d "$3")"; }
+
+if [[ $mode == serial ]]; then
+  H=$cases/heated_cavity_2d.toml L=$cases/lid_driven_cavity_2d.toml
+  run full 60 "$H" "${heated[@]}" || fail "uninterrupted run (see $work/full.log)"
+  run first 25 "$H" "${heated[@]}" || fail "first 25 steps"
+  run rest 60 "$H" "${heated[@]}" --restart "$(ckpt first heated_cavity_2d 25).toml" || fail "restart after 25 steps"
+  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt rest heated_cavity_2d 60).data" \
+    "float + temperature: restart after an odd step count equals the uninterrupted run"
+  run rest50 60 "$H" "${heated[@]}" --restart "$(ckpt full heated_cavity_2d 50).toml" || fail "restart after 50"
+  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt rest50 heated_cavity_2d 60).data" \
+    "float + temperature: restart after an even step count equals the uninterrupted run"
+  [[ ! -e $(ckpt full heated_cavity_2d 25).toml && -e $(ckpt full heated_cavity_2d 50).toml ]] &&
+    pass "the newest two checkpoints are kept" || fail "checkpoint 25 should be removed, 50 kept"
+
+  run lfull 60 "$L" "${fp16[@]}" || fail "fp16 uninterrupted"
+  run lfirst 25 "$L" "${fp16[@]}" || fail "fp16 first 25"
+  run lrest 60 "$L" "${fp16[@]}" --restart "$(ckpt lfirst lid_driven_cavity_2d 25).toml" || fail "fp16 restart"
+  same "$(ckpt lfull lid_driven_cavity_2d 60).data" "$(ckpt lrest lid_driven_cavity_2d 60).data" \
+    "fp16: restart equals the uninterrupted run"
+
+  # Hostile checkpoints: exit code 6 and a message; the files given stay as they were.
+  expect() {  # expect CODE PATTERN WHAT ARGS...
+    local code=$1 pattern=$2 what=$3
+    shift 3
+    run bad 60 "$@"
+    local rc=$?
+    if [[ $rc == "$code" ]] && grep -q -- "$pattern" bad.log; then pass "$what: exit $rc"; else
+      fail "$what: exit $rc, expected $code and '$pattern': $(tail -1 bad.log)"; fi
+  }
+  cp -r full/checkpoints flipped && cp -r full/checkpoints cut && cp -r full/checkpoints intact
+  base=heated_cavity_2d_checkpoint_00000050
+  printf '\x7f' | dd of="flipped/$base.data" bs=1 seek=4000 conv=notrunc status=none
+  truncate -s -100 "cut/$base.data"
+  expect 6 "corrupted" "flipped byte detected by the checksum" "$H" "${heated[@]}" --restart "flipped/$base.toml"
+  expect 6 "truncated" "truncated data file" "$H" "${heated[@]}" --restart "cut/$base.toml"
+  expect 6 "not found" "missing manifest" "$H" "${heated[@]}" --restart "nowhere/$base.toml"
+  expect 6 "does not fit" "checkpoint of another case" "$L" "${fp16[@]}" --restart "full/checkpoints/$base.toml"
+  expect 2 "beyond run.steps" "checkpoint past run.steps" "$H" "${heated[@]}" --set run.steps=40 \
+    --restart "full/checkpoints/$base.toml"
+  same "full/checkpoints/$base.data" "intact/$base.data" "a checkpoint read by refused restarts stays intact"
+
+  # SIGTERM: the run stops with a checkpoint and exit 0; restarting it gives the uninterrupted result.
+  "$eddy" run "$H" "${heated[@]}" --set checkpoint.every=0 --set run.steps=100000000 --output sig >sig.log 2>&1 &
+  pid=$!
+  sleep 3
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  manifest=$(grep -o -- '--restart [^ ]*' sig.log | cut -d' ' -f2)
+  if [[ $rc == 0 && -n $manifest && -f $manifest ]]; then
+    pass "SIGTERM: exit 0, checkpoint $manifest"
+    step=$(sed -n 's/^step = //p' "$manifest")
+    target=$((step + 30))
+    run sigrest "$target" "$H" "${heated[@]}" --set checkpoint.every=0 --restart "$manifest" ||
+      fail "restart after SIGTERM"
+    run sigfull "$target" "$H" "${heated[@]}" --set checkpoint.every="$target" || fail "uninterrupted $target"
+    # With checkpoint.every = 0 the restarted run writes no checkpoint of its own: compare the final fields of a
+    # run that writes one at the end.
+    run sigrest2 "$target" "$H" "${heated[@]}" --set checkpoint.every="$target" --restart "$manifest" ||
+      fail "restart after SIGTERM (with a final checkpoint)"
+    same "$(ckpt sigfull heated_cavity_2d "$target").data" "$(ckpt sigrest2 heated_cavity_2d "$target").data" \
+      "SIGTERM at step $step, restarted to $target: equals the uninterrupted run"
+  else
+    fail "SIGTERM: exit $rc, log: $(tail -3 sig.log)"
+  fi
+else
+  H=$cases/heated_cavity_2d.toml
+  # shellcheck disable=SC2086
+  mpirun() { "$mpiexec" "$np_flag" "$1" $mpi_flags "${@:2}"; }
+  run full 60 "$H" "${heated[@]}" || fail "1 rank, uninterrupted"
+  mpirun 2 "$eddy" run "$H" --set run.steps=60 "${heated[@]}" --set 'parallel.ranks=[2,1,1]' --output two \
+    >two.log 2>&1 || fail "2 ranks (see $work/two.log)"
+  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt two heated_cavity_2d 60).data" \
+    "2 ranks write the same checkpoint as 1"
+  run one 60 "$H" "${heated[@]}" --restart "$(ckpt two heated_cavity_2d 50).toml" || fail "2 -> 1 restart"
+  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt one heated_cavity_2d 60).data" "2 ranks -> 1 rank restart"
+  mpirun 2 "$eddy" run "$H" --set run.steps=60 "${heated[@]}" --set 'parallel.ranks=[1,2,1]' --output back \
+    --restart "$(ckpt full heated_cavity_2d 50).toml" >back.log 2>&1 || fail "1 -> 2 restart (see $work/back.log)"
+  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt back heated_cavity_2d 60).data" "1 rank -> 2 ranks restart"
+fi
+if ((failures > 0)); then
+  echo "$failures check(s) failed; work directory kept: $work"
+  trap - EXIT
+  exit 1
+fi
