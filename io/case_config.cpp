@@ -93,10 +93,14 @@ std::string join(const std::vector<std::string_view>& items, std::string_view se
   return text;
 }
 
-/// InputError messages are one line (main() prints "eddy: error: <what()>").
+/// InputError messages are one line (main() prints "eddy: error: <what()>"): line breaks and the other ASCII control
+/// characters a hostile file can put in a message (a NUL would cut what() short, an escape drives the terminal, a
+/// vertical tab breaks the line) become spaces; tabs stay.
 std::string one_line(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\r', ' ');
+  for (char& ch : text) {
+    const auto code = static_cast<unsigned char>(ch);
+    if ((code < 0x20 && ch != '\t') || code == 0x7f) ch = ' ';
+  }
   return text;
 }
 
@@ -567,6 +571,115 @@ void check_key_nesting(std::string_view text, const std::string& origin) {
   }
 }
 
+/// Where unsafe_non_ascii found a non-ASCII character that toml++ must not see.
+struct NonAscii {
+  std::size_t line;
+  bool after_backslash;  ///< in a multi-line basic string (else: outside strings and comments)
+};
+
+/// The first non-ASCII character that toml++ would test for Unicode whitespace, if any: one outside strings and
+/// comments (never valid TOML: bare keys, numbers, booleans and dates are ASCII), or in a multi-line basic string the
+/// first character after a backslash and any spaces, tabs and line breaks that follow it (a line-ending backslash).
+/// toml++ 3.3.0 (Debian 12) reaches __builtin_unreachable there for most code points in U+00A1..U+0499,
+/// U+2C5E..U+3057 and U+FB26..U+FEFE (undefined behaviour, found by tests/fuzz; upstream issues marzer/tomlplusplus
+/// #190 and #295), so this scan runs before toml::parse. Like deep_key_line it follows just enough TOML to know where
+/// strings are: one starts at a quote where a key part or a value may start, not inside a bare value (a number,
+/// boolean or date), which toml++ reads up to a value terminator (whitespace, ']', '}', ',', '#') quotes and all.
+std::optional<NonAscii> unsafe_non_ascii(std::string_view text) {
+  const auto non_ascii = [&](std::size_t at) {
+    return at < text.size() && static_cast<unsigned char>(text[at]) >= 0x80;
+  };
+  const auto one_of = [](std::string_view set, char ch) { return set.find(ch) != std::string_view::npos; };
+  std::size_t line = 1;
+  std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a UTF-8 byte order mark, which toml++ skips
+  std::vector<char> nesting;  // the open '[' and '{' of the current value
+  bool value = false;         // after '=' or in an array, else in a key or table header
+  bool bare = false;          // inside a bare value
+  char previous = '\n';       // the last character outside strings
+  while (i < text.size()) {
+    const char ch = text[i];
+    if (non_ascii(i)) return NonAscii{line, false};
+    if (ch == '#') {  // a comment, up to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+      bare = false;
+      continue;
+    }
+    const bool quote = ch == '"' || ch == '\'';
+    if (quote && !bare && (value || one_of(" \t\r\n.[{,", previous))) {  // a string (value or quoted key part)
+      previous = ch;
+      const bool basic = ch == '"';
+      const std::string_view triple = basic ? "\"\"\"" : "'''";
+      const bool multi_line = text.substr(i, 3) == triple;
+      i += multi_line ? 3 : 1;
+      while (i < text.size()) {
+        if (basic && text[i] == '\\') {
+          ++i;
+          if (multi_line && non_ascii(i)) return NonAscii{line, true};  // toml++ tests it for whitespace too
+          if (multi_line && i < text.size() && one_of(" \t\r\n", text[i])) {
+            // A line-ending backslash: toml++ tests the characters after it while it skips whitespace.
+            while (i < text.size() && one_of(" \t\r\n", text[i])) line += text[i++] == '\n';
+            if (non_ascii(i)) return NonAscii{line, true};
+            continue;
+          }
+          if (i < text.size() && text[i] != '\n') ++i;  // the escaped character
+          continue;
+        }
+        if (text[i] == '\n') {
+          if (!multi_line) break;  // unterminated: toml++ reports it
+          ++line;
+        } else if (text[i] == ch && (!multi_line || text.substr(i, 3) == triple)) {
+          std::size_t quotes = 1;  // """a""""" is a"": up to two more quotes before the closing three belong to it
+          while (multi_line && quotes < 5 && i + quotes < text.size() && text[i + quotes] == ch) ++quotes;
+          i += quotes;
+          break;
+        }
+        ++i;
+      }
+      continue;
+    }
+    previous = ch;
+    ++i;
+    if (bare && !one_of(" \t\n\v\f\r]},", ch)) continue;
+    bare = false;
+    if (ch == '\n') {
+      ++line;
+      if (nesting.empty()) value = false;  // a multi-line array continues its value
+    } else if (!value) {
+      if (ch == '=') value = true;
+      if (ch == '}' && !nesting.empty()) {  // {}
+        nesting.pop_back();
+        value = true;
+      }
+    } else if (ch == '[' || ch == '{') {
+      nesting.push_back(ch);
+      value = ch == '[';
+    } else if ((ch == ']' || ch == '}') && !nesting.empty()) {
+      nesting.pop_back();
+    } else if (ch == ',' && !nesting.empty()) {
+      value = nesting.back() == '[';
+    } else if (!one_of(" \t\v\f\r]},", ch)) {
+      bare = true;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Why unsafe_non_ascii refuses the text, for messages.
+std::string non_ascii_problem(const NonAscii& found) {
+  return found.after_backslash
+             ? "non-ASCII character after a backslash in a multi-line string is not supported (the TOML reader "
+               "mishandles it): write the character as an escape, e.g. \\u00e9 for e-acute"
+             : "non-ASCII character outside a quoted string or comment: TOML keys, numbers, booleans and dates are "
+               "ASCII (text with other characters goes in double quotes)";
+}
+
+/// Throws "<origin>:<line>: non-ASCII character ..." for text that unsafe_non_ascii refuses.
+void check_non_ascii(std::string_view text, const std::string& origin) {
+  if (const auto found = unsafe_non_ascii(text)) {
+    throw InputError(one_line(origin + ":" + std::to_string(found->line) + ": " + non_ascii_problem(*found)));
+  }
+}
+
 /// `text` cut to about 80 characters for messages (a --set may be arbitrarily long).
 std::string abbreviated(const std::string& text) {
   return text.size() <= 80 ? text : text.substr(0, 60) + "... (" + std::to_string(text.size()) + " characters)";
@@ -683,6 +796,7 @@ void apply_override(toml::table& root, const std::string& text, Source& source) 
     bad_override(source, abbreviated(text),
                  "key nesting deeper than " + std::to_string(kMaxKeyParts) + " levels in the value");
   }
+  if (const auto found = unsafe_non_ascii(value_text)) bad_override(source, text, non_ascii_problem(*found));
   toml::table parsed;
   try {
     parsed = toml::parse(value_text, std::string_view("--set"));
@@ -1828,6 +1942,7 @@ CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
                       const std::vector<std::string>& overrides) {
   Source source(origin);
   check_key_nesting(toml_text, source.origin());  // before toml++, which recurses once per key part
+  check_non_ascii(toml_text, source.origin());    // before toml++, whose Unicode whitespace test can be undefined
   toml::table root;
   try {
     root = toml::parse(toml_text, source.origin());

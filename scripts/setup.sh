@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Shared set-up for scripts/run.sh and scripts/test.sh: installs missing Debian packages, configures and builds
 # eddy for one backend. Source it, then call:  eddy_install_packages <backend>...;  eddy_build <backend> [cmake args]
-# Builds go to build/<backend> (Release). Honours EDDY_BUILD_JOBS (default: all cores).
+# Builds go to build/<backend> (Release); eddy_build_fuzz builds the libFuzzer targets in build/fuzz.
+# Honours EDDY_BUILD_JOBS (default: all cores).
 set -euo pipefail
 
 EDDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Debian 12 packages per backend. CUDA's nvcc comes with the CUDA toolkit (not from Debian here).
+# Debian 12 packages per backend. CUDA's nvcc comes with the CUDA toolkit (not from Debian here). "fuzz" is the
+# libFuzzer build of tests/fuzz: clang, and its runtimes (libFuzzer, ASan, UBSan) from libclang-rt-dev, which clang
+# does not pull in.
 eddy_packages() {
   local backend=$1
+  if [[ $backend == fuzz ]]; then
+    echo cmake ninja-build clang libclang-rt-dev libtomlplusplus-dev
+    return 0
+  fi
   echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev \
     libopenmpi-dev openmpi-bin
   # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
@@ -50,5 +57,13 @@ eddy_build() {
     args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
   fi
   cmake "${args[@]}" "$@" >/dev/null
+  cmake --build "$dir" -j "${EDDY_BUILD_JOBS:-$(nproc)}"
+}
+
+# The libFuzzer targets of tests/fuzz, with clang and sanitizers, in build/fuzz: a build tree of their own
+# (EDDY_FUZZ=ON configures nothing else: no solver, MPI or VTK).
+eddy_build_fuzz() {
+  local dir="$EDDY_ROOT/build/fuzz"
+  CC=clang CXX=clang++ cmake -S "$EDDY_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDDY_FUZZ=ON >/dev/null
   cmake --build "$dir" -j "${EDDY_BUILD_JOBS:-$(nproc)}"
 }

@@ -2,22 +2,30 @@
 # Installs what is missing (Debian 12), builds eddy and runs the test suite with CTest.
 #  - cuda backend (when nvcc is present) and hip backend: compiled and linked; their GPU-labelled tests run when a
 #    GPU of that kind is visible (nvidia-smi / rocminfo), and are reported as not run otherwise;
-#  - cpu backend, last: every test except the label "long" (unit, physics, mpi).
-# Usage: ./scripts/test.sh [--backends cpu,cuda,hip]   (default: all three)
+#  - cpu backend: every test except the label "long" (unit, physics, mpi);
+#  - fuzz, last: the libFuzzer target of the case-file reader (tests/fuzz, clang): replays tests/fuzz/corpus, then
+#    fuzzes for EDDY_FUZZ_SECONDS (default 60); a crash leaves its reproducer in build/fuzz/artifacts/.
+# Usage: ./scripts/test.sh [--backends cpu,cuda,hip,fuzz]   (default: all four)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
-backends=cpu,cuda,hip
+backends=cpu,cuda,hip,fuzz
 case "${1:-}" in
   "") ;;
-  --backends) backends=${2:?--backends needs a list, e.g. cpu or cpu,cuda,hip} ;;
-  -h | --help) sed -n '2,6p' "$0"; exit 0 ;;
-  *) echo "test.sh: unknown argument '$1' (usage: ./scripts/test.sh [--backends cpu,cuda,hip])" >&2; exit 2 ;;
+  --backends) backends=${2:?--backends needs a list, e.g. cpu or cpu,cuda,hip,fuzz} ;;
+  -h | --help) sed -n '2,8p' "$0"; exit 0 ;;
+  *) echo "test.sh: unknown argument '$1' (usage: ./scripts/test.sh [--backends cpu,cuda,hip,fuzz])" >&2; exit 2 ;;
 esac
 IFS=, read -r -a wanted <<<"$backends"
 for backend in "${wanted[@]}"; do
-  [[ $backend =~ ^(cpu|cuda|hip)$ ]] || { echo "test.sh: unknown backend '$backend' (cpu, cuda or hip)" >&2; exit 2; }
+  [[ $backend =~ ^(cpu|cuda|hip|fuzz)$ ]] || {
+    echo "test.sh: unknown backend '$backend' (cpu, cuda, hip or fuzz)" >&2
+    exit 2
+  }
 done
+
+fuzz_seconds=${EDDY_FUZZ_SECONDS:-60}
+[[ $fuzz_seconds =~ ^[0-9]+$ ]] || { echo "test.sh: EDDY_FUZZ_SECONDS must be a whole number of seconds" >&2; exit 2; }
 
 # True when a GPU of the backend's vendor is visible to this machine.
 gpu_visible() {
@@ -63,6 +71,55 @@ for backend in cuda hip cpu; do
     summary+=("$backend: built and linked, ${count:-?} GPU tests not run (no GPU)")
   fi
 done
+
+# Fuzzing the case-file reader (tests/fuzz/README.md): the corpus replayed, then a bounded run that writes new inputs
+# to a scratch directory (not into the repository) and crash reproducers to build/fuzz/artifacts/.
+if [[ " ${wanted[*]} " == *" fuzz "* ]]; then
+  echo "=== eddy: fuzz (case-file reader, libFuzzer) ==="
+  eddy_build_fuzz
+  fuzzer="$EDDY_ROOT/build/fuzz/tests/fuzz/eddy_fuzz_case_config"
+  fuzzer_rel=build/fuzz/tests/fuzz/eddy_fuzz_case_config
+  artifacts="$EDDY_ROOT/build/fuzz/artifacts"
+  log="$EDDY_ROOT/build/fuzz/fuzz.log"
+  mkdir -p "$artifacts"
+  corpus="$EDDY_ROOT/tests/fuzz/corpus"
+  inputs=("$corpus"/*)
+  # Regression: every corpus file once; a failing file is its own reproducer.
+  failed=()
+  for input in "${inputs[@]}"; do
+    "$fuzzer" "$input" >"$log" 2>&1 || { tail -n 40 "$log"; failed+=("${input#"$EDDY_ROOT"/}"); }
+  done
+  if ((${#failed[@]} > 0)); then
+    echo "eddy: fuzz: corpus replay FAILED on ${failed[*]} (reproduce: $fuzzer_rel FILE)"
+    summary+=("fuzz: corpus replay FAILED on ${#failed[@]} of ${#inputs[@]} inputs: ${failed[*]}")
+    status=1
+  elif ((fuzz_seconds == 0)); then
+    summary+=("fuzz: corpus replayed (${#inputs[@]} inputs), no fuzzing (EDDY_FUZZ_SECONDS=0)")
+  else
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/eddy-fuzz.XXXXXX")
+    rc=0
+    # -max_total_time bounds the run; timeout only guards against a fuzzer that does not stop.
+    timeout $((fuzz_seconds + 120)) "$fuzzer" -max_total_time="$fuzz_seconds" -max_len=4096 -timeout=10 \
+      -rss_limit_mb=2048 -dict="$EDDY_ROOT/tests/fuzz/case_config.dict" -artifact_prefix="$artifacts/" \
+      -print_final_stats=1 "$scratch" "$corpus" >"$log" 2>&1 || rc=$?
+    rm -rf "$scratch"
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+    if ((rc == 0)); then
+      echo "eddy: fuzz: $fuzz_seconds s, ${runs:-?} inputs run (${speed:-?} per s), no crash (log: build/fuzz/fuzz.log)"
+      summary+=("fuzz: corpus replayed (${#inputs[@]} inputs), fuzzed $fuzz_seconds s (${runs:-?} inputs): no crash")
+    else
+      tail -n 60 "$log"
+      reproducer=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
+      reproducer=${reproducer#"$EDDY_ROOT"/}
+      echo "eddy: fuzz: FAILED (exit $rc): reproducer ${reproducer:-not written, see build/fuzz/fuzz.log}; replay it" \
+        "with $fuzzer_rel ${reproducer:-FILE}, fix, then add it to tests/fuzz/corpus/ (tests/fuzz/README.md)"
+      summary+=("fuzz: FAILED, reproducer: ${reproducer:-not written (see build/fuzz/fuzz.log)}")
+      status=1
+    fi
+  fi
+fi
+
 echo "=== eddy: test summary ==="
 printf '  %s\n' "${summary[@]}"
 exit $status

@@ -1693,6 +1693,69 @@ TEST(CaseConfigThermal, ChecksApplyToStructs) {
   EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.reynolds", "thermal.rayleigh > 0"}));
 }
 
+/// True when `message` holds no ASCII control character but tab.
+::testing::AssertionResult NoControlCharacters(const std::string& message) {
+  for (unsigned char ch : message) {
+    if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+      return ::testing::AssertionFailure() << "control character " << int(ch) << " in: " << message;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(CaseConfigLimits, ControlCharactersOfTheFileStayOutOfMessages) {
+  // Found by the fuzzer (tests/fuzz/corpus/crash_*.toml): control characters of the file were copied into what().
+  // A NUL in a string value cut the message short (what() ends there: the reason was lost), an escape reached the
+  // terminal, a vertical tab in a bad literal broke the line. They become spaces, like line breaks.
+  const std::string nul_and_escape = error_of(std::string("[case]\nname = \"esc\\u001b[2J nul\\u0000 cut\"\n"));
+  EXPECT_TRUE(HasAll(nul_and_escape, {"test.toml: case.name = \"esc [2J nul  cut\" is not allowed", "file names"}));
+  EXPECT_TRUE(NoControlCharacters(nul_and_escape));
+  const std::string vertical_tab = error_of(std::string("[domain]\nperiodic = [fal\v]\n"));
+  EXPECT_TRUE(HasAll(vertical_tab, {"test.toml:2:", "TOML syntax error", "saw 'fal '"}));
+  EXPECT_TRUE(NoControlCharacters(vertical_tab));
+  const std::string key = error_of(std::string("\"a\\u000bb\\u001b\" = 1\n"));
+  EXPECT_TRUE(HasAll(key, {"unknown section or top-level key 'a b '"}));
+  EXPECT_TRUE(NoControlCharacters(key));
+  const std::string override_text = error_of(CaseText(), {"case.name=\"a\\u0007b\""});
+  EXPECT_TRUE(HasAll(override_text, {"case.name = \"a b\" is not allowed", "(from --set case.name=\"a\\u0007b\")"}));
+  EXPECT_TRUE(NoControlCharacters(override_text));
+  // Tabs are kept.
+  EXPECT_TRUE(HasAll(error_of(std::string("\"a\\tb\" = 1\n")), {"key 'a\tb'"}));
+}
+
+TEST(CaseConfigLimits, NonAsciiWhereTheTomlReaderTestsForWhitespaceIsRefused) {
+  // Found by the fuzzer (tests/fuzz/corpus/crash_toml_unicode_ub_*.toml): toml++ 3.3.0 tests such characters for
+  // Unicode whitespace and reaches __builtin_unreachable (undefined behaviour) for most of U+00A1..U+0499 and others.
+  // They are refused before parsing: outside strings and comments (never valid TOML) ...
+  EXPECT_INPUT_ERROR(std::string("[run]\nse\xcd\x8f st = 1\n"),
+                     "test.toml:2: non-ASCII character outside a quoted string or comment", "double quotes");
+  EXPECT_INPUT_ERROR(std::string("[run]\nsteps = 1\xc3\xa9\n"), "test.toml:2: non-ASCII character outside");
+  // Quotes inside a number start no string: toml++ reads the token on to a terminator (found twice by the fuzzer).
+  EXPECT_INPUT_ERROR(std::string("[domain]\nsize = [1'0\xc9\x91]\n"), "test.toml:2: non-ASCII character outside");
+  EXPECT_INPUT_ERROR(std::string("[physics]\ntau = 0\"\"\"\"1.\"\"\"\"a\xef\xbb\x9f]\n"),
+                     "test.toml:2: non-ASCII character outside");
+  // An escaped quote in a multi-line string is part of it: the closing quotes after it end the string before the
+  // non-ASCII character (found by the fuzzer: crash_toml_unicode_ub_escaped_quote_before_closing.toml).
+  EXPECT_INPUT_ERROR(std::string("c = \"\"\"\\\"\"\"\"\"\"\xc3\xa9"), "test.toml:1: non-ASCII character outside");
+  // A backslash right before a non-ASCII character in a multi-line string (an invalid escape; found by the fuzzer:
+  // crash_toml_unicode_ub_backslash_before_non_ascii.toml).
+  EXPECT_INPUT_ERROR(std::string("c = \"\"\"\\\xc3\xa9\"\"\"\n"), "test.toml:1: non-ASCII character after a backslash");
+  // ... and after a line-ending backslash of a multi-line basic string (valid TOML, rare; the message gives the fix).
+  EXPECT_INPUT_ERROR(std::string("[output]\ndirectory = \"\"\"a\\\n  \xc2\xa7\"\"\"\n"),
+                     "test.toml:3: non-ASCII character after a backslash in a multi-line string", "\\u00e9");
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"run.steps=1\xc3\xa9"}),
+                     {"bad --set 'run.steps=1\xc3\xa9': non-ASCII character outside a quoted string"}));
+  // Non-ASCII text in strings, quoted keys and comments is fine, and so is a byte order mark.
+  CaseText t;
+  t.extra = "[output] # r\xc3\xa9sultats\ndirectory = \"r\xc3\xa9sultats \xe3\x80\x81\"\n";
+  EXPECT_EQ(parse_case("\xEF\xBB\xBF" + t.str(), "t.toml").output_directory, "r\xc3\xa9sultats \xe3\x80\x81");
+  t.extra = "[output]\ndirectory = \"\"\"a\\\n  b\xc3\xa9\"\"\"\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").output_directory, "ab\xc3\xa9");
+  EXPECT_INPUT_ERROR(std::string("\"\xc3\xa9\" = 1\n"), "unknown section or top-level key '\xc3\xa9'");
+  EXPECT_INPUT_ERROR(std::string("a.\"\xc3\xa9\" = [\"\xc3\xa9\", { b = '\xc3\xa9' }]\n"),
+                     "unknown section or top-level key 'a'");
+}
+
 // ---- the shipped cases ---------------------------------------------------------------------------------------------
 
 class ShippedCase : public ::testing::TestWithParam<const char*> {};
