@@ -1963,16 +1963,16 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
   // Only regular files (or symlinks to them): a FIFO would block the read, /dev/zero would never end.
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (ec) throw InputError(one_line("cannot open case file '" + path + "': " + ec.message()));
+  if (ec) throw CaseFileError(one_line("cannot open case file '" + path + "': " + ec.message()));
   if (fs::is_directory(status)) {
-    throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR) +
+    throw CaseFileError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR) +
                               " (expected a TOML case file)"));
   }
   if (!fs::is_regular_file(status)) {
-    throw InputError(one_line(path + ": not a regular file (expected a TOML case file)"));
+    throw CaseFileError(one_line(path + ": not a regular file (expected a TOML case file)"));
   }
   const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw InputError(one_line("cannot read case file '" + path + "': " + ec.message()));
+  if (ec) throw CaseFileError(one_line("cannot read case file '" + path + "': " + ec.message()));
   if (size > kMaxCaseFileBytes) {
     throw InputError(one_line(path + ": the case file is too large: " + std::to_string(size) +
                               " bytes exceeds the limit of " + std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));
@@ -1981,11 +1981,11 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
   // O_NONBLOCK: should the path be swapped for a FIFO after the check, open does not wait for a writer (and the
   // fstat below rejects it); it has no effect on regular files.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
+  if (fd < 0) throw CaseFileError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw InputError(one_line(path + ": not a regular file (expected a TOML case file)"));
+    throw CaseFileError(one_line(path + ": not a regular file (expected a TOML case file)"));
   }
   std::string text;
   char buffer[65536];
@@ -2002,7 +2002,7 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
     if (text.size() > kMaxCaseFileBytes) break;  // grew since the size check
   }
   ::close(fd);
-  if (error != 0) throw InputError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
+  if (error != 0) throw CaseFileError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
   if (text.size() > kMaxCaseFileBytes) {
     throw InputError(one_line(path + ": the case file is too large: more than the limit of " +
                               std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));

@@ -46,7 +46,7 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
   if (given) {
     const long long needed = static_cast<long long>(dims[0]) * dims[1] * dims[2];
     if (needed != ranks) {
-      throw CollectiveInputError(source_prefix(config) + "parallel.ranks = " + triple(dims) + " needs " +
+      throw RankCountError(source_prefix(config) + "parallel.ranks = " + triple(dims) + " needs " +
                        std::to_string(needed) + " MPI ranks, but the job has " +
                        std::to_string(ranks) + "; run with that many ranks or change parallel.ranks");
     }
@@ -67,7 +67,7 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
   }
   for (int a = 0; a < 3; ++a) {
     if (dims[a] > config.size[a]) {
-      throw CollectiveInputError(source_prefix(config) + std::to_string(ranks) + " MPI ranks do not fit the grid " +
+      throw RankCountError(source_prefix(config) + std::to_string(ranks) + " MPI ranks do not fit the grid " +
                        triple(config.size) + ": the decomposition " + triple(dims) + " puts " +
                        std::to_string(dims[a]) + " ranks on an axis of " + std::to_string(config.size[a]) +
                        " cells (each rank needs at least one cell per axis); use fewer ranks or set parallel.ranks");

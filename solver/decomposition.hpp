@@ -18,6 +18,13 @@ class CollectiveInputError : public InputError {
   using InputError::InputError;
 };
 
+/// The MPI rank count does not fit the grid or parallel.ranks (every rank detects it alike); main() exits with
+/// kExitRankCount (7).
+class RankCountError : public CollectiveInputError {
+ public:
+  using CollectiveInputError::CollectiveInputError;
+};
+
 /// An output error that every rank has been told about (see agree_on_failure), so all ranks exit together.
 class CollectiveOutputError : public OutputError {
  public:

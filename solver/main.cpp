@@ -77,8 +77,12 @@ std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, cons
                                                      const std::vector<std::string>& overrides, int& exit_code) {
   std::optional<eddy::CaseConfig> config;
   std::string error;
+  int code = eddy::kExitInputError;
   try {
     config = eddy::load_case(path, overrides);
+  } catch (const eddy::CaseFileError& e) {
+    error = e.what();
+    code = eddy::kExitCaseFileError;
   } catch (const eddy::InputError& e) {
     error = e.what();
   }
@@ -87,7 +91,8 @@ std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, cons
   MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first_failure == mpi.size) return config;
   if (mpi.rank == first_failure) print_error(error);
-  exit_code = eddy::kExitInputError;
+  MPI_Bcast(&code, 1, MPI_INT, first_failure, MPI_COMM_WORLD);
+  exit_code = code;
   return std::nullopt;
 }
 
@@ -206,6 +211,8 @@ int main(int argc, char** argv) {
       bench_options.block_size_given = bench->count("--block-x") > 0;
       eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
     }
+  } catch (const eddy::RankCountError& e) {
+    return report(mpi, e.what(), eddy::kExitRankCount, true);
   } catch (const eddy::CollectiveInputError& e) {
     return report(mpi, e.what(), eddy::kExitInputError, true);
   } catch (const eddy::CollectiveOutputError& e) {

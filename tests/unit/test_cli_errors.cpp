@@ -106,10 +106,11 @@ class CliErrors : public ::testing::Test {
   fs::path dir_;
 };
 
-/// The input-error contract: exit status 2, stderr is one line "eddy: error: ..." naming every fragment.
-void expect_input_error(const CliResult& result, const std::vector<std::string>& fragments) {
+/// The input-error contract: exit status `code` (2 for bad input), stderr is one line "eddy: error: ..." naming every
+/// fragment.
+void expect_input_error(const CliResult& result, const std::vector<std::string>& fragments, int code = 2) {
   ASSERT_TRUE(result.exited) << "eddy did not exit normally (signal?); stderr:\n" << result.err;
-  EXPECT_EQ(result.exit_code, 2) << "stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, code) << "stderr:\n" << result.err;
   std::vector<std::string> lines;
   std::istringstream err(result.err);
   for (std::string line; std::getline(err, line);) {
@@ -154,7 +155,7 @@ TEST_F(CliErrors, MachAboveLimit) {
 
 TEST_F(CliErrors, MissingFile) {
   const std::string path = (dir_ / "does_not_exist.toml").string();
-  expect_input_error(run_eddy({path}), {"does_not_exist.toml", "No such file or directory"});
+  expect_input_error(run_eddy({path}), {"does_not_exist.toml", "No such file or directory"}, 8);
 }
 
 TEST_F(CliErrors, SizeZero) {
