@@ -26,11 +26,13 @@ std::uint64_t mix(std::uint64_t z) {  // splitmix64 finaliser (Steele, Lea & Flo
 /// Sum of the value hashes of this rank's block of one component of one field.
 std::uint64_t block_checksum(const unsigned char* values, int value_bytes, int field, int component,
                              const CheckpointBlock& block, const std::array<int, 3>& grid) {
-  std::uint64_t sum = 0;
-  std::size_t k = 0;
+  std::uint64_t sum = 0;  // a sum mod 2^64: the same in any order, so threads may share the planes
+#pragma omp parallel for reduction(+ : sum) schedule(static)
   for (int z = 0; z < block.size[2]; ++z)
     for (int y = 0; y < block.size[1]; ++y)
-      for (int x = 0; x < block.size[0]; ++x, ++k) {
+      for (int x = 0; x < block.size[0]; ++x) {
+        const std::size_t k = std::size_t(x) + std::size_t(block.size[0]) *
+                                                   (std::size_t(y) + std::size_t(block.size[1]) * std::size_t(z));
         const std::uint64_t global =
             std::uint64_t(block.offset[0] + x) +
             std::uint64_t(grid[0]) *

@@ -373,8 +373,13 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     if (sim->has_particles()) {
       throw CollectiveInputError("--restart with [particles]: checkpoints do not hold particles yet");
     }
+    const auto begin = Clock::now();
     restore_state_checkpoint(config, *sim, restart);
-    log << "restarted   from " << restart << " at step " << sim->time_step() << "\n";
+    const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    const double gigabytes = double(sim->checkpoint_bytes()) * 1e-9;
+    log << "restarted   from " << restart << " at step " << sim->time_step() << " (" << format("%.3g", gigabytes)
+        << " GB in " << format("%.3g", seconds) << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
+        << " GB/s)\n";
   }
   const StopSignalScope stop_signals;
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
@@ -388,14 +393,18 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   std::vector<std::string> checkpoints;
   std::int64_t last_checkpoint = -1;
   auto checkpoint = [&]() {
+    const auto begin = Clock::now();
     const std::string path = write_state_checkpoint(config, *sim);
+    const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     last_checkpoint = sim->time_step();
     checkpoints.push_back(path);
     if (checkpoints.size() > 2) {
       if (decomposition.rank == 0) remove_checkpoint(checkpoints.front());
       checkpoints.erase(checkpoints.begin());
     }
-    log << "  wrote checkpoint " << path << "\n";
+    const double gigabytes = double(sim->checkpoint_bytes()) * 1e-9;
+    log << "  wrote checkpoint " << path << " (" << format("%.3g", gigabytes) << " GB in " << format("%.3g", seconds)
+        << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0) << " GB/s)\n";
     return path;
   };
 

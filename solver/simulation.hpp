@@ -121,6 +121,11 @@ class Simulation {
   /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
   /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
   virtual void set_raw_state(const RawState& state) = 0;
+  /// Bytes of a checkpoint of the whole grid (all ranks): 19 populations and T per cell.
+  std::size_t checkpoint_bytes() const {
+    const double cells = double(config_.size[0]) * config_.size[1] * config_.size[2];
+    return std::size_t(cells * (19.0 * population_bytes() + (has_thermal() ? temperature_bytes() : 0)));
+  }
   /// Bytes of one stored population value (2, 4 or 8) and of one temperature value (4 or 8).
   virtual int population_bytes() const = 0;
   virtual int temperature_bytes() const = 0;
