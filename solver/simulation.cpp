@@ -392,7 +392,7 @@ class LatticeSimulation final : public Simulation {
     state.layout = int(layout_);
     state.populations.resize(std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T));
     T* out = reinterpret_cast<T*>(state.populations.data());
-    for_each_interior([&](std::int64_t k, std::int64_t cell) {
+    for_each_interior_parallel([&](std::int64_t k, std::int64_t cell) {
       for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = all[std::size_t(i * stride + cell)];
     });
     if (thermal_) {
@@ -417,7 +417,7 @@ class LatticeSimulation final : public Simulation {
     }
     std::vector<T> all = f_.download();
     const T* in = reinterpret_cast<const T*>(state.populations.data());
-    for_each_interior([&](std::int64_t k, std::int64_t cell) {
+    for_each_interior_parallel([&](std::int64_t k, std::int64_t cell) {
       for (int i = 0; i < d3q19::Q; ++i) all[std::size_t(i * stride + cell)] = in[i * n + k];
     });
     f_.upload(all);
@@ -497,6 +497,17 @@ class LatticeSimulation final : public Simulation {
     for (int z = 1; z <= shape_.n[2]; ++z)
       for (int y = 1; y <= shape_.n[1]; ++y)
         for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
+  }
+  /// The same on all host threads, z-planes shared out: fn must only touch cell k's own data.
+  template <class Fn>
+  void for_each_interior_parallel(Fn fn) const {
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
+#pragma omp parallel for schedule(static)
+    for (int z = 1; z <= shape_.n[2]; ++z) {
+      std::int64_t k = (z - 1) * plane;
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
+    }
   }
 
   /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
