@@ -1608,11 +1608,6 @@ void finalize_parallel(const CaseConfig& config, const Source& source) {
 /// [particles] on the plain struct (shared with cases built in code): seeding, the box inside the domain, the
 /// diameter below the smallest domain side, the inertial-only settings. box_max = {0, 0, 0} becomes the domain size.
 void finalize_particles(CaseConfig& config, const Source& source) {
-  if (config.particles.enabled && config.checkpoint_every > 0) {
-    source.fail("checkpoint.every", "checkpoint.every = " + std::to_string(config.checkpoint_every) +
-                                        " with [particles]: checkpoints do not hold particles yet; remove "
-                                        "[checkpoint] or the particles");
-  }
   ParticleConfig& p = config.particles;
   if (!p.enabled) return;
   const std::array<double, 3> domain = {double(config.size[0]), double(config.size[1]), double(config.size[2])};

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +43,23 @@ std::uint64_t block_checksum(const unsigned char* values, int value_bytes, int f
         const std::uint64_t key = (std::uint64_t(field) << 56) ^ (std::uint64_t(component) << 48) ^ global;
         sum += mix(mix(key + 0x9E3779B97F4A7C15ull) ^ bits);
       }
+  return sum;
+}
+
+/// Sum of the hashes of `count` records of `bytes` each (any order gives the same sum).
+std::uint64_t records_checksum(const unsigned char* records, std::int64_t count, int bytes) {
+  std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::int64_t r = 0; r < count; ++r) {
+    const unsigned char* record = records + std::size_t(r) * std::size_t(bytes);
+    std::uint64_t h = 0x243F6A8885A308D3ull;
+    for (int at = 0; at < bytes; at += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, record + at, std::size_t(std::min(8, bytes - at)));
+      h = mix(h ^ (word + std::uint64_t(at) * 0x9E3779B97F4A7C15ull));
+    }
+    sum += mix(h + 0x5851F42D4C957F2Dull);
+  }
   return sum;
 }
 
@@ -88,8 +106,8 @@ std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 }  // namespace
 
 std::string write_checkpoint(const std::string& stem, CheckpointManifest manifest,
-                             const std::vector<std::vector<unsigned char>>& data, const CheckpointBlock& block,
-                             MPI_Comm comm) {
+                             const std::vector<std::vector<unsigned char>>& data,
+                             const std::vector<unsigned char>& records, const CheckpointBlock& block, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const std::filesystem::path stem_path(stem);
@@ -124,6 +142,29 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
       displacement += MPI_Offset(cells * std::uint64_t(field.value_bytes));
     }
   }
+  // Records: this rank's after those of the lower ranks.
+  const long long rb = manifest.record_bytes;
+  const long long mine = rb > 0 ? static_cast<long long>(records.size()) / rb : 0;
+  long long before = 0, all_records = 0;
+  MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&mine, &all_records, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (all_records > 0) {
+    MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    for (std::size_t done = 0; done < records.size();) {
+      const std::size_t chunk = std::min<std::size_t>(records.size() - done, std::size_t(1) << 30);
+      rc = MPI_File_write_at(file, displacement + MPI_Offset(before * rb) + MPI_Offset(done), records.data() + done,
+                             int(chunk), MPI_BYTE, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS && ok) {
+        ok = false;
+        error = mpi_error_text(rc);
+      }
+      done += chunk;
+    }
+    checksum += records_checksum(records.data(), mine, int(rb));
+    displacement += MPI_Offset(all_records * rb);
+  }
+  manifest.records = all_records;
   rc = MPI_File_close(&file);
   if (rc != MPI_SUCCESS && ok) {
     ok = false;
@@ -151,6 +192,10 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
            << manifest.ranks[1] << ", " << manifest.ranks[2] << "]\nstorage = " << quoted(manifest.storage)
            << "\ndata_file = " << quoted(manifest.data_file) << "\ndata_bytes = " << manifest.data_bytes
            << "\nchecksum = \"" << std::hex << manifest.checksum << std::dec << "\"\n";
+      if (manifest.record_bytes > 0) {
+        text << "record_name = " << quoted(manifest.record_name) << "\nrecords = " << manifest.records
+             << "\nrecord_bytes = " << manifest.record_bytes << "\n";
+      }
       for (const CheckpointField& field : manifest.fields) {
         text << "\n[[field]]\nname = " << quoted(field.name) << "\ncomponents = " << field.components
              << "\nvalue_bytes = " << field.value_bytes << "\n";
@@ -251,6 +296,13 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
     expected += cells_of(m.grid) * std::uint64_t(f.components) * std::uint64_t(f.value_bytes);
     m.fields.push_back(f);
   }
+  m.record_name = root["record_name"].value_or<std::string>("");
+  m.records = root["records"].value_or<std::int64_t>(0);
+  m.record_bytes = int(root["record_bytes"].value_or<std::int64_t>(0));
+  if (m.records < 0 || m.record_bytes < 0 || m.record_bytes > 4096 || (m.records > 0 && m.record_bytes == 0)) {
+    throw fail("records and record_bytes are out of range");
+  }
+  expected += std::uint64_t(m.records) * std::uint64_t(m.record_bytes);
   if (expected != m.data_bytes) {
     throw fail("data_bytes = " + std::to_string(m.data_bytes) + " does not match its grid and fields (" +
                std::to_string(expected) + " bytes)");
@@ -258,9 +310,8 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
   return m;
 }
 
-std::vector<std::vector<unsigned char>> read_checkpoint_data(const std::string& manifest_path,
-                                                             const CheckpointManifest& manifest,
-                                                             const CheckpointBlock& block, MPI_Comm comm) {
+CheckpointData read_checkpoint_data(const std::string& manifest_path, const CheckpointManifest& manifest,
+                                    const CheckpointBlock& block, MPI_Comm comm) {
   const std::string data_path = (std::filesystem::path(manifest_path).parent_path() / manifest.data_file).string();
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(data_path, ec);
@@ -279,7 +330,9 @@ std::vector<std::vector<unsigned char>> read_checkpoint_data(const std::string& 
                           (rc == MPI_SUCCESS ? std::string(" on another rank") : ": " + mpi_error_text(rc)));
   }
   const std::uint64_t cells = cells_of(manifest.grid), block_cells = cells_of(block.size);
-  std::vector<std::vector<unsigned char>> data(manifest.fields.size());
+  CheckpointData out;
+  std::vector<std::vector<unsigned char>>& data = out.fields;
+  data.resize(manifest.fields.size());
   std::uint64_t checksum = 0;
   MPI_Offset displacement = 0;
   bool ok = true;
@@ -296,17 +349,28 @@ std::vector<std::vector<unsigned char>> read_checkpoint_data(const std::string& 
       displacement += MPI_Offset(cells * std::uint64_t(field.value_bytes));
     }
   }
+  // Every rank reads all records (each keeps its own).
+  out.records.resize(std::size_t(manifest.records) * std::size_t(manifest.record_bytes));
+  if (!out.records.empty()) MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  for (std::size_t done = 0; done < out.records.size();) {
+    const std::size_t chunk = std::min<std::size_t>(out.records.size() - done, std::size_t(1) << 30);
+    rc = MPI_File_read_at(file, displacement + MPI_Offset(done), out.records.data() + done, int(chunk), MPI_BYTE,
+                          MPI_STATUS_IGNORE);
+    ok = ok && rc == MPI_SUCCESS;
+    done += chunk;
+  }
   MPI_File_close(&file);
   if (!all_ok(ok, comm)) throw CheckpointError("checkpoint data file " + data_path + " could not be read");
   std::uint64_t total = 0;
   MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  total += records_checksum(out.records.data(), manifest.records, manifest.record_bytes);
   if (total != manifest.checksum) {
     char text[64];
     std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(total));
     throw CheckpointError("checkpoint data file " + data_path + " is corrupted: its checksum is " + text +
                           ", the manifest " + manifest_path + " recorded a different one; use an earlier checkpoint");
   }
-  return data;
+  return out;
 }
 
 }  // namespace eddy

@@ -1,6 +1,7 @@
 #include "solver/checkpointing.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "io/atomic_file.hpp"
@@ -25,7 +26,45 @@ CheckpointBlock block_of(const Decomposition& d) { return CheckpointBlock{d.offs
 std::vector<CheckpointField> fields_of(Simulation& sim) {
   std::vector<CheckpointField> fields = {{"populations", 19, sim.population_bytes()}};
   if (sim.has_thermal()) fields.push_back({"temperature", 1, sim.temperature_bytes()});
+  if (sim.has_particles() && sim.config().particles.two_way) {
+    fields.push_back({"particle_force", 3, sim.temperature_bytes()});
+  }
   return fields;
+}
+
+/// A particle as a checkpoint record: position, velocity, diameter, density (doubles) and id (int64), 9 x 8 bytes.
+constexpr int kParticleRecordBytes = 72;
+
+std::vector<unsigned char> particle_records(const ParticleSnapshot& s) {
+  std::vector<unsigned char> out(s.size() * kParticleRecordBytes);
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    const double values[8] = {s.x[0][k], s.x[1][k], s.x[2][k],     s.v[0][k],
+                              s.v[1][k], s.v[2][k], s.diameter[k], s.density[k]};
+    unsigned char* record = out.data() + k * kParticleRecordBytes;
+    std::memcpy(record, values, sizeof values);
+    std::memcpy(record + sizeof values, &s.id[k], sizeof(std::int64_t));
+  }
+  return out;
+}
+
+/// The particles of `records` inside `block` (lo <= x < lo + size on every axis, the ownership rule of seeding and
+/// migration).
+ParticleSnapshot particles_in(const std::vector<unsigned char>& records, const CheckpointBlock& block) {
+  ParticleSnapshot s;
+  for (std::size_t at = 0; at + kParticleRecordBytes <= records.size(); at += kParticleRecordBytes) {
+    double values[8];
+    std::int64_t id = 0;
+    std::memcpy(values, records.data() + at, sizeof values);
+    std::memcpy(&id, records.data() + at + sizeof values, sizeof id);
+    bool inside = true;
+    for (int a = 0; a < 3; ++a) {
+      inside = inside && values[a] >= double(block.offset[a]) && values[a] < double(block.offset[a]) + block.size[a];
+    }
+    if (!inside) continue;
+    const double x[3] = {values[0], values[1], values[2]}, v[3] = {values[3], values[4], values[5]};
+    s.push_back(x, v, values[6], values[7], id);
+  }
+  return s;
 }
 
 std::string grid_text(const std::array<int, 3>& n) {
@@ -52,13 +91,20 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   m.fields = fields_of(sim);
   std::vector<std::vector<unsigned char>> data = {std::move(state.populations)};
   if (sim.has_thermal()) data.push_back(std::move(state.temperature));
+  if (!state.particle_force.empty()) data.push_back(std::move(state.particle_force));
+  std::vector<unsigned char> records;
+  if (sim.has_particles()) {
+    m.record_name = "particles";
+    m.record_bytes = kParticleRecordBytes;
+    records = particle_records(state.particles);
+  }
   char step[32];
   std::snprintf(step, sizeof step, "_checkpoint_%08lld", static_cast<long long>(state.step));
   const std::string stem = (std::filesystem::path(checkpoint_directory(config)) / (config.name + step)).string();
   agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm,
                    [&] { ensure_writable_directory(checkpoint_directory(config)); });
   try {
-    return write_checkpoint(stem, m, data, block_of(d), communicator(d));
+    return write_checkpoint(stem, m, data, records, block_of(d), communicator(d));
   } catch (const OutputError& e) {
     throw CollectiveOutputError(e.what());  // every rank throws it
   }
@@ -89,18 +135,27 @@ void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const s
     for (const auto& f : expected) want += (want.empty() ? "" : ", ") + f.name;
     throw mismatch("it holds " + have + ", the case needs " + want + " ([thermal] on one side only?)");
   }
+  if ((m.record_bytes > 0) != sim.has_particles() || (m.record_bytes > 0 && m.record_bytes != kParticleRecordBytes)) {
+    throw mismatch(sim.has_particles() ? "it holds no particles, the case has [particles]"
+                                       : "it holds particles, the case has no [particles]");
+  }
   if (m.step > config.steps) {
     throw CollectiveInputError("checkpoint " + manifest_path + " is at step " + std::to_string(m.step) +
                                ", beyond run.steps = " + std::to_string(config.steps) +
                                ": raise run.steps (the total step count, the restart's included)");
   }
   const Decomposition& d = sim.decomposition();
-  std::vector<std::vector<unsigned char>> data = read_checkpoint_data(manifest_path, m, block_of(d), communicator(d));
+  CheckpointData data = read_checkpoint_data(manifest_path, m, block_of(d), communicator(d));
   RawState state;
   state.step = m.step;
   state.layout = m.layout;
-  state.populations = std::move(data[0]);
-  if (sim.has_thermal()) state.temperature = std::move(data[1]);
+  std::size_t next = 0;
+  state.populations = std::move(data.fields[next++]);
+  if (sim.has_thermal()) state.temperature = std::move(data.fields[next++]);
+  if (sim.has_particles()) {
+    if (sim.config().particles.two_way) state.particle_force = std::move(data.fields[next++]);
+    state.particles = particles_in(data.records, block_of(d));
+  }
   try {
     sim.set_raw_state(state);
   } catch (const std::invalid_argument& e) {

@@ -102,6 +102,36 @@ ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition&
 }
 
 template <class T>
+std::vector<compute_t<T>> ParticleSystem<T>::force_field_interior() const {
+  if (!config_.particles.two_way) return {};
+  const std::size_t n = std::size_t(shape_.interior_cells());
+  std::vector<R> out(3 * n);
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<R> all = force_field_[a].download();
+    std::size_t k = 0;
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) out[a * n + k++] = all[std::size_t(shape_.index(x, y, z))];
+  }
+  return out;
+}
+
+template <class T>
+void ParticleSystem<T>::restore(const ParticleSnapshot& s, const std::vector<R>& force) {
+  upload(s);
+  if (!config_.particles.two_way) return;
+  const std::size_t n = std::size_t(shape_.interior_cells());
+  for (int a = 0; a < 3; ++a) {
+    std::vector<R> all = force_field_[a].download();
+    std::size_t k = 0;
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) all[std::size_t(shape_.index(x, y, z))] = force[a * n + k++];
+    force_field_[a].upload(all);
+  }
+}
+
+template <class T>
 void ParticleSystem<T>::reserve(std::int64_t n) {
   if (n <= capacity_ && capacity_ > 0) return;
   const std::int64_t capacity = std::max<std::int64_t>({n, capacity_ + capacity_ / 2, 1024});

@@ -97,6 +97,12 @@ class ParticleSystem {
   /// Sum over this rank's interior cells of the force the particles apply to the fluid in the next lattice step
   /// (two-way coupling; zero otherwise), lattice units: the momentum in transit from the particles to the fluid.
   std::array<double, 3> force_on_fluid() const;
+  /// The force field of two-way coupling on the interior cells, 3 components back to back (k as in
+  /// MacroscopicFields); empty without two-way coupling. For checkpoints.
+  std::vector<R> force_field_interior() const;
+  /// Replaces this rank's particles by `s` (all inside this rank's block) and the force field by `force` (as
+  /// force_field_interior()). For restarts.
+  void restore(const ParticleSnapshot& s, const std::vector<R>& force);
 
  private:
   void upload(const ParticleSnapshot& s);

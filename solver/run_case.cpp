@@ -33,6 +33,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Size of a checkpoint's data file in GB (0 when it cannot be read), for the log.
+double checkpoint_gigabytes(const std::string& manifest_path) {
+  std::error_code ec;
+  const std::uintmax_t bytes =
+      std::filesystem::file_size(std::filesystem::path(manifest_path).replace_extension(".data"), ec);
+  return ec ? 0.0 : double(bytes) * 1e-9;
+}
+
 /// The time loop checks for a stop signal at least every this many steps.
 constexpr std::int64_t kStopCheckSteps = 100;
 
@@ -370,13 +378,10 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
   if (!restart.empty()) {
-    if (sim->has_particles()) {
-      throw CollectiveInputError("--restart with [particles]: checkpoints do not hold particles yet");
-    }
     const auto begin = Clock::now();
     restore_state_checkpoint(config, *sim, restart);
     const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
-    const double gigabytes = double(sim->checkpoint_bytes()) * 1e-9;
+    const double gigabytes = checkpoint_gigabytes(restart);
     log << "restarted   from " << restart << " at step " << sim->time_step() << " (" << format("%.3g", gigabytes)
         << " GB in " << format("%.3g", seconds) << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
         << " GB/s)\n";
@@ -402,7 +407,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
       if (decomposition.rank == 0) remove_checkpoint(checkpoints.front());
       checkpoints.erase(checkpoints.begin());
     }
-    const double gigabytes = double(sim->checkpoint_bytes()) * 1e-9;
+    const double gigabytes = checkpoint_gigabytes(path);
     log << "  wrote checkpoint " << path << " (" << format("%.3g", gigabytes) << " GB in " << format("%.3g", seconds)
         << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0) << " GB/s)\n";
     return path;

@@ -383,7 +383,6 @@ class LatticeSimulation final : public Simulation {
   }
 
   RawState raw_state() override {
-    if (particles_) throw std::logic_error("raw_state: checkpoints of particles are not supported");
     complete_halo();
     const std::vector<T> all = f_.download();
     const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
@@ -400,6 +399,12 @@ class LatticeSimulation final : public Simulation {
       state.temperature.resize(t.size() * sizeof(R));
       std::memcpy(state.temperature.data(), t.data(), state.temperature.size());
     }
+    if (particles_) {
+      state.particles = particles_->snapshot();
+      const std::vector<R> force = particles_->force_field_interior();
+      state.particle_force.resize(force.size() * sizeof(R));
+      std::memcpy(state.particle_force.data(), force.data(), state.particle_force.size());
+    }
     return state;
   }
 
@@ -408,6 +413,9 @@ class LatticeSimulation final : public Simulation {
     if (state.populations.size() != std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T)) {
       throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
                                   " population bytes do not fit this block");
+    }
+    if (particles_ && config_.particles.two_way && state.particle_force.size() != 3 * std::size_t(n) * sizeof(R)) {
+      throw std::invalid_argument("set_raw_state: the particles' force field does not fit this block");
     }
     if (thermal_ && state.temperature.size() != std::size_t(n) * sizeof(R)) {
       throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
@@ -431,6 +439,11 @@ class LatticeSimulation final : public Simulation {
       std::vector<R> t(static_cast<std::size_t>(n));
       std::memcpy(t.data(), state.temperature.data(), state.temperature.size());
       thermal_->set_interior_raw(t);
+    }
+    if (particles_) {
+      std::vector<R> force(state.particle_force.size() / sizeof(R));
+      std::memcpy(force.data(), state.particle_force.data(), force.size() * sizeof(R));
+      particles_->restore(state.particles, force);
     }
   }
 

@@ -64,6 +64,10 @@ struct RawState {
   std::vector<unsigned char> populations;
   /// T of the interior cells in the arithmetic type (compute_t of the storage), [k]; empty without [thermal].
   std::vector<unsigned char> temperature;
+  /// With particles: this rank's particles, and with two-way coupling the force they apply to the fluid in the next
+  /// step on the interior cells (3 components back to back, arithmetic type; empty otherwise).
+  ParticleSnapshot particles;
+  std::vector<unsigned char> particle_force;
 };
 
 class Simulation {
@@ -121,11 +125,6 @@ class Simulation {
   /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
   /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
   virtual void set_raw_state(const RawState& state) = 0;
-  /// Bytes of a checkpoint of the whole grid (all ranks): 19 populations and T per cell.
-  std::size_t checkpoint_bytes() const {
-    const double cells = double(config_.size[0]) * config_.size[1] * config_.size[2];
-    return std::size_t(cells * (19.0 * population_bytes() + (has_thermal() ? temperature_bytes() : 0)));
-  }
   /// Bytes of one stored population value (2, 4 or 8) and of one temperature value (4 or 8).
   virtual int population_bytes() const = 0;
   virtual int temperature_bytes() const = 0;
