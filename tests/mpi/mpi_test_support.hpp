@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -40,6 +41,24 @@ inline std::vector<double> gather_global(const MacroscopicFields& f, const std::
         }
   MPI_Reduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   return all;
+}
+
+/// Calls fn(c, group) for the decompositions x2, 2 x 2 x 1 and z4 whose rank count divides the world size: c is
+/// `config` with parallel.ranks set, group a communicator of that many ranks split from MPI_COMM_WORLD (collective
+/// over it; freed when fn returns). The world's rank 0 is rank 0 of its group.
+template <class Fn>
+void for_each_layout(const CaseConfig& config, Fn fn) {
+  constexpr std::array<std::array<int, 3>, 3> kLayouts = {{{2, 1, 1}, {2, 2, 1}, {1, 1, 4}}};
+  for (const auto& dims : kLayouts) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    if (world_size() % ranks != 0) continue;
+    CaseConfig c = config;
+    c.parallel.ranks = dims;
+    MPI_Comm group = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+    fn(static_cast<const CaseConfig&>(c), group);
+    MPI_Comm_free(&group);
+  }
 }
 
 }  // namespace eddy::test

@@ -131,17 +131,10 @@ void expect_particles_match_one_rank(const CaseConfig& config, int steps) {
     ASSERT_EQ(reference.particles.size(), std::size_t(config.particles.count));
     EXPECT_EQ(reference.count, config.particles.count);
   }
-  const std::array<int, 3> layouts[] = {{2, 1, 1}, {2, 2, 1}, {1, 1, 4}};
-  for (const auto& dims : layouts) {
-    const int ranks = dims[0] * dims[1] * dims[2];
-    if (world_size() % ranks != 0) continue;
-    CaseConfig c = config;
-    c.parallel.ranks = dims;
-    MPI_Comm group = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+  test::for_each_layout(config, [&](const CaseConfig& c, MPI_Comm group) {
+    const auto& dims = c.parallel.ranks;
     const Run decomposed = run(c, steps, group);
-    MPI_Comm_free(&group);
-    if (world_rank() != 0) continue;
+    if (world_rank() != 0) return;
     EXPECT_EQ(decomposed.count, config.particles.count) << dims[0] << "x" << dims[1] << "x" << dims[2];
     ASSERT_EQ(decomposed.particles.size(), reference.particles.size());
     std::size_t mismatches = 0;
@@ -152,7 +145,7 @@ void expect_particles_match_one_rank(const CaseConfig& config, int steps) {
     EXPECT_EQ(field_mismatches, 0u) << "density values that differ from one rank";
     // The comparison is meaningful: particles moved from one rank's block to another's.
     EXPECT_GT(rank_changes(config, dims, start.particles, reference.particles), 10);
-  }
+  });
 }
 
 TEST(MpiParticles, InertialTwoWayParticlesInPeriodicTaylorGreen) {
@@ -180,23 +173,16 @@ TEST(MpiStencils, VorticityAndQCriterionMatchOneRank) {
     for (double w : reference_w) largest = std::max(largest, std::abs(w));
     EXPECT_GT(largest, 1e-3);  // the lid has set up a vortex
   }
-  const std::array<int, 3> layouts[] = {{2, 1, 1}, {2, 2, 1}, {1, 1, 4}};
-  for (const auto& dims : layouts) {
-    const int ranks = dims[0] * dims[1] * dims[2];
-    if (world_size() % ranks != 0) continue;
-    CaseConfig d = c;
-    d.parallel.ranks = dims;
-    MPI_Comm group = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+  test::for_each_layout(c, [&](const CaseConfig& d, MPI_Comm group) {
+    const auto& dims = d.parallel.ranks;
     auto sim = Simulation::create(d, decompose(d, group));
     sim->advance(150);
     const std::vector<double> w = global(*sim, "vorticity", 3, group);
     const std::vector<double> q = global(*sim, "q_criterion", 1, group);
-    MPI_Comm_free(&group);
-    if (world_rank() != 0) continue;
+    if (world_rank() != 0) return;
     EXPECT_TRUE(w == reference_w) << dims[0] << "x" << dims[1] << "x" << dims[2] << ": vorticity differs from one rank";
     EXPECT_TRUE(q == reference_q) << dims[0] << "x" << dims[1] << "x" << dims[2] << ": Q differs from one rank";
-  }
+  });
 }
 
 TEST(MpiParticles, TracersInCavityWithWalls) {

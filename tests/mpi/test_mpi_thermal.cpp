@@ -61,20 +61,13 @@ TEST(MpiThermal, TemperatureVelocityAndVorticityMatchOneRank) {
     for (std::size_t k = 2 * n; k < 5 * n; ++k) fastest = std::max(fastest, std::abs(reference[k]));
     EXPECT_GT(fastest, 1e-4) << "buoyancy should have set the fluid in motion";
   }
-  const std::array<int, 3> layouts[] = {{2, 1, 1}, {2, 2, 1}, {1, 1, 4}};
-  for (const auto& dims : layouts) {
-    const int ranks = dims[0] * dims[1] * dims[2];
-    if (world_size() % ranks != 0) continue;
-    CaseConfig d = c;
-    d.parallel.ranks = dims;
-    MPI_Comm group = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+  test::for_each_layout(c, [&](const CaseConfig& d, MPI_Comm group) {
+    const auto& dims = d.parallel.ranks;
     auto sim = Simulation::create(d, decompose(d, group));
     sim->advance(steps);
     const std::vector<double> got = state(*sim, group);
     const std::array<double, 6> inflow = sim->face_heat_inflow();  // collective
-    MPI_Comm_free(&group);
-    if (world_rank() != 0) continue;
+    if (world_rank() != 0) return;
     const std::size_t n = got.size() / 8;
     const char* names[] = {"temperature", "density", "velocity", "vorticity"};
     const std::size_t first[] = {0, n, 2 * n, 5 * n, 8 * n};
@@ -84,7 +77,7 @@ TEST(MpiThermal, TemperatureVelocityAndVorticityMatchOneRank) {
     }
     EXPECT_GT(inflow[0], 0.0) << "heat enters at the hot wall";
     EXPECT_LT(inflow[1], 0.0) << "heat leaves at the cold wall";
-  }
+  });
 }
 
 }  // namespace
