@@ -63,6 +63,23 @@ std::uint64_t records_checksum(const unsigned char* records, std::int64_t count,
   return sum;
 }
 
+/// Largest data file accepted (2^60 bytes): keeps every size computation far from overflow.
+constexpr std::uint64_t kMaxCheckpointBytes = std::uint64_t(1) << 60;
+
+/// A hash of what the manifest says about the data (step, layout, grid, fields, records), added to the checksum so
+/// that an edited manifest is caught like a corrupted data file.
+std::uint64_t manifest_hash(const CheckpointManifest& m) {
+  std::uint64_t h = mix(std::uint64_t(m.step) ^ 0xA0761D6478BD642Full);
+  h = mix(h ^ std::uint64_t(m.layout));
+  for (int n : m.grid) h = mix(h ^ std::uint64_t(n));
+  for (const CheckpointField& f : m.fields) {
+    for (char c : f.name) h = mix(h ^ std::uint64_t(static_cast<unsigned char>(c)));
+    h = mix(h ^ (std::uint64_t(f.components) << 8) ^ std::uint64_t(f.value_bytes));
+  }
+  for (char c : m.record_name) h = mix(h ^ std::uint64_t(static_cast<unsigned char>(c)));
+  return mix(h ^ std::uint64_t(m.records) ^ (std::uint64_t(m.record_bytes) << 48));
+}
+
 std::uint64_t cells_of(const std::array<int, 3>& n) {
   return std::uint64_t(n[0]) * std::uint64_t(n[1]) * std::uint64_t(n[2]);
 }
@@ -176,13 +193,24 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
   }
   std::uint64_t total = 0;
   MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-  manifest.checksum = total;
   manifest.data_file = stem_path.filename().string() + ".data";
   manifest.data_bytes = std::uint64_t(displacement);
+  manifest.checksum = total + manifest_hash(manifest);
 
   std::string failure;
   if (rank == 0) {
     try {
+      // A full disk can shorten the file without MPI-IO reporting it: only a file of the full size is committed.
+      std::error_code ec;
+      const std::uintmax_t written = std::filesystem::file_size(tmp, ec);
+      if (ec || written != manifest.data_bytes) {
+        std::remove(tmp.c_str());
+        throw OutputError("cannot write checkpoint " + data_path + ": " +
+                          (ec ? ec.message()
+                              : std::to_string(written) + " of " + std::to_string(manifest.data_bytes) +
+                                    " bytes reached the disk (full?)") +
+                          "; the earlier checkpoints are intact");
+      }
       commit_temporary_file(tmp, data_path);
       std::ostringstream text;
       text << "# eddy checkpoint: restart with  eddy run CASE.toml --restart " << manifest_path << "\n"
@@ -213,6 +241,10 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
 
 CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
   std::error_code ec;
+  if (std::filesystem::is_directory(manifest_path, ec)) {
+    throw CheckpointError("checkpoint " + manifest_path + " is a directory: give the .toml manifest of a checkpoint "
+                          "in it");
+  }
   if (!std::filesystem::is_regular_file(manifest_path, ec)) {
     throw CheckpointError("checkpoint " + manifest_path +
                           " not found (give the .toml manifest a checkpointed run wrote, e.g. "
@@ -232,6 +264,7 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
     throw fail("not an eddy checkpoint manifest (format must be \"" + std::string(kFormat) + "\")");
   }
   CheckpointManifest m;
+  if (!root["version"].is_integer()) throw fail("key 'version' must be an integer");
   m.version = int(root["version"].value_or<std::int64_t>(0));
   if (m.version != kVersion) {
     throw fail("version " + std::to_string(m.version) + " is not supported (this eddy reads version " +
@@ -271,6 +304,10 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
   const std::string checksum = need_string("checksum");
   try {
     std::size_t used = 0;
+    if (checksum.empty() || checksum.size() > 16 ||
+        checksum.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      throw std::invalid_argument(checksum);
+    }
     m.checksum = std::stoull(checksum, &used, 16);
     if (used != checksum.size()) throw std::invalid_argument(checksum);
   } catch (const std::exception&) {
@@ -294,12 +331,14 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
       throw fail("a [[field]] needs a name, components in 1..64 and value_bytes 2, 4 or 8");
     }
     expected += cells_of(m.grid) * std::uint64_t(f.components) * std::uint64_t(f.value_bytes);
+    if (expected > kMaxCheckpointBytes) throw fail("its grid and fields add up to more than 2^60 bytes");
     m.fields.push_back(f);
   }
   m.record_name = root["record_name"].value_or<std::string>("");
   m.records = root["records"].value_or<std::int64_t>(0);
   m.record_bytes = int(root["record_bytes"].value_or<std::int64_t>(0));
-  if (m.records < 0 || m.record_bytes < 0 || m.record_bytes > 4096 || (m.records > 0 && m.record_bytes == 0)) {
+  if (m.records < 0 || m.record_bytes < 0 || m.record_bytes > 4096 || (m.records > 0 && m.record_bytes == 0) ||
+      (m.record_bytes > 0 && std::uint64_t(m.records) > kMaxCheckpointBytes / std::uint64_t(m.record_bytes))) {
     throw fail("records and record_bytes are out of range");
   }
   expected += std::uint64_t(m.records) * std::uint64_t(m.record_bytes);
@@ -363,12 +402,15 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
   if (!all_ok(ok, comm)) throw CheckpointError("checkpoint data file " + data_path + " could not be read");
   std::uint64_t total = 0;
   MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-  total += records_checksum(out.records.data(), manifest.records, manifest.record_bytes);
+  total += records_checksum(out.records.data(), std::int64_t(out.records.size() / std::max(manifest.record_bytes, 1)),
+                            manifest.record_bytes) +
+           manifest_hash(manifest);
   if (total != manifest.checksum) {
     char text[64];
     std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(total));
     throw CheckpointError("checkpoint data file " + data_path + " is corrupted: its checksum is " + text +
-                          ", the manifest " + manifest_path + " recorded a different one; use an earlier checkpoint");
+                          ", the manifest " + manifest_path + " recorded a different one (the data or the manifest "
+                          "was changed); use an earlier checkpoint");
   }
   return out;
 }

@@ -130,14 +130,23 @@ void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const s
            m.fields[f].value_bytes == expected[f].value_bytes;
   }
   if (!same) {
-    std::string have, want;
-    for (const auto& f : m.fields) have += (have.empty() ? "" : ", ") + f.name;
-    for (const auto& f : expected) want += (want.empty() ? "" : ", ") + f.name;
-    throw mismatch("it holds " + have + ", the case needs " + want + " ([thermal] on one side only?)");
+    const auto describe = [](const std::vector<CheckpointField>& fields) {
+      std::string text;
+      for (const auto& f : fields) {
+        text += (text.empty() ? "" : ", ") + f.name + " (" + std::to_string(f.components) + " x " +
+                std::to_string(f.value_bytes) + " B)";
+      }
+      return text;
+    };
+    throw mismatch("it holds the fields " + describe(m.fields) + ", the case needs " + describe(expected) +
+                   " (a [thermal] section or two-way particles on one side only?)");
   }
   if ((m.record_bytes > 0) != sim.has_particles() || (m.record_bytes > 0 && m.record_bytes != kParticleRecordBytes)) {
-    throw mismatch(sim.has_particles() ? "it holds no particles, the case has [particles]"
-                                       : "it holds particles, the case has no [particles]");
+    throw mismatch(m.record_bytes > 0 && sim.has_particles()
+                       ? "its particle records have " + std::to_string(m.record_bytes) + " bytes, not " +
+                             std::to_string(kParticleRecordBytes)
+                   : sim.has_particles() ? "it holds no particles, the case has [particles]"
+                                         : "it holds particles, the case has no [particles]");
   }
   if (m.step > config.steps) {
     throw CollectiveInputError("checkpoint " + manifest_path + " is at step " + std::to_string(m.step) +

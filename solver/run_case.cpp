@@ -277,6 +277,18 @@ std::string particle_summary(const ParticleConfig& p) {
   return text + "\n";
 }
 
+/// The unit conversion table of a case given in SI ([units]).
+std::string units_summary(const CaseConfig& config) {
+  const UnitsConfig& u = config.units;
+  const double velocity = u.dx / u.dt;  // m/s per lattice velocity
+  return "units       SI ([units]): dx = " + format("%.6g", u.dx) + " m, dt = " + format("%.6g", u.dt) +
+         " s, L = " + format("%.6g", u.length) + " m = " + format("%.6g", config.length) + " cells\n" +
+         "convert     U = " + format("%.6g", u.velocity) + " m/s = " + format("%.6g", config.velocity) +
+         " lattice; nu = " + format("%.6g", u.viscosity) + " m^2/s = " + format("%.6g", config.nu) +
+         " lattice; 1 lattice velocity = " + format("%.6g", velocity) + " m/s; 1 step = " + format("%.6g", u.dt) +
+         " s; density 1 = " + format("%.6g", u.density) + " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
+}
+
 /// The "thermal" lines of the case summary.
 std::string thermal_summary(const CaseConfig& config) {
   const ThermalConfig& th = config.thermal;
@@ -354,6 +366,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << " GiB " << (ranks > 1 ? "on rank 0" : "in all") << " (ghost layer and output slab included)\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
+      << (config.units.enabled ? units_summary(config) : std::string())
       << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
       << config.output_every << " into " << config.output_directory << "/\n";
 }
@@ -372,8 +385,12 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
         << (config.parallel.overlap ? " with overlap" : "");
   }
   log << "\n";
+  const StopSignalScope stop_signals;  // before the set-up: a signal during it stops the run at its first check
   if (config.write_vtk || config.write_centerlines) {
     agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
+  }
+  if (config.checkpoint_every > 0) {  // found now, not after the first checkpoint interval's work
+    agree_on_failure(world, [&] { ensure_writable_directory(checkpoint_directory(config)); });
   }
   auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
@@ -386,7 +403,6 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
         << " GB in " << format("%.3g", seconds) << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
         << " GB/s)\n";
   }
-  const StopSignalScope stop_signals;
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
 
   SnapshotWriter snapshots(config);
@@ -435,8 +451,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
       sim->synchronize();
       const std::string path = last_checkpoint == now ? checkpoints.back() : checkpoint();
       log << "stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " at step " << now << " of "
-          << config.steps << "; resume with:\n  eddy run "
-          << (config.source_file.empty() ? std::string("CASE.toml") : config.source_file) << " --restart " << path
+          << config.steps << "; resume with the same case and options (--set, mpirun) and:\n  eddy run "
+          << (config.source_file.empty() ? std::string("CASE.toml") : config.source_file) << " ... --restart " << path
           << "\n";
       return;
     }

@@ -84,6 +84,12 @@ if [[ $mode == serial ]]; then
   expect 6 "corrupted" "flipped byte detected by the checksum" "$H" "${heated[@]}" --restart "flipped/$base.toml"
   expect 6 "truncated" "truncated data file" "$H" "${heated[@]}" --restart "cut/$base.toml"
   expect 6 "not found" "missing manifest" "$H" "${heated[@]}" --restart "nowhere/$base.toml"
+  cp -r full/checkpoints edited && sed -i 's/^step = 50$/step = 40/' "edited/$base.toml"
+  expect 6 "corrupted" "an edited manifest (step) fails the checksum" "$H" "${heated[@]}" --restart "edited/$base.toml"
+  cp -r full/checkpoints huge && sed -i 's/^data_bytes = .*/&\nrecords = 2305843009213693952\nrecord_bytes = 8/' \
+    "huge/$base.toml"
+  expect 6 "out of range" "a record count that overflows the size check" "$H" "${heated[@]}" \
+    --restart "huge/$base.toml"
   expect 6 "does not fit" "checkpoint of another case" "$L" "${fp16[@]}" --restart "full/checkpoints/$base.toml"
   expect 2 "beyond run.steps" "checkpoint past run.steps" "$H" "${heated[@]}" --set run.steps=40 \
     --restart "full/checkpoints/$base.toml"
