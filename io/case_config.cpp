@@ -41,7 +41,9 @@ namespace eddy {
 namespace {
 
 constexpr double kMachLimit = 0.3;
-constexpr double kMaxTemperature = 1e30;  ///< largest |temperature| ([thermal], float arithmetic)
+constexpr double kMaxTemperature = 1e30;
+constexpr double kMinUnitsCells = 8.0;          ///< [units]: fewest cells across the characteristic length
+constexpr double kMinUnitsViscosity = 0.01 / 3;  ///< [units]: tau >= 0.51  ///< largest |temperature| ([thermal], float arithmetic)
 /// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
 constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
                                                            "q_criterion", "strain_rate", "temperature"};
@@ -167,6 +169,7 @@ const std::vector<SectionSchema>& schema() {
       {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
       {"checkpoint", {"every", "directory"}},
+      {"units", {"length", "dx", "velocity", "viscosity", "density", "lattice_velocity"}},
       {"particles",
        {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
         "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
@@ -879,6 +882,17 @@ void read_physics(const Section& section, CaseConfig& config) {
     if (*length <= 0) section.fail("length", section.quote("length") + " is out of range: length must be > 0 (cells)");
     config.length = *length;
   }
+  if (config.units.enabled) {  // [units] fixes U and nu in SI
+    for (std::string_view key : {"velocity", "reynolds", "tau", "viscosity"}) {
+      if (!section.has(key)) continue;
+      section.fail(key, section.path(key) +
+                            " is not used with [units]: the SI velocity and viscosity there fix it (lattice U = "
+                            "units.lattice_velocity, nu = units.viscosity dt / dx^2); remove " + section.path(key));
+    }
+    config.velocity = config.units.lattice_velocity;  // wall velocities are in units of it
+    config.body_force = section.number3("body_force").value_or(std::array<double, 3>{0.0, 0.0, 0.0});
+    return;
+  }
 
   std::vector<std::string_view> given;
   for (std::string_view key : {"reynolds", "tau", "viscosity"}) {
@@ -1283,6 +1297,41 @@ void read_particles(const Section& section, CaseConfig& config) {
 /// Reads [thermal] (the section's presence turns the temperature field on). Needs nothing else; read before
 /// [physics], whose viscosity keys it makes optional when Ra > 0. Defaults that depend on the walls (dT, T_ref, the
 /// initial T) and the derived values are filled by finalize_thermal_inputs / finalize_thermal.
+/// Reads [units] (SI quantities); the lattice values are derived by finalize_units.
+void read_units(const Section& section, CaseConfig& config) {
+  if (!section.table()) return;
+  section.check_keys(section_keys("units"));
+  UnitsConfig& u = config.units;
+  u.enabled = true;
+  const bool has_length = section.has("length"), has_dx = section.has("dx");
+  if (has_length == has_dx) {
+    section.fail(has_length ? "dx" : "length",
+                 has_length ? "units.length and units.dx are given together: give one (length is the SI size of "
+                              "physics.length cells, dx that of one cell)"
+                            : "missing key 'units.length' (m: the characteristic length, spanned by physics.length "
+                              "cells, default domain.size[0]) or 'units.dx' (m per cell)");
+  }
+  const auto positive = [&](std::string_view key, const char* unit) {
+    const auto value = section.number(key);
+    if (!value) {
+      section.fail(key, "missing key '" + section.path(key) + "' (" + unit + "): [units] needs length or dx, "
+                        "velocity and viscosity");
+    }
+    if (!(*value > 0) || !std::isfinite(*value)) {
+      section.fail(key, section.quote(key) + " is out of range: it must be a finite number > 0 (" + unit + ")");
+    }
+    return *value;
+  };
+  if (has_length) u.length = positive("length", "m");
+  if (has_dx) u.dx = positive("dx", "m");
+  u.velocity = positive("velocity", "m/s");
+  u.viscosity = positive("viscosity", "m^2/s");
+  if (section.has("density")) u.density = positive("density", "kg/m^3");
+  if (section.has("lattice_velocity")) {
+    u.lattice_velocity = positive("lattice_velocity", "lattice units");
+  }
+}
+
 void read_thermal(const Section& section, CaseConfig& config) {
   if (!section.table()) return;
   section.check_keys(section_keys("thermal"));
@@ -1338,6 +1387,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_case_section(top_section(source, root, "case"), config);
   read_domain(top_section(source, root, "domain"), config);
   read_thermal(top_section(source, root, "thermal"), config);
+  read_units(top_section(source, root, "units"), config);
   read_physics(top_section(source, root, "physics"), config);
   read_boundary(top_section(source, root, "boundary"), config);
   read_initial(top_section(source, root, "initial"), config);
@@ -1911,6 +1961,57 @@ void finalize_thermal(CaseConfig& config, const Source& source) {
   t.substeps = static_cast<int>(steps);
 }
 
+/// [units] before finalize_physics: dx, dt, the lattice velocity and viscosity from the SI values. Refuses a grid
+/// too coarse for the Reynolds number (tau too close to 1/2) or for the length (fewer than kMinUnitsCells cells
+/// across it), with the numbers and the fix. Idempotent.
+void finalize_units(CaseConfig& config, const Source& source) {
+  UnitsConfig& u = config.units;
+  if (!u.enabled) return;
+  for (const auto& [key, value] : {std::pair<const char*, double>{"units.length", u.length}, {"units.dx", u.dx},
+                                   {"units.velocity", u.velocity}, {"units.viscosity", u.viscosity},
+                                   {"units.density", u.density}, {"units.lattice_velocity", u.lattice_velocity}}) {
+    require_finite(source, key, value);
+  }
+  const double cells = config.length > 0 ? config.length : double(config.size[0]);
+  if (cells < kMinUnitsCells) {
+    source.fail("physics.length", "physics.length = " + fmt(cells) + " cells across the characteristic length (" +
+                                      fmt(u.length > 0 ? u.length : u.dx * cells) + " m) are too few to resolve it: "
+                                      "use at least " + fmt(kMinUnitsCells) + " (domain.size, physics.length)");
+  }
+  if (u.length > 0) {
+    u.dx = u.length / cells;
+  } else {
+    u.length = u.dx * cells;
+  }
+  if (!(u.lattice_velocity > 0) || std::sqrt(3.0) * u.lattice_velocity > kMachLimit) {
+    source.fail("units.lattice_velocity",
+                "units.lattice_velocity = " + fmt(u.lattice_velocity) + " is out of range: it must be > 0 and keep "
+                "Ma = sqrt(3) U_lat <= " + fmt(kMachLimit) + " (U_lat <= " + fmt(kMachLimit / std::sqrt(3.0), 4) +
+                "; 0.1 is the default)");
+  }
+  u.dt = u.lattice_velocity * u.dx / u.velocity;
+  const double nu = u.viscosity * u.dt / (u.dx * u.dx);
+  const double reynolds = u.velocity * u.length / u.viscosity;
+  if (!std::isfinite(u.dt) || !std::isfinite(nu) || !(nu > 0)) {
+    source.fail("units.viscosity", "the [units] values give no finite time step and viscosity (dt = " + fmt(u.dt) +
+                                       " s, nu = " + fmt(nu) + " lattice): check their orders of magnitude");
+  }
+  if (nu < kMinUnitsViscosity) {
+    const double cells_needed = std::ceil(kMinUnitsViscosity * reynolds / u.lattice_velocity);
+    source.fail("units.viscosity",
+                "units.viscosity = " + fmt(u.viscosity) + " m^2/s gives Re = U L / nu = " + fmt(reynolds, 6) +
+                    ", which on " + fmt(cells) +
+                    " cells at lattice velocity " + fmt(u.lattice_velocity) + " needs nu = " + fmt(nu, 4) +
+                    " (tau = " + fmt(3.0 * nu + 0.5, 6) + "), too close to tau = 1/2 to stay stable: use at least " +
+                    fmt(cells_needed) + " cells across the length (domain.size and physics.length), or a larger "
+                    "units.lattice_velocity (up to " + fmt(kMachLimit / std::sqrt(3.0), 4) + ")");
+  }
+  config.velocity = u.lattice_velocity;
+  config.nu = nu;
+  config.tau = 0.0;  // derived from nu by finalize_physics
+  config.reynolds = 0.0;
+}
+
 void finalize_with(CaseConfig& config, const Source& source) {
   if (config.name.empty()) {
     config.name = std::filesystem::path(config.source_file).stem().string();
@@ -1918,6 +2019,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   }
   finalize_domain(config, source);
   finalize_thermal_inputs(config, source);  // Pr and Ra first: with Ra > 0 they may fix nu
+  finalize_units(config, source);           // SI values fix U and nu
   finalize_physics(config, source);
   finalize_initial(config, source);
   finalize_mach(config, source);

@@ -155,6 +155,22 @@ struct ThermalConfig {
   double free_fall_velocity = 0.0;
 };
 
+/// [units]: the case given in SI units. eddy derives the lattice spacing dx, the time step dt and the lattice
+/// viscosity from them (finalize_case), and writes SI quantities to the VTK output:
+///   dx = length / L (L = physics.length cells span the SI length; or dx given), U_lat = lattice_velocity,
+///   dt = U_lat dx / velocity,  nu_lat = viscosity dt / dx^2,  tau = 3 nu_lat + 1/2.
+/// Re = velocity length / viscosity is the same in both unit systems.
+struct UnitsConfig {
+  bool enabled = false;          ///< true when the case has a [units] section
+  double length = 0.0;           ///< characteristic length L in m (or 0 when dx is given)
+  double dx = 0.0;               ///< cell size in m (derived from length when not given)
+  double velocity = 0.0;         ///< characteristic velocity U in m/s
+  double viscosity = 0.0;        ///< kinematic viscosity nu in m^2/s
+  double density = 1.0;          ///< fluid density rho in kg/m^3 (the lattice density 1 stands for it)
+  double lattice_velocity = 0.1;  ///< U in lattice units (sets dt and Ma)
+  double dt = 0.0;               ///< time step in s (derived)
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -206,6 +222,8 @@ struct CaseConfig {
   ParticleConfig particles{};
   // [thermal]
   ThermalConfig thermal{};
+  // [units]
+  UnitsConfig units{};
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 

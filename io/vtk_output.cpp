@@ -11,6 +11,7 @@
 #include <vtkErrorCode.h>
 #include <vtkExecutive.h>
 #include <vtkFieldData.h>
+#include <vtkStringArray.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
@@ -124,6 +125,18 @@ vtkSmartPointer<vtkImageData> make_image(const GridGeometry& grid, const std::ve
   time_value->SetNumberOfTuples(1);
   time_value->SetValue(0, time);
   image->GetFieldData()->AddArray(time_value);
+  std::vector<std::string> units;
+  if (!grid.length_units.empty()) units.push_back("coordinates: " + grid.length_units);
+  if (!grid.time_units.empty()) units.push_back("TimeValue: " + grid.time_units);
+  for (const PointField<T>& field : fields) {
+    if (!field.units.empty()) units.push_back(field.name + ": " + field.units);
+  }
+  if (!units.empty()) {
+    vtkNew<vtkStringArray> list;
+    list->SetName("units");
+    for (const std::string& entry : units) list->InsertNextValue(entry);
+    image->GetFieldData()->AddArray(list);
+  }
   return image;
 }
 

@@ -23,6 +23,9 @@ struct GridGeometry {
   std::array<double, 3> origin = {0.0, 0.0, 0.0};   ///< position of global node (0, 0, 0)
   std::array<double, 3> spacing = {1.0, 1.0, 1.0};  ///< of the global grid
   std::array<int, 3> offset = {0, 0, 0};            ///< global index of this piece's first node (>= 0)
+  /// Units of the coordinates and of TimeValue ("" = none stated, e.g. normalised): written with the fields' units
+  /// as the field-data string array "units" ("coordinates: m", "TimeValue: s", "velocity: m/s", ...).
+  std::string length_units, time_units;
 };
 
 /// One point-data array. Layout: each component is a separate array of size nx*ny*nz, x fastest
@@ -31,6 +34,7 @@ template <class T>
 struct PointField {
   std::string name;
   std::vector<const T*> components;  ///< 1 (scalar) or 3 (vector) pointers
+  std::string units;                 ///< e.g. "m/s"; "" = none stated
 };
 
 /// Writes `fields` on `grid` to `path` (.vti) atomically. T is float or double (Float32 / Float64 arrays).

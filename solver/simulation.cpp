@@ -31,6 +31,13 @@ namespace eddy {
 
 OutputScaling OutputScaling::of(const CaseConfig& config) {
   OutputScaling s;
+  if (config.units.enabled) {
+    s.length = 1.0 / config.units.dx;
+    s.velocity = config.units.dt / config.units.dx;
+    s.density = config.units.density;
+    s.si = true;
+    return s;
+  }
   s.length = config.length > 0.0 ? config.length : 1.0;
   s.velocity = config.velocity > 0.0 ? config.velocity : 1.0;
   return s;
@@ -41,6 +48,15 @@ namespace {
 /// Stencil kernels of the derived output fields: the shared-memory tiled variant, measured faster on the H200 than
 /// the plain one (vorticity 20 % / 6 %, Q-criterion 38 % / 27 % at 256^3 / 512^3; docs/performance.md).
 constexpr StencilVariant kStencilVariant = StencilVariant::tiled;
+
+/// SI units of an output field (OutputScaling::si).
+std::string si_units(const std::string& field) {
+  if (field == "density") return "kg/m^3";
+  if (field == "velocity") return "m/s";
+  if (field == "vorticity" || field == "strain_rate") return "1/s";
+  if (field == "q_criterion") return "1/s^2";
+  return "";  // temperature: the case's own units
+}
 
 /// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
 constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
@@ -220,6 +236,7 @@ class LatticeSimulation final : public Simulation {
     std::vector<R> host = download_moments();
     const std::size_t n = std::size_t(shape_.interior_cells());
     const R inv_u = R(1.0 / scaling.velocity);
+    for (std::size_t k = 0; k < n; ++k) host[k] *= R(scaling.density);
     for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
     const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
@@ -240,10 +257,14 @@ class LatticeSimulation final : public Simulation {
       grid.spacing[a] = 1.0 / scaling.length;
       grid.origin[a] = 0.5 / scaling.length;
     }
+    if (scaling.si) {
+      grid.length_units = "m";
+      grid.time_units = "s";
+    }
     std::vector<PointField<R>> point_fields;
     const R* next = host.data();
     auto take = [&](const char* name, int count) {
-      PointField<R> field{name, {}};
+      PointField<R> field{name, {}, scaling.si ? si_units(name) : std::string()};
       for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
       if (wants_output(name)) point_fields.push_back(field);
     };

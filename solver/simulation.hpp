@@ -43,6 +43,10 @@ struct Diagnostics {
 struct OutputScaling {
   double length = 1.0;
   double velocity = 1.0;
+  /// With [units] the output is in SI instead: length = 1 / dx (cells per m), velocity = dt / dx (lattice per
+  /// m/s), so time = step dt; density = rho in kg/m^3 per lattice density; si names the units in the files.
+  double density = 1.0;
+  bool si = false;
   static OutputScaling of(const CaseConfig& config);
   double time(std::int64_t step) const { return double(step) * velocity / length; }
 };

@@ -1810,3 +1810,66 @@ TEST(ShippedCases, ValuesMatchTheirDocumentation) {
 
 }  // namespace
 }  // namespace eddy
+
+// ---- [units]: SI input ----------------------------------------------------------------------------------------------
+
+namespace eddy {
+namespace {
+
+/// A 0.1 m water cavity, lid 0.01 m/s (Re = 1000), on 128 cells.
+CaseText si_cavity(const std::string& units) {
+  CaseText t;
+  t.domain = "size = [128, 128, 1]\nperiodic = [false, false, true]\n";
+  t.physics = "";
+  t.extra = "[units]\n" + units;
+  return t;
+}
+
+TEST(CaseConfigUnits, SiQuantitiesGiveTheLatticeOnesAndBack) {
+  const CaseConfig c =
+      parse_case(si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\ndensity = 998\n").str(), "t.toml");
+  // Derived independently: dx = L / N, dt = U_lat dx / U, nu_lat = nu dt / dx^2.
+  const double dx = 0.1 / 128, dt = 0.1 * dx / 0.01;
+  EXPECT_NEAR(c.units.dx, dx, 1e-18);
+  EXPECT_NEAR(c.units.dt, dt, 1e-15);
+  EXPECT_DOUBLE_EQ(c.velocity, 0.1);
+  EXPECT_NEAR(c.nu, 1e-6 * dt / (dx * dx), 1e-15);
+  EXPECT_NEAR(c.reynolds, 1000.0, 1e-9);
+  EXPECT_NEAR(c.tau, 3.0 * 0.0128 + 0.5, 1e-12);
+  // Wall velocities are in units of the lattice velocity: the lid moves at U_lat.
+  EXPECT_DOUBLE_EQ(c.faces[3].velocity[0], 0.1);
+  // Round trip back to SI: U = U_lat dx / dt, nu = nu_lat dx^2 / dt, L = N dx.
+  EXPECT_NEAR(c.velocity * c.units.dx / c.units.dt, 0.01, 1e-15);
+  EXPECT_NEAR(c.nu * c.units.dx * c.units.dx / c.units.dt, 1e-6, 1e-18);
+  EXPECT_NEAR(c.length * c.units.dx, 0.1, 1e-15);
+  // dx instead of length gives the same case; finalize again changes nothing.
+  CaseConfig d = parse_case(si_cavity("dx = 0.00078125\nvelocity = 0.01\nviscosity = 1e-6\n").str(), "t.toml");
+  EXPECT_NEAR(d.units.length, 0.1, 1e-15);
+  EXPECT_NEAR(d.nu, c.nu, 1e-15);
+  const CaseConfig before = d;
+  finalize_case(d);
+  EXPECT_EQ(d.nu, before.nu);
+  EXPECT_EQ(d.tau, before.tau);
+  EXPECT_EQ(d.units.dt, before.units.dt);
+}
+
+TEST(CaseConfigUnits, UnsafeChoicesAreRefusedWithTheFix) {
+  // Re = 1e5 on 128 cells: nu_lat = 0.1 * 128 / 1e5 = 1.3e-4, tau = 0.5004.
+  EXPECT_INPUT_ERROR(si_cavity("length = 0.1\nvelocity = 1.0\nviscosity = 1e-6\n"), "units.viscosity", "Re = U L / nu",
+                     "too close to tau = 1/2", "3334 cells");
+  EXPECT_INPUT_ERROR(si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\nlattice_velocity = 0.2\n"),
+                     "units.lattice_velocity", "Ma");
+  CaseText few = si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-3\n");
+  few.domain = "size = [4, 4, 1]\nperiodic = [false, false, true]\n";
+  EXPECT_INPUT_ERROR(few, "physics.length", "too few", "at least 8");
+  EXPECT_INPUT_ERROR(si_cavity("length = 0.1\ndx = 0.001\nvelocity = 0.01\nviscosity = 1e-6\n"), "units.length",
+                     "units.dx", "give one");
+  EXPECT_INPUT_ERROR(si_cavity("length = 0.1\nvelocity = 0.01\n"), "units.viscosity", "missing key");
+  EXPECT_INPUT_ERROR(si_cavity("length = -0.1\nvelocity = 0.01\nviscosity = 1e-6\n"), "units.length", "> 0");
+  CaseText both = si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\n");
+  both.physics = "reynolds = 100\n";
+  EXPECT_INPUT_ERROR(both, "physics.reynolds", "not used with [units]");
+}
+
+}  // namespace
+}  // namespace eddy
