@@ -184,6 +184,10 @@ void check_config(const eddy::CaseConfig& c) {
     }
   }
   require(c.checkpoint_every >= 0, "checkpoint.every >= 0", c);
+  // [units]: the derived step and spacing are finite and positive.
+  if (c.units.enabled) {
+    require(finite(c.units.dx) && c.units.dx > 0.0 && finite(c.units.dt) && c.units.dt > 0.0, "units dx, dt > 0", c);
+  }
 }
 
 void check_message(const std::string& message) {
@@ -229,6 +233,7 @@ const std::vector<SectionKeys>& sections() {
       {"thermal", {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference",
                    "initial_temperature", "perturbation"}},
       {"checkpoint", {"every", "directory"}},
+      {"units", {"length", "dx", "velocity", "viscosity", "density", "lattice_velocity"}},
   };
   return list;
 }
