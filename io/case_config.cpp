@@ -43,7 +43,8 @@ namespace {
 constexpr double kMachLimit = 0.3;
 constexpr double kMaxTemperature = 1e30;
 constexpr double kMinUnitsCells = 8.0;          ///< [units]: fewest cells across the characteristic length
-constexpr double kMinUnitsViscosity = 0.01 / 3;  ///< [units]: tau >= 0.51  ///< largest |temperature| ([thermal], float arithmetic)
+constexpr double kMinUnitsViscosity = 0.01 / 3;  ///< [units]: tau >= 0.51
+constexpr double kMaxUnitsViscosity = 0.5;       ///< [units]: tau <= 2  ///< largest |temperature| ([thermal], float arithmetic)
 /// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
 constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
                                                            "q_criterion", "strain_rate", "temperature"};
@@ -733,6 +734,11 @@ void drop_superseded(toml::table& parent, const std::vector<std::string>& path, 
   }
   if (path.size() == 3 && path[0] == "boundary" && path[2] == "type" && value.value<std::string>() == "wall") {
     drop("velocity");
+  }
+  // [units]: the SI length and the cell size fix the same thing.
+  if (path.size() == 2 && path[0] == "units") {
+    if (path[1] == "dx") drop("length");
+    if (path[1] == "length") drop("dx");
   }
   // [particles]: random seeding (count, with seed, box_min, box_max) and a positions file exclude each other.
   if (path.size() == 2 && path[0] == "particles") {
@@ -1599,6 +1605,13 @@ void finalize_mach(const CaseConfig& config, const Source& source) {
   const auto [speed, key] = max_speed(config);
   const double ma = config.mach();
   if (ma <= kMachLimit) return;
+  if (config.units.enabled) {  // U is units.lattice_velocity: the fix is there
+    source.fail(key, "Mach number Ma = " + fmt(ma, 4) + " exceeds the limit " + fmt(kMachLimit) +
+                         " (u_max = " + fmt(speed, 6) + " lattice units from " + key + "); lower " +
+                         "units.lattice_velocity to at most " +
+                         fmt(config.units.lattice_velocity * kMachLimit / ma, 4) + " (the speeds scale with it), or " +
+                         "slow the fastest wall");
+  }
   source.fail(
       key, "Mach number Ma = " + fmt(ma, 4) + " exceeds the limit " + fmt(kMachLimit) +
                " (Ma = sqrt(3) u_max, u_max = " + fmt(speed, 6) + " lattice units from " + key +
@@ -1921,6 +1934,15 @@ void finalize_thermal(CaseConfig& config, const Source& source) {
   // with nu given by tau, viscosity or reynolds it follows from Ra).
   t.free_fall_velocity = std::sqrt(t.buoyancy * t.temperature_difference * config.length);
   if (std::sqrt(3.0) * t.free_fall_velocity > kMachLimit) {
+    if (config.units.enabled) {
+      source.fail("thermal.rayleigh",
+                  "thermal.rayleigh = " + fmt(t.rayleigh) + " gives the free-fall velocity sqrt(g beta dT L) = " +
+                      fmt(t.free_fall_velocity, 4) + " lattice units, Mach number " +
+                      fmt(std::sqrt(3.0) * t.free_fall_velocity, 4) + " > " + fmt(kMachLimit) +
+                      ": with [units], set units.velocity to the free-fall velocity (nu / L) sqrt(Ra / Pr) = " +
+                      fmt(config.units.viscosity / config.units.length * std::sqrt(t.rayleigh / t.prandtl), 6) +
+                      " m/s, so that the lattice velocity measures it");
+    }
     source.fail("thermal.rayleigh",
                 "thermal.rayleigh = " + fmt(t.rayleigh) + " with nu = " + fmt(config.nu, 6) +
                     " gives the free-fall velocity sqrt(g beta dT L) = " + fmt(t.free_fall_velocity, 4) +
@@ -1996,15 +2018,28 @@ void finalize_units(CaseConfig& config, const Source& source) {
     source.fail("units.viscosity", "the [units] values give no finite time step and viscosity (dt = " + fmt(u.dt) +
                                        " s, nu = " + fmt(nu) + " lattice): check their orders of magnitude");
   }
+  // nu_lat = U_lat L_cells / Re: the lattice velocity that gives a wanted nu_lat on this grid.
+  const auto lattice_velocity_for = [&](double nu_lat) { return nu_lat * reynolds / cells; };
   if (nu < kMinUnitsViscosity) {
     const double cells_needed = std::ceil(kMinUnitsViscosity * reynolds / u.lattice_velocity);
+    const double faster = lattice_velocity_for(kMinUnitsViscosity);
     source.fail("units.viscosity",
                 "units.viscosity = " + fmt(u.viscosity) + " m^2/s gives Re = U L / nu = " + fmt(reynolds, 6) +
-                    ", which on " + fmt(cells) +
-                    " cells at lattice velocity " + fmt(u.lattice_velocity) + " needs nu = " + fmt(nu, 4) +
-                    " (tau = " + fmt(3.0 * nu + 0.5, 6) + "), too close to tau = 1/2 to stay stable: use at least " +
-                    fmt(cells_needed) + " cells across the length (domain.size and physics.length), or a larger "
-                    "units.lattice_velocity (up to " + fmt(kMachLimit / std::sqrt(3.0), 4) + ")");
+                    ", which on " + fmt(cells) + " cells at lattice velocity " + fmt(u.lattice_velocity) +
+                    " needs nu = " + fmt(nu, 4) + " (tau = " + fmt(3.0 * nu + 0.5, 6) +
+                    "), too close to tau = 1/2 to stay stable: use at least " + fmt(cells_needed) +
+                    " cells across the length (domain.size and physics.length)" +
+                    (faster <= kMachLimit / std::sqrt(3.0)
+                         ? ", or units.lattice_velocity >= " + fmt(faster, 4)
+                         : std::string(" (a larger units.lattice_velocity cannot do it within Ma <= 0.3)")));
+  }
+  if (nu > kMaxUnitsViscosity) {
+    source.fail("units.viscosity",
+                "units.viscosity = " + fmt(u.viscosity) + " m^2/s gives Re = " + fmt(reynolds, 6) + ", which on " +
+                    fmt(cells) + " cells at lattice velocity " + fmt(u.lattice_velocity) + " needs tau = " +
+                    fmt(3.0 * nu + 0.5, 6) + ", far above 1 (inaccurate, and unstable at walls): lower "
+                    "units.lattice_velocity to about " + fmt(lattice_velocity_for(1.0 / 6.0), 4) +
+                    " (tau = 1), or use fewer cells");
   }
   config.velocity = u.lattice_velocity;
   config.nu = nu;

@@ -1773,7 +1773,8 @@ TEST_P(ShippedCase, Loads) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ShippedCase,
                          ::testing::Values("lid_driven_cavity_2d", "lid_driven_cavity_3d", "taylor_green_3d",
-                                           "poiseuille"));
+                                           "poiseuille", "heated_cavity_2d", "rayleigh_benard_3d",
+                                           "lid_driven_cavity_si"));
 
 TEST(ShippedCases, ValuesMatchTheirDocumentation) {
   const std::string dir = EDDY_SOURCE_DIR "/cases/";
@@ -1869,6 +1870,18 @@ TEST(CaseConfigUnits, UnsafeChoicesAreRefusedWithTheFix) {
   CaseText both = si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\n");
   both.physics = "reynolds = 100\n";
   EXPECT_INPUT_ERROR(both, "physics.reynolds", "not used with [units]");
+  // Re = 0.1 on 128 cells: tau = 384.5; the fix is the lattice velocity for tau = 1: 1/6 * 0.1 / 128 = 1.302e-4.
+  EXPECT_INPUT_ERROR(si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-2\n"), "units.viscosity",
+                     "tau = 384.5", "units.lattice_velocity to about 0.0001302");
+  // A wall three times U: the fix is a lower lattice velocity (0.1 * 0.3 / 0.5196 = 0.05774), not physics.velocity.
+  CaseText fast = si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\n");
+  fast.boundary = "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [3.0, 0.0, 0.0]\n";
+  EXPECT_INPUT_ERROR(fast, "boundary.y_max.velocity", "units.lattice_velocity to at most 0.05774");
+  // --set units.dx replaces units.length (and back).
+  const CaseConfig by_dx = parse_case(si_cavity("length = 0.1\nvelocity = 0.01\nviscosity = 1e-6\n").str(),
+                                      "t.toml", {"units.dx=0.001"});
+  EXPECT_DOUBLE_EQ(by_dx.units.dx, 0.001);
+  EXPECT_NEAR(by_dx.units.length, 0.128, 1e-15);
 }
 
 }  // namespace
