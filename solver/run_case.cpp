@@ -180,8 +180,8 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
 }
 
 /// Stops the run when the state is not finite or too fast: writes what it has, then throws.
-void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, SnapshotWriter& snapshots,
-           std::ostream& log) {
+void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnostics& t, Simulation& sim,
+           SnapshotWriter& snapshots, std::ostream& log) {
   std::string problem, hint;
   if (!d.finite) {
     problem = "non-finite density or velocity (NaN/inf) at cell " + cell_text(d.first_nonfinite_cell);
@@ -202,7 +202,6 @@ void guard(const CaseConfig& config, const Diagnostics& d, Simulation& sim, Snap
   }
   if (problem.empty() && sim.has_thermal()) {
     const ThermalConfig& th = config.thermal;
-    const ThermalDiagnostics t = sim.thermal_diagnostics();  // collective
     // The explicit update is stable for dt |u|^2 / kappa <= 2 (kernels/scalar_transport.hpp); the sub-steps were
     // sized for the largest imposed speed, which a flow driven otherwise (body force, buoyancy) can outrun.
     const double speed_limit = std::sqrt(2.0 * th.diffusivity * th.substeps);
@@ -317,9 +316,9 @@ std::string thermal_summary(const CaseConfig& config) {
 }
 
 /// "  Nu x_min +4.519 x_max -4.519" for the fixed-temperature walls (the mean wall heat flux per area "q" when the
-/// case has no temperature difference to scale it by), then "  T <min>..<max>", and the total of T when no wall has a
-/// fixed temperature. Collective.
-std::string thermal_progress(const CaseConfig& config, Simulation& sim) {
+/// case has no temperature difference to scale it by), then "  T <min>..<max>" of `d`, and the total of T when no
+/// wall has a fixed temperature. Collective.
+std::string thermal_progress(const CaseConfig& config, Simulation& sim, const ThermalDiagnostics& d) {
   const std::array<double, 6> inflow = sim.face_heat_inflow();
   const bool scaled = config.thermal.temperature_difference > 0;
   std::string text;
@@ -327,12 +326,10 @@ std::string thermal_progress(const CaseConfig& config, Simulation& sim) {
   for (int f = 0; f < 6; ++f) {
     if (config.thermal.walls[f] != ThermalWall::fixed || config.faces[f].kind == FaceKind::periodic) continue;
     has_fixed = true;
-    const int axis = f / 2;
-    const double area = double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
     text += std::string(text.empty() ? (scaled ? "  Nu" : "  q") : "") + " " + kFaceNames[f] + " " +
-            (scaled ? format("%+.4f", nusselt_number(config, f, inflow[f])) : format("%+.4e", inflow[f] / area));
+            (scaled ? format("%+.4f", nusselt_number(config, f, inflow[f]))
+                    : format("%+.4e", inflow[f] / face_cells(config, f)));
   }
-  const ThermalDiagnostics d = sim.thermal_diagnostics();
   text += "  T " + format("%.4g", d.min) + ".." + format("%.4g", d.max);
   if (!has_fixed) text += " total " + format("%.9e", d.total);
   return text;
@@ -407,7 +404,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
 
   SnapshotWriter snapshots(config);
   const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
-  guard(config, initial, *sim, snapshots, log);
+  guard(config, initial, sim->thermal_diagnostics(), *sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(*sim, log);
 
   // Checkpoints of this run; the newest two are kept.
@@ -462,6 +459,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     if (!report && !output && !save) continue;
     sim->synchronize();
     const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
+    const ThermalDiagnostics td = sim->thermal_diagnostics();  // collective; defaults without [thermal]
     if (report) {
       const auto wall = Clock::now();
       const double seconds = std::chrono::duration<double>(wall - interval_start).count();
@@ -476,12 +474,12 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
                     !d.finite ? std::nan("") : initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
       log << line;
       if (sim->has_particles()) log << "  particles " << sim->particle_count();  // collective
-      if (sim->has_thermal()) log << thermal_progress(config, *sim);            // collective
+      if (sim->has_thermal()) log << thermal_progress(config, *sim, td);        // collective
       log << "\n" << std::flush;
       interval_start = wall;
       interval_steps = 0;
     }
-    guard(config, d, *sim, snapshots, log);
+    guard(config, d, td, *sim, snapshots, log);
     if (output) snapshots.write(*sim, log);
     if (save) checkpoint();
   }

@@ -132,12 +132,13 @@ class LatticeSimulation final : public Simulation {
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
     f_ = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
-    flags_.upload(build_flags(config, decomposition));
+    const std::vector<CellFlag> flags = build_flags(config, decomposition);
+    flags_.upload(flags);
     const InitialField init = initial_field(config, decomposition);
     initialize_equilibrium(view(), shape_, init);  // the "own" layout
     split_interior(shape_, decomposition_, inner_, shell_);
     if (config.particles.enabled) particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
-    if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_);
+    if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
     backend::synchronize();
   }
 
@@ -479,7 +480,7 @@ class LatticeSimulation final : public Simulation {
   }
   std::array<double, 6> face_heat_inflow() override {
     if (!thermal_) return {};
-    return thermal_->face_inflow(flags_.download());
+    return thermal_->face_inflow();
   }
   ThermalDiagnostics thermal_diagnostics() override {
     return thermal_ ? thermal_->diagnose() : ThermalDiagnostics();

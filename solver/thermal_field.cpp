@@ -29,9 +29,11 @@ std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_ce
 }
 
 template <class R>
-ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape)
+ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape,
+                              const std::vector<CellFlag>& flags)
     : decomposition_(decomposition),
       shape_(shape),
+      flags_(flags),
       kappa_(R(config.thermal.diffusivity)),
       dt_(R(1.0 / config.thermal.substeps)),
       substeps_(config.thermal.substeps),
@@ -101,17 +103,13 @@ void ThermalField<R>::for_each_interior(Fn fn) const {
 
 template <class R>
 std::vector<double> ThermalField<R>::interior() const {
-  const std::vector<R> all = t_[current_].download();
-  std::vector<double> out(std::size_t(shape_.interior_cells()));
-  for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = double(all[std::size_t(cell)]); });
-  return out;
+  const std::vector<R> t = interior_raw();
+  return std::vector<double>(t.begin(), t.end());
 }
 
 template <class R>
 void ThermalField<R>::set_interior(const std::vector<double>& t) {
-  std::vector<R> all = t_[current_].download();
-  for_each_interior([&](std::int64_t k, std::int64_t cell) { all[std::size_t(cell)] = R(t[std::size_t(k)]); });
-  t_[current_].upload(all);
+  set_interior_raw(std::vector<R>(t.begin(), t.end()));
 }
 
 template <class R>
@@ -130,8 +128,9 @@ void ThermalField<R>::set_interior_raw(const std::vector<R>& t) {
 }
 
 template <class R>
-std::array<double, 6> ThermalField<R>::face_inflow(const std::vector<CellFlag>& flags) const {
+std::array<double, 6> ThermalField<R>::face_inflow() const {
   const std::vector<R> t = t_[current_].download();
+  const std::vector<CellFlag>& flags = flags_;
   std::array<double, 6> inflow{};
   for (int z = 1; z <= shape_.n[2]; ++z)
     for (int y = 1; y <= shape_.n[1]; ++y)
@@ -203,11 +202,14 @@ ThermalDiagnostics ThermalField<R>::diagnose() const {
   return d;
 }
 
-double nusselt_number(const CaseConfig& config, int face, double inflow) {
+double face_cells(const CaseConfig& config, int face) {
   const int axis = face / 2;
-  const double area = double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
+  return double(config.size[(axis + 1) % 3]) * double(config.size[(axis + 2) % 3]);
+}
+
+double nusselt_number(const CaseConfig& config, int face, double inflow) {
   const ThermalConfig& th = config.thermal;
-  return inflow / area * config.length / (th.diffusivity * th.temperature_difference);
+  return inflow / face_cells(config, face) * config.length / (th.diffusivity * th.temperature_difference);
 }
 
 template class ThermalField<float>;

@@ -41,8 +41,10 @@ template <class R>
 class ThermalField {
  public:
   /// Allocates the fields and sets T to thermal.initial_temperature plus the perturbation (hashed from the global
-  /// cell index, so independent of the decomposition).
-  ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape);
+  /// cell index, so independent of the decomposition). `flags`: the block's cell flags (kept on the host for the
+  /// wall heat flux).
+  ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape,
+               const std::vector<CellFlag>& flags);
 
   /// `force` with this field's buoyancy added (unchanged when Ra = 0: a passive scalar).
   ForceFieldView<R> with_buoyancy(ForceFieldView<R> force) const;
@@ -63,7 +65,7 @@ class ThermalField {
   /// Heat entering the fluid through each face of the domain per step, summed over the face (lattice units:
   /// T cells^3 / step in 3D with dx = 1), by the same wall flux as the scheme; 0 for faces that are not fixed-value
   /// walls. Collective (summed over ranks).
-  std::array<double, 6> face_inflow(const std::vector<CellFlag>& flags) const;
+  std::array<double, 6> face_inflow() const;
   /// Collective.
   ThermalDiagnostics diagnose() const;
 
@@ -74,6 +76,7 @@ class ThermalField {
 
   Decomposition decomposition_;
   BlockShape shape_;
+  std::vector<CellFlag> flags_;  // host copy: the flags never change
   ScalarWalls<R> walls_{};
   R kappa_, dt_;
   int substeps_;
@@ -93,5 +96,8 @@ class ThermalField {
 /// temperature difference has no Nusselt number). (de Vahl Davis 1983, Int. J. Numer. Methods Fluids 3, 249, eq. 8 and
 /// Table IV: the average over the hot wall.)
 double nusselt_number(const CaseConfig& config, int face, double inflow);
+
+/// Cells on face `face` of the domain (its area in cells).
+double face_cells(const CaseConfig& config, int face);
 
 }  // namespace eddy
