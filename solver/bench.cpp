@@ -268,7 +268,9 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   r.ranks = decomposition.size;
   r.block_size_x = backend::is_gpu() ? backend::block_size_x() : 0;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
-  r.memory_per_cell = double(sim->bytes_per_cell());
+  // Per interior cell: the stored cells include the ghost layer and the row padding (kernels/block.hpp).
+  const BlockShape shape = block_shape(decomposition);
+  r.memory_per_cell = double(sim->bytes_per_cell()) * double(shape.n_cells()) / double(shape.interior_cells());
   log << "bench: lid-driven cavity " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << ", "
       << r.precision << " storage, " << r.backend << " on " << r.device;
   if (decomposition.size > 1) {

@@ -59,7 +59,7 @@ struct BenchResult {
   double transfer_bytes = 0;           ///< bytes of the timed transfers: the population array, at most 1 GiB
   double upload_seconds = 0;           ///< host -> device copy of transfer_bytes
   double download_seconds = 0;         ///< device -> host copy of transfer_bytes
-  double memory_per_cell = 0;          ///< device bytes per cell (populations + flags)
+  double memory_per_cell = 0;          ///< device bytes per interior cell (populations + flags, ghost layer and row padding included)
   bool state_finite = false;           ///< the benchmarked state stayed finite and mass-conserving
   double mass_drift = 0;
   std::int64_t particles = 0;          ///< particles at the end (all ranks)

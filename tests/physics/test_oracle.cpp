@@ -3,12 +3,16 @@
 // on a box with every boundary kind at once: periodic x, a no-slip wall, two moving walls meeting walls at edges
 // (precedence), a body force, from a random non-equilibrium state. Double: 1e-12; float: 1e-5; fp16: 1e-4
 // (max-norm relative; half keeps 11 significant bits of the stored f_i - w_i, |f_i - w_i| <= ~0.05 here).
+// The box (30 x 30 x 8) is wide enough in x and y that GPU launches of the whole interior go through
+// parallel_for_aligned (at most 1/8 of its threads idle); the sub-box test's halves are too thin for it and go
+// through parallel_for, so that test also checks the two launches against each other.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <iostream>
 #include <random>
 
+#include "kernels/block.hpp"
 #include "kernels/launchers.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/lattice_setup.hpp"
@@ -31,7 +35,7 @@ void PrintTo(const OracleCase& c, std::ostream* os) { *os << c.name; }
 class FusedKernelVsOracle : public ::testing::TestWithParam<OracleCase> {};
 
 CaseConfig all_boundaries_case(const OracleCase& p) {
-  CaseConfig c = test::box_case(12, 10, 8, 0.7);
+  CaseConfig c = test::box_case(30, 30, 8, 0.7);
   test::make_periodic(c, 0);
   c.faces[3] = {FaceKind::moving_wall, {0.05, 0.0, 0.02}};   // y_max: a lid moving in x and z
   c.faces[4] = {FaceKind::moving_wall, {0.03, -0.02, 0.0}};  // z_min: meets the lid along an edge
@@ -63,6 +67,8 @@ TEST_P(FusedKernelVsOracle, HundredStepsAgree) {
   const OracleCase p = GetParam();
   const CaseConfig config = all_boundaries_case(p);
   const std::vector<double> start = random_state(config);
+  const BlockShape shape = block_shape(serial_decomposition(config));
+  ASSERT_TRUE(aligned_range(shape, shape.interior()).used) << "the box no longer exercises parallel_for_aligned";
 
   reference::ReferenceLbm oracle(config);
   oracle.set_populations(start);
@@ -148,6 +154,8 @@ TEST(FusedKernel, SubBoxUpdatesComposeToTheWholeBox) {
     DeviceBuffer<double> whole(size), halves(size);
     whole.upload(host);
     halves.upload(host);
+    ASSERT_TRUE(aligned_range(shape, all).used);
+    ASSERT_FALSE(aligned_range(shape, left).used || aligned_range(shape, right).used);
     const PopulationView<double> w{whole.data(), shape.n_cells()}, h{halves.data(), shape.n_cells()};
     stream_collide(w, layout, FlagView{flags.data()}, shape, all, relax, walls, key);
     stream_collide(h, layout, FlagView{flags.data()}, shape, left, relax, walls, key);

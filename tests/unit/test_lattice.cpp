@@ -1,8 +1,13 @@
 // D3Q19 velocity set: weights, velocity moments up to fourth order, opposite directions, block indexing.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+#include <vector>
+
 #include "kernels/block.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/fast_divisor.hpp"
 #include "tests/reference/reference_lbm.hpp"
 
 namespace eddy {
@@ -82,15 +87,49 @@ TEST(Lattice, OracleTableMatchesKernelTable) {
 
 TEST(Block, IndexingWithGhostLayer) {
   const BlockShape s{{4, 3, 2}};
-  EXPECT_EQ(s.n_cells(), 6 * 5 * 4);
+  // Rows of 6 cells are padded to a pitch of 8.
+  EXPECT_EQ(s.pitch(), 8);
+  EXPECT_EQ(s.n_cells(), 8 * 5 * 4);
   EXPECT_EQ(s.interior_cells(), 24);
   EXPECT_EQ(s.index(0, 0, 0), 0);
-  EXPECT_EQ(s.index(5, 4, 3), s.n_cells() - 1);
+  EXPECT_EQ(s.index(1, 0, 0), 1);
+  EXPECT_EQ(s.index(0, 1, 0), 8);
+  EXPECT_EQ(s.index(0, 0, 1), 8 * 5);
+  EXPECT_EQ(s.index(5, 4, 3), s.n_cells() - 3);  // the last row's two padding cells follow
   EXPECT_EQ(s.index(2, 1, 1) + s.offset(1, -1, 1), s.index(3, 0, 2));
+  for (int nx : {1, 5, 6, 7, 13, 510, 512}) {
+    const BlockShape t{{nx, 2, 2}};
+    EXPECT_EQ(t.pitch() % BlockShape::kRowAlignment, 0);
+    EXPECT_GE(t.pitch(), nx + 2);
+    EXPECT_LT(t.pitch(), nx + 2 + BlockShape::kRowAlignment);
+  }
   const Box in = s.interior();
   EXPECT_EQ(in.cells(), 24);
   EXPECT_EQ(in.lo[0], 1);
   EXPECT_EQ(in.hi[2], 3);
+}
+
+TEST(FastDivisor, QuotientsEqualIntegerDivision) {
+  // Divisors of the block extents in use (rows and planes of ghost-layered blocks), powers of two and their
+  // neighbours, and the largest; dividends near 0, near multiples of d and near 2^32.
+  std::vector<std::uint32_t> divisors = {1, 2, 3, 5, 7, 10, 14, 66, 130, 258, 514, 1026, 266256, 264196, 0xffffffffu};
+  for (int b = 2; b < 32; ++b) {
+    for (std::int64_t off : {-1, 0, 1}) divisors.push_back(std::uint32_t((std::int64_t(1) << b) + off));
+  }
+  std::mt19937 rng(7);
+  for (const std::uint32_t d : divisors) {
+    const FastDivisor fast(d);
+    std::vector<std::uint32_t> dividends = {0u, 1u, d - 1u, d, d + 1u, 0xffffffffu, 0xfffffffeu, 0x80000000u};
+    for (std::uint32_t q : {2u, 3u, 1000u, 0xffffffffu / d}) {
+      const std::uint64_t n = std::uint64_t(q) * d;
+      for (std::int64_t off : {-1, 0, 1}) {
+        if (std::int64_t(n) + off >= 0 && std::int64_t(n) + off <= 0xffffffffll) dividends.push_back(std::uint32_t(n + off));
+      }
+    }
+    for (int k = 0; k < 2000; ++k) dividends.push_back(rng());
+    for (const std::uint32_t n : dividends) ASSERT_EQ(fast.divide(n), n / d) << n << " / " << d;
+  }
+  EXPECT_THROW(FastDivisor(0), std::invalid_argument);
 }
 
 }  // namespace
