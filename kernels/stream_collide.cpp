@@ -7,7 +7,8 @@
 //
 // Bytes moved per fluid cell per step: 19 * sizeof(T) read + 19 * sizeof(T) written + 1 flag byte read
 //   = 153 B with float storage, 305 B with double, 77 B with fp16 (neighbour flags of near-wall cells come from
-//   cache); memory held per cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double).
+//   cache); memory held per stored cell: 19 * sizeof(T) + 1 = 77 B (float), 39 B (fp16), 153 B (double); per
+//   interior cell, with the ghost layer and the row padding (kernels/block.hpp), 79 / 40 / 157 B at 512^3.
 // The force density is the uniform body force plus, with two-way coupled particles, the cell's deposited force
 // (ForceFieldView: +3 * sizeof(R) read per cell when present) and, with a buoyant scalar, its Boussinesq force
 // (+1 * sizeof(R) read). With the scalar transport the kernel also writes the velocity it computed
@@ -40,6 +41,10 @@ struct StreamCollide {
   // cores overlap the loads anyway; the early loads are wasted on solid cells), so they test first
   // (docs/performance.md).
   static constexpr bool kLoadBeforeFlag = backend::is_gpu() && sizeof(T) >= 4;
+  // Float and double run on parallel_for_aligned's warps (whole sectors per access: with the padded rows +9.8 %
+  // float, +9.5 % double at 512^3 on the H200); fp16, issue-bound, lost 4 % there to the index divisions and keeps
+  // parallel_for (docs/performance.md).
+  static constexpr bool kAlignedLaunch = sizeof(T) >= 4;
   PopulationView<T> a;
   // The even step writes through a second view of the same array. Seeing two base pointers, the compiler stops
   // keeping the 19 load addresses live across the collision for the stores: 112 -> 64 registers per thread for
@@ -95,6 +100,15 @@ struct StreamCollide {
   }
 };
 
+template <class K>
+void launch_kernel(const K& k, const BlockShape& shape, const Box& box, const char* name, const backend::Stream* stream) {
+  if constexpr (K::kAlignedLaunch) {
+    parallel_for_aligned(shape, box, k, name, stream);
+  } else {
+    parallel_for(box, k, name, stream);
+  }
+}
+
 template <class T, class Index, bool kCoupled>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
@@ -102,10 +116,10 @@ void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView&
             const VelocityOutView<compute_t<T>>& velocity_out) {
   if (layout == PopulationLayout::swapped) {
     const StreamCollide<T, true, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
-    parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
+    launch_kernel(k, shape, box, "stream_collide_odd", stream);
   } else {
     const StreamCollide<T, false, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
-    parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
+    launch_kernel(k, shape, box, "stream_collide_even", stream);
   }
 }
 

@@ -3,9 +3,9 @@
 // on a box with every boundary kind at once: periodic x, a no-slip wall, two moving walls meeting walls at edges
 // (precedence), a body force, from a random non-equilibrium state. Double: 1e-12; float: 1e-5; fp16: 1e-4
 // (max-norm relative; half keeps 11 significant bits of the stored f_i - w_i, |f_i - w_i| <= ~0.05 here).
-// The box (30 x 30 x 8) is wide enough in x and y that GPU launches of the whole interior go through
-// parallel_for_aligned (at most 1/8 of its threads idle); the sub-box test's halves are too thin for it and go
-// through parallel_for, so that test also checks the two launches against each other.
+// The box (30 x 30 x 8) is wide enough in x and y that GPU launches of the whole interior with float and double
+// storage go through parallel_for_aligned (at most 1/8 of its threads idle); the sub-box test's halves are too thin
+// for it and go through parallel_for, so that test (double) also checks the two launches against each other.
 #include <gtest/gtest.h>
 
 #include <cmath>
