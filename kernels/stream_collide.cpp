@@ -36,9 +36,8 @@ struct StreamCollide {
   // double needs its ~124 registers (no cap).
   static constexpr int kMinBlocksPerSm = sizeof(T) == 2 ? 3 : sizeof(T) == 4 ? 2 : 1;
   // On GPUs, float and double load the populations before testing the cell's own flag, so a thread waits for one
-  // memory round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200. fp16 lost 4 %
-  // that way (its register cap leaves no room for the early loads), and the cpu backend 30 % (its out-of-order
-  // cores overlap the loads anyway; the early loads are wasted on solid cells), so they test first
+  // memory round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for
+  // double at 512^3. fp16 (issue-bound) lost 4 % that way and the cpu backend about 30 %, so they test first
   // (docs/performance.md).
   static constexpr bool kLoadBeforeFlag = backend::is_gpu() && sizeof(T) >= 4;
   // Float and double run on parallel_for_aligned's warps (whole sectors per access: with the padded rows +9.8 %
