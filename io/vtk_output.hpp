@@ -53,9 +53,16 @@ class PvdCollection {
   /// Records `file` (a path relative to the .pvd's directory) at `time` and rewrites the collection.
   /// Throws OutputError when the file cannot be written.
   void add(double time, const std::string& file);
+  /// A restarted run continues the collection of the run it restarts: takes over the entries of the file at
+  /// path() with time <= `up_to` (the checkpoint's time; later entries belong to the part of the earlier run that
+  /// the restart replaces) and rewrites the file. Returns how many were kept: 0 when there is no file. A file that
+  /// is not a collection as eddy writes it is left alone: std::runtime_error names the file and what is wrong
+  /// (the collection then starts empty and the file is replaced at the first add, as in a new run).
+  std::size_t resume(double up_to);
   const std::string& path() const { return path_; }
 
  private:
+  void add_entry(double time, const std::string& file);
   void write() const;
   std::string path_;
   std::vector<std::pair<double, std::string>> entries_;

@@ -1,6 +1,7 @@
 // XML text helpers for the plain-text VTK XML files eddy writes itself (.pvd collection, .pvti).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace eddy {
@@ -29,6 +30,29 @@ inline std::string xml_escape(const std::string& text) {
       default:
         out += c;
     }
+  }
+  return out;
+}
+
+/// Inverse of xml_escape: the five entities replaced by their characters (other text, including other '&'
+/// sequences, is kept as it is).
+inline std::string xml_unescape(const std::string& text) {
+  static const char* const kEntities[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""},
+                                             {"&apos;", "'"}};
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    for (const auto& entity : kEntities) {
+      const std::string name = entity[0];
+      if (text.compare(i, name.size(), name) == 0) {
+        out += entity[1];
+        i += name.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += text[i++];
   }
   return out;
 }

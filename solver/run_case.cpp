@@ -96,6 +96,23 @@ class SnapshotWriter {
   }
   std::int64_t last_step() const { return last_step_; }
 
+  /// After a restart (rank 0): the collections take over the earlier run's entries up to the restored time, so
+  /// ParaView sees one time series. An unreadable collection is reported and started afresh.
+  void resume(const Simulation& sim, std::ostream& log) {
+    if (!config_.write_vtk || sim.decomposition().rank != 0) return;
+    const double time = scaling_.time(sim.time_step());
+    auto resume_one = [&](PvdCollection& collection) {
+      try {
+        const std::size_t kept = collection.resume(time);
+        if (kept > 0) log << "output      " << collection.path() << " continued: " << kept << " earlier snapshots\n";
+      } catch (const std::runtime_error& e) {
+        log << "warning: " << e.what() << "\n";
+      }
+    };
+    resume_one(collection_);
+    if (sim.has_particles()) resume_one(particle_collection_);
+  }
+
  private:
   /// The particles of the same time: one .vtp, or a piece per rank and rank 0's .pvtp; listed in <case>_particles.pvd.
   void write_particles(Simulation& sim, std::ostream& log) {
@@ -403,6 +420,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
 
   SnapshotWriter snapshots(config);
+  if (!restart.empty()) snapshots.resume(*sim, log);
   const Diagnostics initial = reduce_diagnostics(sim->diagnose(), decomposition);
   guard(config, initial, sim->thermal_diagnostics(), *sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(*sim, log);

@@ -68,6 +68,31 @@ if [[ $mode == serial ]]; then
   same "$(ckpt pfull particles_cavity_2d 60).data" "$(ckpt prest particles_cavity_2d 60).data" \
     "particles, two-way: restart equals the uninterrupted run"
 
+  # Snapshots across a restart into the same output directory: the .pvd lists the earlier run's snapshots up to
+  # the checkpoint and the new ones; a restart from an earlier checkpoint drops the entries after it.
+  if [[ ${EDDY_TEST_VTK:-1} == 1 ]]; then
+    vtk=(--set 'domain.size=[16,16,1]' --set output.every=10 --set output.centerlines=false --set checkpoint.every=25)
+    listed() { grep -o 'file="[^"]*"' "$1" | sed 's/file="\(.*\)"/\1/'; }
+    run vfull 60 "$L" "${vtk[@]}" || fail "snapshots: uninterrupted run"
+    run vrun 25 "$L" "${vtk[@]}" || fail "snapshots: first 25 steps"
+    run vrun 60 "$L" "${vtk[@]}" --restart "$(ckpt vrun lid_driven_cavity_2d 25).toml" || fail "snapshots: restart"
+    pvd=vrun/lid_driven_cavity_2d.pvd
+    missing=$(comm -23 <(listed vfull/lid_driven_cavity_2d.pvd | sort) <(listed "$pvd" | sort))
+    absent=$(listed "$pvd" | while read -r f; do [[ -f vrun/$f ]] || echo "$f"; done)
+    if [[ -z $missing && -z $absent && $(listed "$pvd" | wc -l) == $(($(listed vfull/lid_driven_cavity_2d.pvd | wc -l) + 1)) ]] &&
+      grep -q "continued: 4 earlier snapshots" vrun.log; then
+      pass "the .pvd of a restarted run lists the earlier snapshots and the new ones"
+    else
+      fail "restarted .pvd: not listed '${missing}', listed but absent '${absent}': $(listed "$pvd" | tr '\n' ' ')"
+    fi
+    run vrun 55 "$L" "${vtk[@]}" --restart "$(ckpt vrun lid_driven_cavity_2d 50).toml" || fail "snapshots: restart at 50"
+    if grep -q '_00000050.vti' "$pvd" && grep -q '_00000055.vti' "$pvd" && ! grep -q '_00000060.vti' "$pvd"; then
+      pass "a restart from an earlier checkpoint drops the later entries"
+    else
+      fail "restart at 50: $(listed "$pvd" | tr '\n' ' ')"
+    fi
+  fi
+
   # Hostile checkpoints: exit code 6 and a message; the files given stay as they were.
   expect() {  # expect CODE PATTERN WHAT ARGS...
     local code=$1 pattern=$2 what=$3

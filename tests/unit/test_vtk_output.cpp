@@ -614,6 +614,61 @@ TEST(PvdCollection, FileNamesAreXmlEscaped) {
   EXPECT_EQ(entries[0].file, "a&b <\"x\">.vti");
 }
 
+TEST(PvdCollection, ResumeKeepsTheEarlierRunsEntriesUpToTheRestartTime) {
+  // A run wrote snapshots at 0, 1/3, 2/3 and 1; a restart from the checkpoint at 2/3 keeps the first three (the
+  // later one belongs to the replaced part of the run) and adds its own.
+  TempDir dir;
+  const double third = 1.0 / 3.0, two_thirds = 2.0 / 3.0;
+  {
+    PvdCollection first(dir.file("run.pvd"));
+    first.add(0.0, "run_0.vti");
+    first.add(third, "a&b <\"x\">'.vti");
+    first.add(two_thirds, "run_2.vti");
+    first.add(1.0, "run_3.vti");
+  }
+  PvdCollection restarted(dir.file("run.pvd"));
+  EXPECT_EQ(restarted.resume(two_thirds), 3u);
+  std::vector<DataSetEntry> entries = parse_pvd(dir.file("run.pvd"));
+  ASSERT_EQ(entries.size(), 3u);  // rewritten at once: the dropped entry is gone before the next snapshot
+  restarted.add(0.75, "run_new.vti");
+  entries = parse_pvd(dir.file("run.pvd"));
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0].file, "run_0.vti");
+  EXPECT_EQ(entries[1].timestep, third);  // times round-trip exactly
+  EXPECT_EQ(entries[1].file, "a&b <\"x\">'.vti");
+  EXPECT_EQ(entries[2].timestep, two_thirds);
+  EXPECT_EQ(entries[3].timestep, 0.75);
+  EXPECT_EQ(entries[3].file, "run_new.vti");
+  EXPECT_FALSE(has_temporary_files(dir.path()));
+}
+
+TEST(PvdCollection, ResumeWithoutAnEarlierFileKeepsNothing) {
+  TempDir dir;
+  PvdCollection pvd(dir.file("run.pvd"));
+  EXPECT_EQ(pvd.resume(10.0), 0u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.pvd")));
+}
+
+TEST(PvdCollection, ResumeOfAFileEddyDidNotWriteLeavesItAlone) {
+  TempDir dir;
+  const std::string foreign = "hello, not a collection\n";
+  const std::string bad_time =
+      "<VTKFile type=\"Collection\"><Collection><DataSet timestep=\"1e\" file=\"a.vti\"/></Collection></VTKFile>";
+  const std::string no_file =
+      "<VTKFile type=\"Collection\"><Collection><DataSet timestep=\"1\" part=\"0\"/></Collection></VTKFile>";
+  for (const std::string& text : {foreign, bad_time, no_file}) {
+    write_text(dir.file("run.pvd"), text);
+    PvdCollection pvd(dir.file("run.pvd"));
+    try {
+      pvd.resume(5.0);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(dir.file("run.pvd")), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_text(dir.file("run.pvd")), text);
+  }
+}
+
 TEST(PvdCollection, UnwritableLocationThrowsOutputError) {
   TempDir dir;
   write_text(dir.file("plain_file"), "x");
