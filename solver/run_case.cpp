@@ -105,6 +105,8 @@ class SnapshotWriter {
       try {
         const std::size_t kept = collection.resume(time);
         if (kept > 0) log << "output      " << collection.path() << " continued: " << kept << " earlier snapshots\n";
+      } catch (const OutputError&) {
+        throw;  // the directory is not writable: exit code 5 now, not at the first snapshot
       } catch (const std::runtime_error& e) {
         log << "warning: " << e.what() << "\n";
       }
