@@ -82,29 +82,6 @@ std::string kind_of(fs::file_type type) {
   }
 }
 
-/// The file that replacing `path` must replace: `path` itself, or for a symbolic link (a chain of them, possibly
-/// dangling) the file it points to, so that the link survives and its target gets the new contents. Throws
-/// OutputError, before anything is written, when that file exists and is not a regular file (a device such as
-/// /dev/null, a FIFO, a socket, a directory): renaming over it would replace it.
-std::string replacement_target(const std::string& path) {
-  fs::path target = path;
-  for (int hops = 0;; ++hops) {
-    std::error_code ec;
-    const fs::file_status status = fs::symlink_status(target, ec);
-    if (status.type() == fs::file_type::not_found) return target.string();  // a new file (or a missing directory)
-    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
-    if (fs::is_regular_file(status)) return target.string();
-    if (!fs::is_symlink(status)) {
-      std::string what = path + ": exists and is not a regular file; refusing to replace it (";
-      if (target != fs::path(path)) what += "it points to '" + target.string() + "', ";
-      throw OutputError(what + kind_of(status.type()) + ")");
-    }
-    if (hops >= 40) throw OutputError(describe("cannot write output file", path, ELOOP));
-    const fs::path link = fs::read_symlink(target, ec);
-    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
-    target = link.is_absolute() ? link : target.parent_path() / link;  // relative links: from the link's directory
-  }
-}
 
 /// Moves the temporary file `tmp` next to `target` (a symlink's target may be on another file system, where
 /// rename fails with EXDEV); returns the new temporary name, or `tmp` when it is already there.
@@ -131,6 +108,30 @@ void sync_directory(const std::string& dir) {
 }
 
 }  // namespace
+
+/// The file that replacing `path` must replace: `path` itself, or for a symbolic link (a chain of them, possibly
+/// dangling) the file it points to, so that the link survives and its target gets the new contents. Throws
+/// OutputError, before anything is written, when that file exists and is not a regular file (a device such as
+/// /dev/null, a FIFO, a socket, a directory): renaming over it would replace it.
+std::string replacement_target(const std::string& path) {
+  fs::path target = path;
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(target, ec);
+    if (status.type() == fs::file_type::not_found) return target.string();  // a new file (or a missing directory)
+    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
+    if (fs::is_regular_file(status)) return target.string();
+    if (!fs::is_symlink(status)) {
+      std::string what = path + ": exists and is not a regular file; refusing to replace it (";
+      if (target != fs::path(path)) what += "it points to '" + target.string() + "', ";
+      throw OutputError(what + kind_of(status.type()) + ")");
+    }
+    if (hops >= 40) throw OutputError(describe("cannot write output file", path, ELOOP));
+    const fs::path link = fs::read_symlink(target, ec);
+    if (ec) throw OutputError("cannot write output file '" + path + "': " + ec.message());
+    target = link.is_absolute() ? link : target.parent_path() / link;  // relative links: from the link's directory
+  }
+}
 
 std::string temporary_name(const std::string& path) { return path + ".tmp." + std::to_string(::getpid()); }
 

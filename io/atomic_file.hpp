@@ -13,6 +13,10 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 /// Renames `tmp_path` over `path` (same directory). Throws OutputError; removes `tmp_path` on failure.
 void commit_temporary_file(const std::string& tmp_path, const std::string& path);
 
+/// The file that replacing `path` replaces: `path`, or the file a chain of symbolic links at `path` points to.
+/// Throws OutputError when that file exists and is not a regular file (a device, a FIFO, a socket, a directory).
+std::string replacement_target(const std::string& path);
+
 /// The temporary name used for `path` by this process: "<path>.tmp.<pid>".
 std::string temporary_name(const std::string& path);
 

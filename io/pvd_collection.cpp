@@ -10,10 +10,13 @@
 // Entries are kept sorted by time, times printed with 17 significant digits (exact round trip, independent of
 // the C locale), and the whole file is rewritten atomically after each add. A restarted run reads the entries
 // back (resume), so its collection lists the earlier run's snapshots too.
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -41,45 +44,101 @@ void PvdCollection::add_entry(double time, const std::string& file) {
 
 namespace {
 
-/// The value of attribute `name` in the XML element text `element`, entities decoded; throws when absent.
-std::string attribute(const std::string& element, const std::string& name) {
-  const std::string key = " " + name + "=\"";
-  const std::size_t begin = element.find(key);
-  if (begin == std::string::npos) throw std::runtime_error("a DataSet without " + name);
-  const std::size_t from = begin + key.size(), end = element.find('"', from);
-  if (end == std::string::npos) throw std::runtime_error("an unterminated " + name);
-  return xml_unescape(element.substr(from, end - from));
+/// Collections larger than this are not read back (eddy writes about 100 bytes per snapshot).
+constexpr std::uintmax_t kMaxResumeBytes = std::uintmax_t(256) << 20;
+
+/// The value of attribute `name` (quoted with " or ') in the text of one XML start tag, entities decoded; throws
+/// std::runtime_error when it is absent.
+std::string attribute(const std::string& tag, const std::string& name) {
+  for (std::size_t at = tag.find(name); at != std::string::npos; at = tag.find(name, at + 1)) {
+    const bool starts_word = at > 0 && std::isspace(static_cast<unsigned char>(tag[at - 1]));
+    std::size_t p = at + name.size();
+    while (p < tag.size() && std::isspace(static_cast<unsigned char>(tag[p]))) ++p;
+    if (!starts_word || p >= tag.size() || tag[p] != '=') continue;
+    ++p;
+    while (p < tag.size() && std::isspace(static_cast<unsigned char>(tag[p]))) ++p;
+    if (p >= tag.size() || (tag[p] != '"' && tag[p] != '\'')) throw std::runtime_error("an unquoted " + name);
+    const std::size_t end = tag.find(tag[p], p + 1);
+    if (end == std::string::npos) throw std::runtime_error("an unterminated " + name);
+    return xml_unescape(tag.substr(p + 1, end - p - 1));
+  }
+  throw std::runtime_error("a DataSet without " + name);
+}
+
+/// `text` without its XML comments; throws std::runtime_error for an unterminated one.
+std::string without_comments(const std::string& text) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find("<!--"); at != std::string::npos; at = text.find("<!--", from)) {
+    const std::size_t end = text.find("-->", at + 4);
+    if (end == std::string::npos) throw std::runtime_error("an unterminated comment");
+    out.append(text, from, at - from);
+    from = end + 3;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
+}
+
+/// The (time, file) entries of a collection's text, in file order.
+std::vector<std::pair<double, std::string>> parse_collection(const std::string& raw) {
+  const std::string text = without_comments(raw);
+  if (text.find("<VTKFile") == std::string::npos || text.find("Collection") == std::string::npos) {
+    throw std::runtime_error("not a VTK collection");
+  }
+  std::vector<std::pair<double, std::string>> entries;
+  for (std::size_t at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) {
+    const std::size_t end = text.find('>', at);
+    if (end == std::string::npos) throw std::runtime_error("an unterminated DataSet");
+    const std::string tag = text.substr(at, end - at);
+    const std::string time_text = attribute(tag, "timestep");
+    double time = 0;
+    const auto [stop, error] = std::from_chars(time_text.data(), time_text.data() + time_text.size(), time);
+    if (error != std::errc() || stop != time_text.data() + time_text.size() || !std::isfinite(time)) {
+      throw std::runtime_error("timestep \"" + time_text + "\" is not a finite number");
+    }
+    entries.emplace_back(time, attribute(tag, "file"));
+  }
+  return entries;
 }
 
 }  // namespace
 
-std::size_t PvdCollection::resume(double up_to) {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return 0;
-  std::ostringstream text_stream;
-  text_stream << in.rdbuf();
-  const std::string text = text_stream.str();
-  std::vector<std::pair<double, std::string>> kept;
+std::size_t PvdCollection::resume(const ResumeRule& rule) {
+  namespace fs = std::filesystem;
+  const std::string target = replacement_target(path_);  // OutputError for a directory, FIFO or device
+  std::error_code ec;
+  if (!fs::exists(target, ec)) return 0;
+  std::vector<std::pair<double, std::string>> earlier;
   try {
-    if (text.find("<VTKFile type=\"Collection\"") == std::string::npos) throw std::runtime_error("not a VTK collection");
-    for (std::size_t at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) {
-      const std::size_t end = text.find("/>", at);
-      if (end == std::string::npos) throw std::runtime_error("an unterminated DataSet");
-      const std::string element = text.substr(at, end - at);
-      const std::string time_text = attribute(element, "timestep");
-      double time = 0;
-      const auto [stop, error] = std::from_chars(time_text.data(), time_text.data() + time_text.size(), time);
-      if (error != std::errc() || stop != time_text.data() + time_text.size() || !std::isfinite(time)) {
-        throw std::runtime_error("timestep \"" + time_text + "\" is not a number");
-      }
-      if (time <= up_to) kept.emplace_back(time, attribute(element, "file"));
-    }
+    const std::uintmax_t bytes = fs::file_size(target, ec);
+    if (ec) throw std::runtime_error(ec.message());
+    if (bytes > kMaxResumeBytes) throw std::runtime_error("larger than 256 MiB");
+    std::ifstream in(target, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot be read");
+    std::string text(std::size_t(bytes), '\0');
+    in.read(text.data(), std::streamsize(bytes));
+    text.resize(std::size_t(in.gcount()));
+    earlier = parse_collection(text);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path_ + ": " + e.what() + "; the earlier snapshots are not listed (the file is rewritten "
                              "at the next snapshot)");
   }
+  const fs::path directory = fs::path(path_).parent_path();
+  std::vector<std::pair<double, std::string>> kept;
+  for (const auto& [time, file] : earlier) {
+    const std::optional<double> new_time = rule(time, file);
+    if (new_time && fs::exists(directory / file, ec)) kept.emplace_back(*new_time, file);
+  }
+  // Sorted by time; of equal times the later entry wins, as with add (a stable sort keeps file order).
+  std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   entries_.clear();
-  for (const auto& [time, file] : kept) add_entry(time, file);
+  for (const auto& entry : kept) {
+    if (!entries_.empty() && entries_.back().first == entry.first) {
+      entries_.back().second = entry.second;
+    } else {
+      entries_.push_back(entry);
+    }
+  }
   write();
   return entries_.size();
 }

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,12 +55,15 @@ class PvdCollection {
   /// Records `file` (a path relative to the .pvd's directory) at `time` and rewrites the collection.
   /// Throws OutputError when the file cannot be written.
   void add(double time, const std::string& file);
-  /// A restarted run continues the collection of the run it restarts: takes over the entries of the file at
-  /// path() with time <= `up_to` (the checkpoint's time; later entries belong to the part of the earlier run that
-  /// the restart replaces) and rewrites the file. Returns how many were kept: 0 when there is no file. A file that
-  /// is not a collection as eddy writes it is left alone: std::runtime_error names the file and what is wrong
-  /// (the collection then starts empty and the file is replaced at the first add, as in a new run).
-  std::size_t resume(double up_to);
+  /// What resume does with an earlier entry (time, file): its time in the new run, or nullopt to drop it.
+  using ResumeRule = std::function<std::optional<double>(double time, const std::string& file)>;
+  /// A restarted run continues the collection of the run it restarts: takes over the entries of the file at path()
+  /// that `rule` keeps and whose files still exist, sorted by time (an equal time: the later entry), and rewrites
+  /// the file. Returns how many were kept: 0 when there is no file. Throws OutputError when path() is not a regular
+  /// file (a directory, a FIFO, a device: it could never be rewritten). A file that is not a collection as eddy
+  /// writes it, or larger than 256 MiB, is left alone: std::runtime_error names the file and what is wrong (the
+  /// collection then starts empty and the file is replaced at the first add, as in a new run).
+  std::size_t resume(const ResumeRule& rule);
   const std::string& path() const { return path_; }
 
  private:

@@ -1,11 +1,14 @@
 #include "solver/run_case.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -62,6 +65,19 @@ std::string duration_text(double seconds) {
   return buf;
 }
 
+/// The step in a snapshot file name eddy wrote, "<prefix><digits>.<extension>" (e.g. cavity_00000100.vti);
+/// nullopt for any other name.
+std::optional<std::int64_t> snapshot_step(const std::string& file, const std::string& prefix) {
+  const std::size_t dot = file.rfind('.');
+  if (file.compare(0, prefix.size(), prefix) != 0 || dot == std::string::npos || dot <= prefix.size()) return {};
+  std::int64_t step = 0;
+  const char* first = file.data() + prefix.size();
+  const char* last = file.data() + dot;
+  const auto [stop, error] = std::from_chars(first, last, step);
+  if (error != std::errc() || stop != last || step < 0 || !std::isdigit(static_cast<unsigned char>(*first))) return {};
+  return step;
+}
+
 /// Writes VTK snapshots and keeps the .pvd collection current. One rank writes a .vti of the whole grid; several
 /// ranks each write a piece and rank 0 the .pvti that joins them (the .pvd then lists the .pvti files).
 class SnapshotWriter {
@@ -96,23 +112,42 @@ class SnapshotWriter {
   }
   std::int64_t last_step() const { return last_step_; }
 
-  /// After a restart (rank 0): the collections take over the earlier run's entries up to the restored time, so
-  /// ParaView sees one time series. An unreadable collection is reported and started afresh.
+  /// After a restart (rank 0): the collections take over the earlier run's entries up to the restored step, so
+  /// ParaView sees one time series; entries after it belong to the part of an earlier run that the restart
+  /// replaces. eddy's snapshot names carry the step, so a changed time scale (physics.length or velocity, [units])
+  /// re-times the earlier entries instead of mixing two scales. Done also with output.vtk = false (then a
+  /// collection that cannot be rewritten is only a warning), so a later restart with VTK does not list a replaced
+  /// branch. An unreadable collection is reported and started afresh.
   void resume(const Simulation& sim, std::ostream& log) {
-    if (!config_.write_vtk || sim.decomposition().rank != 0) return;
-    const double time = scaling_.time(sim.time_step());
-    auto resume_one = [&](PvdCollection& collection) {
+    if (sim.decomposition().rank != 0) return;
+    const std::int64_t restart_step = sim.time_step();
+    const double restart_time = scaling_.time(restart_step);
+    auto resume_one = [&](PvdCollection& collection, const std::string& prefix) {
+      int retimed = 0;
+      const auto rule = [&](double time, const std::string& file) -> std::optional<double> {
+        const std::optional<std::int64_t> step = snapshot_step(file, prefix);
+        if (!step) return time <= restart_time ? std::optional<double>(time) : std::nullopt;
+        if (*step > restart_step) return std::nullopt;
+        const double now = scaling_.time(*step);
+        if (now != time) ++retimed;
+        return now;
+      };
       try {
-        const std::size_t kept = collection.resume(time);
+        const std::size_t kept = collection.resume(rule);
         if (kept > 0) log << "output      " << collection.path() << " continued: " << kept << " earlier snapshots\n";
-      } catch (const OutputError&) {
-        throw;  // the directory is not writable: exit code 5 now, not at the first snapshot
+        if (retimed > 0) {
+          log << "output      " << retimed << " of them listed at new times: the time scale changed since they were "
+              << "written (their files keep the old TimeValue)\n";
+        }
+      } catch (const OutputError& e) {
+        if (config_.write_vtk) throw;  // it could never be rewritten: exit code 5 now, not at the first snapshot
+        log << "warning: " << e.what() << "\n";
       } catch (const std::runtime_error& e) {
         log << "warning: " << e.what() << "\n";
       }
     };
-    resume_one(collection_);
-    if (sim.has_particles()) resume_one(particle_collection_);
+    resume_one(collection_, config_.name + "_");
+    if (sim.has_particles()) resume_one(particle_collection_, config_.name + "_particles_");
   }
 
  private:

@@ -92,6 +92,16 @@ if [[ $mode == serial ]]; then
     else
       fail "restart at 50: $(listed "$pvd" | tr '\n' ' ')"
     fi
+    # A changed time scale (physics.length): the earlier entries are re-timed by their steps, none listed twice.
+    run vrun 60 "$L" "${vtk[@]}" --set physics.length=8 --restart "$(ckpt vrun lid_driven_cavity_2d 50).toml" ||
+      fail "snapshots: restart with another length"
+    times=$(grep -o 'timestep="[^"]*"' "$pvd" | sed 's/timestep="\(.*\)"/\1/')
+    if [[ $(listed "$pvd" | sort | uniq -d) == "" && $(listed "$pvd" | wc -l) == 8 ]] && ! grep -q '_00000055' "$pvd" &&
+      [[ $times == "$(sort -g <<<"$times")" ]] && grep -q "listed at new times" vrun.log; then
+      pass "a restart with a changed time scale re-times the earlier snapshots"
+    else
+      fail "changed time scale: $(listed "$pvd" | tr '\n' ' ') / $(tr '\n' ' ' <<<"$times")"
+    fi
   fi
 
   # Hostile checkpoints: exit code 6 and a message; the files given stay as they were.

@@ -3,6 +3,7 @@
 // pieces of a global grid (GridGeometry::offset) joined by a .pvti (io/pvti_file.hpp), read back with VTK's
 // parallel reader.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vtkDataArray.h>
 #include <vtkFieldData.h>
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -614,20 +616,32 @@ TEST(PvdCollection, FileNamesAreXmlEscaped) {
   EXPECT_EQ(entries[0].file, "a&b <\"x\">.vti");
 }
 
+/// The rule of a restart at time `t_max` that keeps the earlier times as they are.
+PvdCollection::ResumeRule up_to(double t_max) {
+  return [t_max](double time, const std::string&) -> std::optional<double> {
+    if (time <= t_max) return time;
+    return std::nullopt;
+  };
+}
+
 TEST(PvdCollection, ResumeKeepsTheEarlierRunsEntriesUpToTheRestartTime) {
   // A run wrote snapshots at 0, 1/3, 2/3 and 1; a restart from the checkpoint at 2/3 keeps the first three (the
   // later one belongs to the replaced part of the run) and adds its own.
   TempDir dir;
   const double third = 1.0 / 3.0, two_thirds = 2.0 / 3.0;
+  const std::string odd_name = "a&b <\"x\">'.vti";
+  for (const std::string f : {"run_0.vti", odd_name.c_str(), "run_2.vti", "run_3.vti", "run_new.vti"}) {
+    write_text(dir.file(f), "x");
+  }
   {
     PvdCollection first(dir.file("run.pvd"));
     first.add(0.0, "run_0.vti");
-    first.add(third, "a&b <\"x\">'.vti");
+    first.add(third, odd_name);
     first.add(two_thirds, "run_2.vti");
     first.add(1.0, "run_3.vti");
   }
   PvdCollection restarted(dir.file("run.pvd"));
-  EXPECT_EQ(restarted.resume(two_thirds), 3u);
+  EXPECT_EQ(restarted.resume(up_to(two_thirds)), 3u);
   std::vector<DataSetEntry> entries = parse_pvd(dir.file("run.pvd"));
   ASSERT_EQ(entries.size(), 3u);  // rewritten at once: the dropped entry is gone before the next snapshot
   restarted.add(0.75, "run_new.vti");
@@ -635,38 +649,90 @@ TEST(PvdCollection, ResumeKeepsTheEarlierRunsEntriesUpToTheRestartTime) {
   ASSERT_EQ(entries.size(), 4u);
   EXPECT_EQ(entries[0].file, "run_0.vti");
   EXPECT_EQ(entries[1].timestep, third);  // times round-trip exactly
-  EXPECT_EQ(entries[1].file, "a&b <\"x\">'.vti");
+  EXPECT_EQ(entries[1].file, odd_name);
   EXPECT_EQ(entries[2].timestep, two_thirds);
   EXPECT_EQ(entries[3].timestep, 0.75);
   EXPECT_EQ(entries[3].file, "run_new.vti");
   EXPECT_FALSE(has_temporary_files(dir.path()));
 }
 
+TEST(PvdCollection, ResumeAppliesTheRuleAndDropsEntriesWhoseFilesAreGone) {
+  TempDir dir;
+  for (const char* f : {"a.vti", "b.vti", "c.vti"}) write_text(dir.file(f), "x");
+  {
+    PvdCollection first(dir.file("run.pvd"));
+    first.add(1.0, "a.vti");
+    first.add(2.0, "b.vti");
+    first.add(3.0, "c.vti");
+    first.add(4.0, "deleted.vti");
+  }
+  // A rule that re-times (a changed time scale) and reverses the order: the result is sorted by the new times.
+  PvdCollection pvd(dir.file("run.pvd"));
+  EXPECT_EQ(pvd.resume([](double t, const std::string&) -> std::optional<double> { return 10.0 - t; }), 3u);
+  const std::vector<DataSetEntry> entries = parse_pvd(dir.file("run.pvd"));
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].file, "c.vti");
+  EXPECT_EQ(entries[0].timestep, 7.0);
+  EXPECT_EQ(entries[2].file, "a.vti");
+}
+
+TEST(PvdCollection, ResumeReadsWellFormedXmlItDidNotWriteItself) {
+  // Single quotes, an element with an end tag, a numeric character reference, line breaks in a tag; a commented-out
+  // entry is not an entry.
+  TempDir dir;
+  for (const char* f : {"s&20.vti", "b.vti", "c.vti", "old.vti"}) write_text(dir.file(f), "x");
+  write_text(dir.file("run.pvd"),
+             "<?xml version=\"1.0\"?>\n<VTKFile type='Collection'>\n<Collection>\n"
+             "<!-- <DataSet timestep=\"0.5\" file=\"old.vti\"/> -->\n"
+             "<DataSet timestep='1' file='s&#38;20.vti'/>\n"
+             "<DataSet\n  file=\"b.vti\" timestep=\"2\"></DataSet>\n"
+             "<DataSet timestep = \"3\" file=\"c&#x2E;vti\"/>\n</Collection></VTKFile>\n");
+  PvdCollection pvd(dir.file("run.pvd"));
+  EXPECT_EQ(pvd.resume(up_to(10.0)), 3u);
+  const std::vector<DataSetEntry> entries = parse_pvd(dir.file("run.pvd"));
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].file, "s&20.vti");
+  EXPECT_EQ(entries[1].file, "b.vti");
+  EXPECT_EQ(entries[2].file, "c.vti");
+}
+
 TEST(PvdCollection, ResumeWithoutAnEarlierFileKeepsNothing) {
   TempDir dir;
   PvdCollection pvd(dir.file("run.pvd"));
-  EXPECT_EQ(pvd.resume(10.0), 0u);
+  EXPECT_EQ(pvd.resume(up_to(10.0)), 0u);
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.pvd")));
 }
 
-TEST(PvdCollection, ResumeOfAFileEddyDidNotWriteLeavesItAlone) {
+TEST(PvdCollection, ResumeOfAFileEddyCannotReadLeavesItAlone) {
   TempDir dir;
   const std::string foreign = "hello, not a collection\n";
   const std::string bad_time =
       "<VTKFile type=\"Collection\"><Collection><DataSet timestep=\"1e\" file=\"a.vti\"/></Collection></VTKFile>";
   const std::string no_file =
       "<VTKFile type=\"Collection\"><Collection><DataSet timestep=\"1\" part=\"0\"/></Collection></VTKFile>";
-  for (const std::string& text : {foreign, bad_time, no_file}) {
+  const std::string open_comment = "<VTKFile type=\"Collection\"><Collection><!-- <DataSet";
+  for (const std::string& text : {foreign, bad_time, no_file, open_comment}) {
     write_text(dir.file("run.pvd"), text);
     PvdCollection pvd(dir.file("run.pvd"));
     try {
-      pvd.resume(5.0);
+      pvd.resume(up_to(5.0));
       ADD_FAILURE() << "accepted: " << text;
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find(dir.file("run.pvd")), std::string::npos) << e.what();
     }
     EXPECT_EQ(read_text(dir.file("run.pvd")), text);
   }
+}
+
+TEST(PvdCollection, ResumeRefusesWhatCouldNeverBeRewritten) {
+  // A directory or a FIFO at the collection's path: OutputError at once (reading a FIFO would block for good).
+  TempDir dir;
+  std::filesystem::create_directory(dir.file("dir.pvd"));
+  PvdCollection in_dir(dir.file("dir.pvd"));
+  EXPECT_THROW(in_dir.resume(up_to(1.0)), OutputError);
+  ASSERT_EQ(::mkfifo(dir.file("fifo.pvd").c_str(), 0600), 0);
+  PvdCollection fifo(dir.file("fifo.pvd"));
+  EXPECT_THROW(fifo.resume(up_to(1.0)), OutputError);
 }
 
 TEST(PvdCollection, UnwritableLocationThrowsOutputError) {
