@@ -10,7 +10,7 @@
 //   6. finalize (checks on the plain struct, shared with cases built in code) and the public functions.
 //
 // toml++ (Debian 12: 3.3.0) is included only here: it does not compile under nvcc. Every key, its units and its
-// default are documented in cases/README.md; keep that table in sync with schema() below.
+// default are documented in cases/README.md; keep that table in sync with case_file_schema() below.
 
 #include "io/case_config.hpp"
 
@@ -153,45 +153,15 @@ class Source {
 
 // ---- 2. schema -----------------------------------------------------------------------------------------------------
 
-struct SectionSchema {
-  std::string_view name;
-  std::vector<std::string_view> keys;
-};
-
-const std::vector<SectionSchema>& schema() {
-  static const std::vector<SectionSchema> sections = {
-      {"case", {"name"}},
-      {"domain", {"size", "periodic"}},
-      {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
-      {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
-      {"initial", {"type", "amplitude"}},
-      {"numerics", {"collision", "magic", "storage"}},
-      {"run", {"steps", "report_every"}},
-      {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
-      {"parallel", {"ranks", "transport", "overlap", "device"}},
-      {"checkpoint", {"every", "directory"}},
-      {"units", {"length", "dx", "velocity", "viscosity", "density", "lattice_velocity"}},
-      {"particles",
-       {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
-        "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
-        "softening"}},
-      {"thermal",
-       {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
-        "perturbation"}},
-  };
-  return sections;
-}
-
-const std::vector<std::string_view> kFaceKeys = {"type", "velocity", "temperature"};
 
 std::vector<std::string_view> section_names() {
   std::vector<std::string_view> names;
-  for (const auto& section : schema()) names.push_back(section.name);
+  for (const auto& section : case_file_schema()) names.push_back(section.name);
   return names;
 }
 
 const std::vector<std::string_view>& section_keys(std::string_view name) {
-  for (const auto& section : schema()) {
+  for (const auto& section : case_file_schema()) {
     if (section.name == name) return section.keys;
   }
   static const std::vector<std::string_view> none;
@@ -460,7 +430,7 @@ void check_top_level(const Source& source, const toml::table& root) {
       continue;
     }
     std::string hint = suggestion(key.str(), names);
-    for (const auto& section : schema()) {
+    for (const auto& section : case_file_schema()) {
       if (std::find(section.keys.begin(), section.keys.end(), key.str()) != section.keys.end()) {
         hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under [" +
                std::string(section.name) + "]?)";
@@ -957,7 +927,7 @@ void read_boundary(const Section& boundary, CaseConfig& config) {
   for (int face = 0; face < 6; ++face) {
     const Section section = sub_section(boundary, kFaceNames[face]);
     if (!section.table()) continue;
-    section.check_keys(kFaceKeys);
+    section.check_keys(boundary_face_keys());
     const int axis = face_axis(face);
     if (config.faces[face].kind == FaceKind::periodic) {
       boundary.fail(kFaceNames[face], "[" + section.name() + "] is given but the " + kAxisNames[axis] +
@@ -2065,6 +2035,35 @@ void finalize_with(CaseConfig& config, const Source& source) {
 }
 
 }  // namespace
+
+const std::vector<CaseSection>& case_file_schema() {
+  static const std::vector<CaseSection> sections = {
+      {"case", {"name"}},
+      {"domain", {"size", "periodic"}},
+      {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
+      {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
+      {"initial", {"type", "amplitude"}},
+      {"numerics", {"collision", "magic", "storage"}},
+      {"run", {"steps", "report_every"}},
+      {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
+      {"parallel", {"ranks", "transport", "overlap", "device"}},
+      {"checkpoint", {"every", "directory"}},
+      {"units", {"length", "dx", "velocity", "viscosity", "density", "lattice_velocity"}},
+      {"particles",
+       {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
+        "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force", "gravity_constant",
+        "softening"}},
+      {"thermal",
+       {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
+        "perturbation"}},
+  };
+  return sections;
+}
+
+const std::vector<std::string_view>& boundary_face_keys() {
+  static const std::vector<std::string_view> keys = {"type", "velocity", "temperature"};
+  return keys;
+}
 
 double CaseConfig::mach() const { return max_speed(*this).first * std::sqrt(3.0); }
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace eddy {
@@ -245,6 +246,16 @@ inline std::string source_prefix(const CaseConfig& config) {
 /// are refused before parsing (in the file and in overrides).
 /// Throws InputError naming the file, the key and the allowed values on any problem.
 CaseConfig load_case(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// One section of the case file and its keys.
+struct CaseSection {
+  std::string_view name;
+  std::vector<std::string_view> keys;
+};
+/// The sections parse_case accepts and their keys (anything else is refused), and the keys of a [boundary.<face>]
+/// table. Also read by tools that generate case files (tests/fuzz).
+const std::vector<CaseSection>& case_file_schema();
+const std::vector<std::string_view>& boundary_face_keys();
 
 /// Same as load_case, from TOML text (`origin` names the source in messages).
 CaseConfig parse_case(const std::string& toml_text, const std::string& origin,

@@ -32,16 +32,6 @@ namespace eddy {
 
 PvdCollection::PvdCollection(std::string path) : path_(std::move(path)) {}
 
-void PvdCollection::add_entry(double time, const std::string& file) {
-  auto it = entries_.begin();
-  while (it != entries_.end() && it->first < time) ++it;
-  if (it != entries_.end() && it->first == time) {
-    it->second = file;  // the same time written again (a re-run or a final snapshot): replace
-  } else {
-    entries_.emplace(it, time, file);
-  }
-}
-
 namespace {
 
 /// Collections larger than this are not read back (eddy writes about 100 bytes per snapshot).
@@ -145,7 +135,13 @@ std::size_t PvdCollection::resume(const ResumeRule& rule) {
 
 void PvdCollection::add(double time, const std::string& file) {
   if (!std::isfinite(time)) throw std::invalid_argument("PvdCollection::add: time must be finite");
-  add_entry(time, file);
+  auto it = entries_.begin();
+  while (it != entries_.end() && it->first < time) ++it;
+  if (it != entries_.end() && it->first == time) {
+    it->second = file;  // the same time written again (a re-run or a final snapshot): replace
+  } else {
+    entries_.emplace(it, time, file);
+  }
   write();
 }
 

@@ -67,7 +67,6 @@ class PvdCollection {
   const std::string& path() const { return path_; }
 
  private:
-  void add_entry(double time, const std::string& file);
   void write() const;
   std::string path_;
   std::vector<std::pair<double, std::string>> entries_;

@@ -207,34 +207,25 @@ void check_message(const std::string& message) {
 
 // ---- structure-aware mutations ---------------------------------------------------------------------------------
 
-/// The keys of each section (schema() in io/case_config.cpp; [boundary.<face>] tables have type and velocity).
+/// The keys of each section: the reader's own schema (io/case_config.cpp), plus three [boundary.<face>] tables.
 struct SectionKeys {
-  const char* name;
-  std::vector<const char*> keys;
+  std::string name;
+  std::vector<std::string> keys;
 };
 const std::vector<SectionKeys>& sections() {
-  static const std::vector<SectionKeys> list = {
-      {"case", {"name"}},
-      {"domain", {"size", "periodic"}},
-      {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
-      {"boundary.x_min", {"type", "velocity", "temperature"}},
-      {"boundary.y_max", {"type", "velocity", "temperature"}},
-      {"boundary.z_max", {"type", "velocity", "temperature"}},
-      {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
-      {"initial", {"type", "amplitude"}},
-      {"numerics", {"collision", "magic", "storage"}},
-      {"run", {"steps", "report_every"}},
-      {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
-      {"parallel", {"ranks", "transport", "overlap", "device"}},
-      {"particles",
-       {"kind", "count", "box_min", "box_max", "seed", "positions", "diameter", "density", "gravity", "two_way",
-        "walls", "contacts", "contact_stiffness", "contact_damping", "contact_search", "pair_force",
-        "gravity_constant", "softening"}},
-      {"thermal", {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference",
-                   "initial_temperature", "perturbation"}},
-      {"checkpoint", {"every", "directory"}},
-      {"units", {"length", "dx", "velocity", "viscosity", "density", "lattice_velocity"}},
-  };
+  static const std::vector<SectionKeys> list = [] {
+    std::vector<SectionKeys> out;
+    const auto strings = [](const std::vector<std::string_view>& views) {
+      return std::vector<std::string>(views.begin(), views.end());
+    };
+    for (const eddy::CaseSection& section : eddy::case_file_schema()) {
+      out.push_back({std::string(section.name), strings(section.keys)});
+    }
+    for (const char* face : {"boundary.x_min", "boundary.y_max", "boundary.z_max"}) {
+      out.push_back({face, strings(eddy::boundary_face_keys())});
+    }
+    return out;
+  }();
   return list;
 }
 

@@ -159,13 +159,21 @@ else
   H=$cases/heated_cavity_2d.toml
   # shellcheck disable=SC2086
   mpirun() { "$mpiexec" "$np_flag" "$1" $mpi_flags "${@:2}"; }
-  run full 60 "$H" "${heated[@]}" || fail "1 rank, uninterrupted"
-  mpirun 2 "$eddy" run "$H" --set run.steps=60 "${heated[@]}" --set 'parallel.ranks=[2,1,1]' --output two \
-    >two.log 2>&1 || fail "2 ranks (see $work/two.log)"
-  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt two heated_cavity_2d 60).data" \
-    "2 ranks write the same checkpoint as 1"
-  run one 60 "$H" "${heated[@]}" --restart "$(ckpt two heated_cavity_2d 50).toml" || fail "2 -> 1 restart"
-  same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt one heated_cavity_2d 60).data" "2 ranks -> 1 rank restart"
+  # two_to_one PREFIX CASE NAME COMPARE SUFFIX WHAT ARGS...: 1 rank and 2 ranks along x write the same checkpoint
+  # at step 60 (COMPARE on the .SUFFIX files), and 1 rank restarting the 2 ranks' checkpoint at 50 ends the same.
+  two_to_one() {
+    local p=$1 case=$2 name=$3 compare=$4 suffix=$5 what=$6
+    shift 6
+    run "${p}full" 60 "$case" "$@" || fail "${what}1 rank, uninterrupted"
+    mpirun 2 "$eddy" run "$case" --set run.steps=60 "$@" --set 'parallel.ranks=[2,1,1]' --output "${p}two" \
+      >"${p}two.log" 2>&1 || fail "${what}2 ranks (see $work/${p}two.log)"
+    "$compare" "$(ckpt "${p}full" "$name" 60).$suffix" "$(ckpt "${p}two" "$name" 60).$suffix" \
+      "${what}2 ranks write the same state as 1"
+    run "${p}one" 60 "$case" "$@" --restart "$(ckpt "${p}two" "$name" 50).toml" || fail "${what}2 -> 1 restart"
+    "$compare" "$(ckpt "${p}full" "$name" 60).$suffix" "$(ckpt "${p}one" "$name" 60).$suffix" \
+      "${what}2 ranks -> 1 rank restart"
+  }
+  two_to_one "" "$H" heated_cavity_2d same data "" "${heated[@]}"
   mpirun 2 "$eddy" run "$H" --set run.steps=60 "${heated[@]}" --set 'parallel.ranks=[1,2,1]' --output back \
     --restart "$(ckpt full heated_cavity_2d 50).toml" >back.log 2>&1 || fail "1 -> 2 restart (see $work/back.log)"
   same "$(ckpt full heated_cavity_2d 60).data" "$(ckpt back heated_cavity_2d 60).data" "1 rank -> 2 ranks restart"
@@ -180,15 +188,7 @@ else
     same "$(ckpt tfull lid_driven_cavity_2d 100).data" "$(ckpt "three$attempt" lid_driven_cavity_2d 100).data" \
       "3 ranks along x write the same checkpoint as 1 (run $attempt)"
   done
-  P=$cases/particles_cavity_2d.toml
-  run pfull 60 "$P" "${parts[@]}" || fail "particles, 1 rank"
-  mpirun 2 "$eddy" run "$P" --set run.steps=60 "${parts[@]}" --set 'parallel.ranks=[2,1,1]' --output ptwo \
-    >ptwo.log 2>&1 || fail "particles, 2 ranks (see $work/ptwo.log)"
-  same_checksum "$(ckpt pfull particles_cavity_2d 60).toml" "$(ckpt ptwo particles_cavity_2d 60).toml" \
-    "particles: 2 ranks write the same state as 1"
-  run pone 60 "$P" "${parts[@]}" --restart "$(ckpt ptwo particles_cavity_2d 50).toml" || fail "particles 2 -> 1"
-  same_checksum "$(ckpt pfull particles_cavity_2d 60).toml" "$(ckpt pone particles_cavity_2d 60).toml" \
-    "particles: 2 ranks -> 1 rank restart"
+  two_to_one p "$cases/particles_cavity_2d.toml" particles_cavity_2d same_checksum toml "particles: " "${parts[@]}"
 fi
 if ((failures > 0)); then
   echo "$failures check(s) failed; work directory kept: $work"
