@@ -35,37 +35,48 @@ inline double trt_omega_minus(double omega_plus, double magic) {
 }
 
 /// Collides shifted populations g[0..18] = f_i - w_i in place; also returns rho and u (with the F/2 shift).
+/// `scale`: f holds scale * g_i on entry and on return (fp16 storage, kernels/storage.hpp), so a stored value
+/// needs no multiplication on its way in or out; rho and u are unscaled. With scale = 1 the factor folds away.
+/// The per-cell parts of f_eq and S_i are formed once and the products with c_i skip its zero components
+/// (d3q19::c_dot): about 20 operations per pair of directions.
 template <class R>
-EDDY_HOST_DEVICE inline void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R& rho, R (&u)[3]) {
+EDDY_HOST_DEVICE inline void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R& rho, R (&u)[3], R scale = R(1)) {
   R drho;
-  shifted_moments(f, p.force, drho, rho, u);
+  shifted_moments(f, p.force, drho, rho, u, scale);
   const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
   const R uF = u[0] * p.force[0] + u[1] * p.force[1] + u[2] * p.force[2];
   const R keep_plus = R(1) - R(0.5) * p.omega_plus;
   const R keep_minus = R(1) - R(0.5) * p.omega_minus;
+  const R half_omega_plus = R(0.5) * p.omega_plus;
+  const R half_omega_minus = R(0.5) * p.omega_minus;
+  // g_eq_i^+ = w_i (base + 9/2 rho (c_i.u)^2) and keep+ S_i^+ = w_i (9 keep+ (c_i.u)(c_i.F) + source_base).
+  const R base = drho - R(1.5) * rho * usq;
+  const R source_base = keep_plus * (-R(3) * uF);
+  const R rho_scaled = rho * scale;
+  const R keep_plus_scaled = keep_plus * scale;
+  const R keep_minus_scaled = keep_minus * scale;
 
   // Rest population: symmetric only.
   {
-    const R feq0 = d3q19::w<R>(0) * (drho - R(1.5) * rho * usq);
-    const R s0 = d3q19::w<R>(0) * (-R(3) * uF);
-    f[0] = f[0] - p.omega_plus * (f[0] - feq0) + keep_plus * s0;
+    const R w = d3q19::w<R>(0) * scale;
+    f[0] = f[0] - p.omega_plus * (f[0] - w * base) + w * source_base;
   }
 EDDY_UNROLL
   for (int i = 1; i < d3q19::Q; i += 2) {
     const int j = i + 1;  // opp(i)
     const R w = d3q19::w<R>(i);
-    const R cu = R(d3q19::c(i, 0)) * u[0] + R(d3q19::c(i, 1)) * u[1] + R(d3q19::c(i, 2)) * u[2];
-    const R cF = R(d3q19::c(i, 0)) * p.force[0] + R(d3q19::c(i, 1)) * p.force[1] + R(d3q19::c(i, 2)) * p.force[2];
-    const R feq_plus = w * (drho + rho * (R(4.5) * cu * cu - R(1.5) * usq));
-    const R feq_minus = w * rho * R(3) * cu;
-    const R s_plus = w * (R(9) * cu * cF - R(3) * uF);
-    const R s_minus = w * R(3) * cF;
-    const R f_plus = R(0.5) * (f[i] + f[j]);
-    const R f_minus = R(0.5) * (f[i] - f[j]);
-    const R post_plus = f_plus - p.omega_plus * (f_plus - feq_plus) + keep_plus * s_plus;
-    const R post_minus = f_minus - p.omega_minus * (f_minus - feq_minus) + keep_minus * s_minus;
-    f[i] = post_plus + post_minus;
-    f[j] = post_plus - post_minus;
+    const R ws = w * scale;
+    const R cu = d3q19::c_dot(i, u);
+    const R cF = d3q19::c_dot(i, p.force);
+    const R feq_plus = ws * base + (R(4.5) * w) * rho_scaled * cu * cu;
+    const R feq_minus = (R(3) * w) * rho_scaled * cu;
+    const R kept_s_plus = (R(9) * w) * keep_plus_scaled * cu * cF + ws * source_base;
+    const R kept_s_minus = (R(3) * w) * keep_minus_scaled * cF;
+    // omega (f^+- - f_eq^+-) - keep S^+-, with f^+- = (f_i +- f_j) / 2.
+    const R d_plus = half_omega_plus * (f[i] + f[j]) - (p.omega_plus * feq_plus + kept_s_plus);
+    const R d_minus = half_omega_minus * (f[i] - f[j]) - (p.omega_minus * feq_minus + kept_s_minus);
+    f[i] = f[i] - (d_plus + d_minus);
+    f[j] = f[j] - (d_plus - d_minus);
   }
 }
 

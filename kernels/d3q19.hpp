@@ -28,6 +28,24 @@ EDDY_HOST_DEVICE constexpr R w(int i) {
 /// Index of the direction opposite to i: c_opp(i) = -c_i.
 EDDY_HOST_DEVICE constexpr int opp(int i) { return i == 0 ? 0 : ((i & 1) ? i + 1 : i - 1); }
 
+/// c_i . v, summed over the nonzero components of c_i only (0 for the rest direction). IEEE arithmetic may not
+/// drop a product 0 * v (v could be NaN), so the plain three-term dot product costs three multiplications per
+/// direction in the unrolled kernels, where this costs at most one addition (c_i has components 0 and +-1).
+template <class R>
+EDDY_HOST_DEVICE constexpr R c_dot(int i, const R (&v)[3]) {
+  R sum = R(0);
+  bool first = true;
+EDDY_UNROLL
+  for (int axis = 0; axis < 3; ++axis) {
+    const int ci = c(i, axis);
+    if (ci == 0) continue;
+    const R term = ci > 0 ? v[axis] : -v[axis];
+    sum = first ? term : sum + term;
+    first = false;
+  }
+  return sum;
+}
+
 /// Speed of sound squared, c_s^2 = 1/3 (lattice units).
 template <class R>
 EDDY_HOST_DEVICE constexpr R cs2() {

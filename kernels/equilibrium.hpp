@@ -26,24 +26,35 @@ EDDY_HOST_DEVICE inline R equilibrium(int i, R rho, R ux, R uy, R uz) {
 }
 
 /// Density deviation, density and velocity of shifted populations g[0..18] = f_i - w_i under body force density F:
-/// drho = sum g_i, rho = 1 + drho, u = (sum g_i c_i + F/2) / rho.
+/// drho = sum g_i, rho = 1 + drho, u = (sum g_i c_i + F/2) / rho. `scale`: the populations are given as
+/// scale * g_i (fp16 storage keeps them so, kernels/storage.hpp); the moments are returned unscaled.
+/// Each sum runs over the directions contributing to it only (10 of 19 for a component of j, see d3q19::c_dot).
 template <class R>
 EDDY_HOST_DEVICE inline void shifted_moments(const R (&g)[d3q19::Q], const R (&force)[3], R& drho, R& rho,
-                                             R (&u)[3]) {
-  drho = R(0);
+                                             R (&u)[3], R scale = R(1)) {
+  const R inv_scale = R(1) / scale;
+  R sum = g[0];
+EDDY_UNROLL
+  for (int i = 1; i < d3q19::Q; ++i) sum += g[i];
   R j[3] = {R(0), R(0), R(0)};
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) {
-    drho += g[i];
-    j[0] += R(d3q19::c(i, 0)) * g[i];
-    j[1] += R(d3q19::c(i, 1)) * g[i];
-    j[2] += R(d3q19::c(i, 2)) * g[i];
+  for (int axis = 0; axis < 3; ++axis) {
+    bool first = true;
+EDDY_UNROLL
+    for (int i = 1; i < d3q19::Q; ++i) {
+      const int ci = d3q19::c(i, axis);
+      if (ci == 0) continue;
+      const R term = ci > 0 ? g[i] : -g[i];
+      j[axis] = first ? term : j[axis] + term;
+      first = false;
+    }
   }
+  drho = sum * inv_scale;
   rho = R(1) + drho;
   const R inv_rho = R(1) / rho;
-  u[0] = (j[0] + R(0.5) * force[0]) * inv_rho;
-  u[1] = (j[1] + R(0.5) * force[1]) * inv_rho;
-  u[2] = (j[2] + R(0.5) * force[2]) * inv_rho;
+  u[0] = (j[0] * inv_scale + R(0.5) * force[0]) * inv_rho;
+  u[1] = (j[1] * inv_scale + R(0.5) * force[1]) * inv_rho;
+  u[2] = (j[2] * inv_scale + R(0.5) * force[2]) * inv_rho;
 }
 
 }  // namespace eddy

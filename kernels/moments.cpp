@@ -38,7 +38,7 @@ struct Moments {
     R local_force[3] = {force[0], force[1], force[2]};
     force_field.add_to(cell, local_force);
     R drho, rho, u[3];
-    shifted_moments(f, local_force, drho, rho, u);
+    shifted_moments(f, local_force, drho, rho, u, Stored<T>::kScale);
     out.rho[k] = rho;
     out.u[0][k] = u[0];
     out.u[1][k] = u[1];

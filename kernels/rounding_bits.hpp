@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "kernels/backend.hpp"
 
@@ -21,10 +22,19 @@ struct RoundingKey {
   int origin[3];
 };
 
+/// False when rho or u is NaN or infinite (or so large that rho^2 + |u|^2 overflows): the test RoundingBits
+/// takes for a cell. A NaN or infinite population makes its moment sums so.
+template <class R>
+EDDY_HOST_DEVICE inline bool finite_moments(R rho, const R (&u)[3]) {
+  return rho * rho + u[0] * u[0] + u[1] * u[1] + u[2] * u[2] <= std::numeric_limits<R>::max();
+}
+
 class RoundingBits {
  public:
-  /// Draws for the cell at block-local (x, y, z).
-  EDDY_HOST_DEVICE RoundingBits(const RoundingKey& key, int x, int y, int z) {
+  /// Draws for the cell at block-local (x, y, z). `finite`: false when the cell's moments are not finite; every
+  /// draw is then 0, so a NaN is stored unchanged (Stored<half_t>::store_scaled). One test per cell instead of one
+  /// per stored value: a NaN or infinite population makes the moments non-finite.
+  EDDY_HOST_DEVICE RoundingBits(const RoundingKey& key, int x, int y, int z, bool finite) {
     std::uint32_t h = std::uint32_t(x + key.origin[0] - 1) * 0x9e3779b1u;
     h ^= std::uint32_t(y + key.origin[1] - 1) * 0x85ebca77u;
     h ^= std::uint32_t(z + key.origin[2] - 1) * 0xc2b2ae3du;
@@ -34,16 +44,19 @@ class RoundingBits {
     h ^= h >> 13;
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
-    state_ = h;
+    // A zero state with a zero increment stays zero: the generator then draws only zeros.
+    state_ = finite ? h : 0u;
+    increment_ = finite ? 1013904223u : 0u;
   }
-  /// Next value; its low 13 bits are the generator's high bits (the well-mixed ones).
+  /// Next value, below 2^13: the generator's 13 high bits (the well-mixed ones).
   EDDY_HOST_DEVICE std::uint32_t next() {
-    state_ = state_ * 1664525u + 1013904223u;
+    state_ = state_ * 1664525u + increment_;
     return state_ >> 19;
   }
 
  private:
   std::uint32_t state_;
+  std::uint32_t increment_;
 };
 
 }  // namespace eddy

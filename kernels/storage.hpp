@@ -27,13 +27,23 @@ namespace eddy {
 template <class T>
 struct Stored;
 
+// Interface of Stored<T>:
+//   kScale: the stored value is g * kScale (1 for float and double);
+//   load(s) -> g, store(g): unscaled, round to nearest (initial states, read-outs, test set-up);
+//   load_scaled(s) -> g * kScale, store_scaled(g * kScale, random_bits): the fused kernel's path, which keeps
+//     populations scaled through the collision (kernels/collision.hpp), so no value is multiplied on its way in
+//     or out. random_bits: fp16's stochastic rounding threshold, below 2^kDroppedBits, and 0 for a value that is
+//     not finite (kernels/rounding_bits.hpp draws 0 for a whole cell whose moments are not finite).
+
 /// float and double: g stored as is; the arithmetic itself rounds to nearest, so the random bits are unused.
 template <class T>
 struct StoredAsIs {
   using compute = T;
+  static constexpr T kScale = T(1);
   EDDY_HOST_DEVICE static T load(T s) { return s; }
   EDDY_HOST_DEVICE static T store(T g) { return g; }
-  EDDY_HOST_DEVICE static T store(T g, std::uint32_t /*random_bits*/) { return g; }
+  EDDY_HOST_DEVICE static T load_scaled(T s) { return s; }
+  EDDY_HOST_DEVICE static T store_scaled(T g, std::uint32_t /*random_bits*/) { return g; }
 };
 
 template <>
@@ -53,16 +63,17 @@ struct Stored<half_t> {
   EDDY_HOST_DEVICE static float load(half_t s) { return half_to_float(s) * (1.0f / kScale); }
   /// Round to nearest (initial states, test set-up).
   EDDY_HOST_DEVICE static half_t store(float g) { return float_to_half(g * kScale); }
-  /// Stochastic rounding with the low kDroppedBits of `random_bits` (uniform): those bits are added to the
-  /// magnitude of g * 2^14 below half's last place, then cut off, so |g| rounds up with probability equal to the
-  /// cut-off fraction. The result is exactly representable, so the final conversion does not round again. Exact
-  /// for scaled values in half's normal range (|g| >= 2^-28); below it the subnormal conversion rounds to nearest.
-  /// NaN and infinity pass through unchanged.
-  EDDY_HOST_DEVICE static half_t store(float g, std::uint32_t random_bits) {
-    const float scaled = g * kScale;
+  EDDY_HOST_DEVICE static float load_scaled(half_t s) { return half_to_float(s); }
+  /// Stochastic rounding of `scaled` = g * 2^14 with `random_bits` (uniform below 2^kDroppedBits): they are added
+  /// to its magnitude below half's last place, which is then cut off, so |g| rounds up with probability equal to
+  /// the cut-off fraction. The result is exactly representable, so the final conversion does not round again.
+  /// Exact for scaled values in half's normal range (|g| >= 2^-28); below it the subnormal conversion rounds to
+  /// nearest. Infinity passes through; NaN passes through when random_bits is 0 (the caller's duty: a NaN's
+  /// all-ones significand would carry into the sign bit), and a value beyond half's range becomes infinity.
+  EDDY_HOST_DEVICE static half_t store_scaled(float scaled, std::uint32_t random_bits) {
     std::uint32_t bits;
     std::memcpy(&bits, &scaled, sizeof bits);
-    if ((bits & 0x7fffffffu) < 0x7f800000u) bits = (bits + (random_bits & kDroppedMask)) & ~kDroppedMask;
+    bits = (bits + random_bits) & ~kDroppedMask;
     float rounded;
     std::memcpy(&rounded, &bits, sizeof rounded);
     return float_to_half(rounded);

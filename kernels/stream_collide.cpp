@@ -83,14 +83,14 @@ struct StreamCollide {
     if (kCoupled) {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
-      collide(f, local, rho, u);
+      collide(f, local, rho, u, Stored<T>::kScale);
       if (velocity_out.present()) {
         for (int d = 0; d < 3; ++d) velocity_out.u[d][cell] = u[d];
       }
     } else {
-      collide(f, relax, rho, u);
+      collide(f, relax, rho, u, Stored<T>::kScale);
     }
-    RoundingBits bits(key, x, y, z);
+    RoundingBits bits(key, x, y, z, finite_moments(rho, u));
     if (kOdd) {
       scatter_own(a, flags, shape, cell, own, walls, f, bits);
     } else {

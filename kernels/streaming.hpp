@@ -21,6 +21,9 @@
 // 19 * n_cells fits (blocks up to ~600^3), whose address arithmetic is one instruction instead of several (the
 // unsigned wrap-around of cell - offset is exact modulo 2^32, and the final offset is in range).
 //
+// Scale: the functions below hand over and take populations as Stored<T>::kScale * g (load_scaled/store_scaled,
+// kernels/storage.hpp), the form collide() and shifted_moments() take with their `scale` argument.
+//
 // Ghost layer: odd steps read and write the ghost cells next to exchanged faces; the halo exchange fills them
 // before an odd step and sends what the step wrote there to the neighbour after it (solver/halo_exchange.hpp).
 #pragma once
@@ -42,12 +45,12 @@ EDDY_HOST_DEVICE inline R ladd_term(int i, const R* uw) {
   return R(6) * d3q19::w<R>(i) * cu;
 }
 
-/// Even step, read: the populations that have arrived at `cell` ("own" layout).
+/// Even step, read: the populations that have arrived at `cell` ("own" layout), scaled.
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void load_own(const PopulationView<T>& a, Index cell, R (&f)[d3q19::Q]) {
   const Index n = Index(a.n_cells);
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load(a.f[Index(i) * n + cell]);
+  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load_scaled(a.f[Index(i) * n + cell]);
 }
 
 /// Even step, write: f*_i to slot opp(i) of the same cell (giving the "swapped" layout).
@@ -56,11 +59,11 @@ EDDY_HOST_DEVICE inline void store_swapped(const PopulationView<T>& a, Index cel
                                            RoundingBits& bits) {
   const Index n = Index(a.n_cells);
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) a.f[Index(d3q19::opp(i)) * n + cell] = Stored<T>::store(f[i], bits.next());
+  for (int i = 0; i < d3q19::Q; ++i) a.f[Index(d3q19::opp(i)) * n + cell] = Stored<T>::store_scaled(f[i], bits.next());
 }
 
 /// Odd step, read ("swapped" layout): gathers into f the populations arriving at fluid `cell` whose own flag is
-/// `own` (kFluid: no solid neighbour, no flag reads), with bounce-back from solid neighbours.
+/// `own` (kFluid: no solid neighbour, no flag reads), with bounce-back from solid neighbours; scaled.
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void gather_swapped(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
                                             Index cell, CellFlag own, const WallVelocities<R>& walls,
@@ -70,7 +73,7 @@ EDDY_HOST_DEVICE inline void gather_swapped(const PopulationView<T>& a, const Fl
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
       const Index from = cell - Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
-      f[i] = Stored<T>::load(a.f[Index(d3q19::opp(i)) * n + from]);
+      f[i] = Stored<T>::load_scaled(a.f[Index(d3q19::opp(i)) * n + from]);
     }
     return;
   }
@@ -79,16 +82,16 @@ EDDY_UNROLL
     const Index from = cell - Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
     const CellFlag neighbour = flags.flag[from];
     if (!is_solid(neighbour)) {
-      f[i] = Stored<T>::load(a.f[Index(d3q19::opp(i)) * n + from]);
+      f[i] = Stored<T>::load_scaled(a.f[Index(d3q19::opp(i)) * n + from]);
     } else {
-      f[i] = Stored<T>::load(a.f[Index(i) * n + cell]);  // f*_opp(i)(x), left in slot i by the even step
-      if (neighbour >= kMovingWall) f[i] += ladd_term(i, walls.u[neighbour - kMovingWall]);
+      f[i] = Stored<T>::load_scaled(a.f[Index(i) * n + cell]);  // f*_opp(i)(x), left in slot i by the even step
+      if (neighbour >= kMovingWall) f[i] += Stored<T>::kScale * ladd_term(i, walls.u[neighbour - kMovingWall]);
     }
   }
 }
 
 /// Odd step, write: f*_i(x) to slot i of x + c_i ("own" layout there), or, when x + c_i is solid, bounced back
-/// at once into slot opp(i) of x.
+/// at once into slot opp(i) of x. f is scaled.
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void scatter_own(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape,
                                          Index cell, CellFlag own, const WallVelocities<R>& walls,
@@ -98,7 +101,7 @@ EDDY_HOST_DEVICE inline void scatter_own(const PopulationView<T>& a, const FlagV
 EDDY_UNROLL
     for (int i = 0; i < d3q19::Q; ++i) {
       const Index to = cell + Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
-      a.f[Index(i) * n + to] = Stored<T>::store(f[i], bits.next());
+      a.f[Index(i) * n + to] = Stored<T>::store_scaled(f[i], bits.next());
     }
     return;
   }
@@ -108,18 +111,18 @@ EDDY_UNROLL
     const CellFlag neighbour = flags.flag[to];
     const std::uint32_t random = bits.next();
     if (!is_solid(neighbour)) {
-      a.f[Index(i) * n + to] = Stored<T>::store(f[i], random);
+      a.f[Index(i) * n + to] = Stored<T>::store_scaled(f[i], random);
     } else {
       const int back = d3q19::opp(i);
       R value = f[i];
-      if (neighbour >= kMovingWall) value += ladd_term(back, walls.u[neighbour - kMovingWall]);
-      a.f[Index(back) * n + cell] = Stored<T>::store(value, random);
+      if (neighbour >= kMovingWall) value += Stored<T>::kScale * ladd_term(back, walls.u[neighbour - kMovingWall]);
+      a.f[Index(back) * n + cell] = Stored<T>::store_scaled(value, random);
     }
   }
 }
 
 /// The populations that have arrived at fluid `cell` in either layout (`swapped`: the odd step's gather, `own`:
-/// the cell's own slots), for read-outs that do not collide (moments, the particles' velocity field).
+/// the cell's own slots), for read-outs that do not collide (moments, the particles' velocity field); scaled.
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void load_arrived(const PopulationView<T>& a, bool swapped, const FlagView& flags,
                                           const BlockShape& shape, Index cell, CellFlag own,

@@ -39,7 +39,7 @@ struct VelocityField {
     R local_force[3] = {force[0], force[1], force[2]};
     force_field.add_to(cell, local_force);
     R drho, rho, velocity[3];
-    shifted_moments(f, local_force, drho, rho, velocity);
+    shifted_moments(f, local_force, drho, rho, velocity, Stored<T>::kScale);
     for (int d = 0; d < 3; ++d) u[d][cell] = velocity[d];
   }
 };
