@@ -31,22 +31,28 @@ namespace eddy {
 
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 
-/// Minimum resident blocks of kMaxBlockSizeX threads per SM that box_kernel asks the compiler for, which caps
-/// registers per thread at 65536 / (512 N): F::kMinBlocksPerSm where the functor names one (a per-kernel tuning
-/// choice, measured in docs/performance.md), else 1 (at most 128 registers).
+/// Register cap per thread of box_kernel and aligned_box_kernel: F::kMaxRegisters where the functor names one (a
+/// per-kernel tuning choice, measured in docs/performance.md), else 128 (what a block of kMaxBlockSizeX threads
+/// allows anyway). Fewer registers let more warps reside on an SM; too few spill to local memory. CUDA applies it
+/// with __maxnreg__; hip leaves the choice to its compiler (not measured on AMD GPUs).
 template <class F, class = void>
-struct MinBlocksPerSm {
-  static constexpr int value = 1;
+struct MaxRegisters {
+  static constexpr int value = 128;
 };
 template <class F>
-struct MinBlocksPerSm<F, std::void_t<decltype(F::kMinBlocksPerSm)>> {
-  static constexpr int value = F::kMinBlocksPerSm;
+struct MaxRegisters<F, std::void_t<decltype(F::kMaxRegisters)>> {
+  static constexpr int value = F::kMaxRegisters;
 };
+#if defined(EDDY_BACKEND_CUDA)
+#define EDDY_MAX_REGISTERS(F) __maxnreg__(MaxRegisters<F>::value)
+#else
+#define EDDY_MAX_REGISTERS(F)
+#endif
 
 /// Threads per block along x: backend::block_size_x() (128 unless `eddy bench --block-x` sets it), at most
 /// backend::kMaxBlockSizeX, the launch bound; y and z are covered by the grid (grid-stride beyond its limit).
 template <class F>
-__global__ void __launch_bounds__(backend::kMaxBlockSizeX, MinBlocksPerSm<F>::value) box_kernel(F f, Box box) {
+__global__ void __launch_bounds__(backend::kMaxBlockSizeX) EDDY_MAX_REGISTERS(F) box_kernel(F f, Box box) {
   const int x = box.lo[0] + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= box.hi[0]) return;
   for (int z = box.lo[2] + static_cast<int>(blockIdx.z); z < box.hi[2]; z += static_cast<int>(gridDim.z)) {
@@ -90,7 +96,7 @@ void parallel_for(const Box& box, const F& f, const char* name, const backend::S
 /// Threads on consecutive cell indices from `start` (parallel_for_aligned): thread k takes cell start + k, finds
 /// its (x, y, z) by two divisions and returns when the cell is outside the box.
 template <class F>
-__global__ void __launch_bounds__(backend::kMaxBlockSizeX, MinBlocksPerSm<F>::value)
+__global__ void __launch_bounds__(backend::kMaxBlockSizeX) EDDY_MAX_REGISTERS(F)
     aligned_box_kernel(F f, Box box, std::uint32_t start, std::uint32_t cells, FastDivisor row, FastDivisor plane) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= cells) return;

@@ -31,19 +31,15 @@ namespace {
 template <class T, bool kOdd, class Index, bool kCoupled>
 struct StreamCollide {
   using R = compute_t<T>;
-  // Register cap through the launch bound (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md):
-  // fp16 gains 6-8 % at 42 registers (3 blocks of 512 per SM); float is best at 64 (2 blocks; 42 costs 5 %);
-  // double needs its ~124 registers (no cap).
-  static constexpr int kMinBlocksPerSm = sizeof(T) == 2 ? 3 : sizeof(T) == 4 ? 2 : 1;
-  // On GPUs, float and double load the populations before testing the cell's own flag, so a thread waits for one
-  // memory round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for
-  // double at 512^3. fp16 (issue-bound) lost 4 % that way and the cpu backend about 30 %, so they test first
-  // (docs/performance.md).
-  static constexpr bool kLoadBeforeFlag = backend::is_gpu() && sizeof(T) >= 4;
-  // Float and double run on parallel_for_aligned's warps (whole sectors per access: with the padded rows +9.8 %
-  // float, +9.5 % double at 512^3 on the H200); fp16, issue-bound, lost 4 % there to the index divisions and keeps
-  // parallel_for (docs/performance.md).
-  static constexpr bool kAlignedLaunch = sizeof(T) >= 4;
+  // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
+  // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (40 spilled: -7 % at 256^3;
+  // 64 cost 7-9 %, fewer resident warps).
+  static constexpr int kMaxRegisters = sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128;
+  // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
+  // round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for double
+  // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
+  // about 30 % (docs/performance.md).
+  static constexpr bool kLoadBeforeFlag = backend::is_gpu();
   PopulationView<T> a;
   // The even step writes through a second view of the same array. Seeing two base pointers, the compiler stops
   // keeping the 19 load addresses live across the collision for the stores: 112 -> 64 registers per thread for
@@ -99,15 +95,6 @@ struct StreamCollide {
   }
 };
 
-template <class K>
-void launch_kernel(const K& k, const BlockShape& shape, const Box& box, const char* name, const backend::Stream* stream) {
-  if constexpr (K::kAlignedLaunch) {
-    parallel_for_aligned(shape, box, k, name, stream);
-  } else {
-    parallel_for(box, k, name, stream);
-  }
-}
-
 template <class T, class Index, bool kCoupled>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
@@ -115,10 +102,10 @@ void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView&
             const VelocityOutView<compute_t<T>>& velocity_out) {
   if (layout == PopulationLayout::swapped) {
     const StreamCollide<T, true, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
-    launch_kernel(k, shape, box, "stream_collide_odd", stream);
+    parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
   } else {
     const StreamCollide<T, false, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
-    launch_kernel(k, shape, box, "stream_collide_even", stream);
+    parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
   }
 }
 

@@ -4,7 +4,7 @@
 # to docs/performance.md's tuning log.
 # Usage: on the development machine `git archive HEAD -o build/tune-head.tar`, then on the GPU machine (carrying
 # .device-deps and build/tune-head.tar):  scripts/tune_kernel.sh OUTDIR [variant...]
-#   variants: base, mb1 / mb2 / mb3 / mb4 (the fused kernel's kMinBlocksPerSm for every storage), hints
+#   variants: base, r40 / r48 / r56 / r64 (the fused kernel's kMaxRegisters for every storage), hints
 #   (scripts/tune_cache_hints.py)
 set -uo pipefail
 out=${1:?usage: scripts/tune_kernel.sh OUTDIR [variant...]}
@@ -13,13 +13,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps=$root/.device-deps
 export LD_LIBRARY_PATH=$deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 shift
-if (($#)); then variants=("$@"); else variants=(base mb3 mb4); fi
+if (($#)); then variants=("$@"); else variants=(base r48 r64); fi
 build_variant() {
   # Every variant builds from a clean export of the last commit (build/tune-head.tar).
   local v=$1 src=/tmp/tree_$1 extra=()
   rm -rf "$src" && mkdir -p "$src" && tar -C "$src" -xf "$root/build/tune-head.tar"
   case $v in
-    mb*) sed -i "s/static constexpr int kMinBlocksPerSm = .*;/static constexpr int kMinBlocksPerSm = ${v#mb};/" \
+    r[0-9]*) sed -i "s/static constexpr int kMaxRegisters = .*;/static constexpr int kMaxRegisters = ${v#r};/" \
            "$src/kernels/stream_collide.cpp" ;;
     hints) python3 "$root/scripts/tune_cache_hints.py" "$src" ;;
   esac
