@@ -45,34 +45,36 @@ struct StreamCollide {
   // keeping the 19 load addresses live across the collision for the stores: 112 -> 64 registers per thread for
   // float on sm_90 (ptxas -v), which doubles the resident warps (docs/performance.md).
   PopulationView<T> a_out;
+  Index stride;  // a.n_cells as a kernel parameter of the offset type (CellSlots)
   FlagView flags;
   BlockShape shape;
   Relaxation<R> relax;
   WallVelocities<R> walls;
   RoundingKey key;
-  ForceFieldView<R> force_field;  // particles, buoyancy (kCoupled only)
+  ForceFieldView<R> force_field;    // particles, buoyancy (kCoupled only)
   VelocityOutView<R> velocity_out;  // kCoupled only
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
     const CellFlag own = flags.flag[cell];
+    const CellSlots<T, Index> slot(a.f, cell, stride);
     R f[d3q19::Q];
     if (kLoadBeforeFlag) {
       // The fluid-cell loads stay in the block (a box cell's neighbours are at most one cell away); a solid cell
       // discards them, a cell next to a wall gathers again with its bounce-backs.
       if (kOdd) {
-        gather_swapped(a, flags, shape, cell, kFluid, walls, f);
+        gather_swapped(slot, flags, shape, cell, kFluid, walls, f);
       } else {
-        load_own(a, cell, f);
+        load_own(slot, f);
       }
       if (is_solid(own)) return;
-      if (kOdd && own != kFluid) gather_swapped(a, flags, shape, cell, own, walls, f);
+      if (kOdd && own != kFluid) gather_swapped(slot, flags, shape, cell, own, walls, f);
     } else {
       if (is_solid(own)) return;
       if (kOdd) {
-        gather_swapped(a, flags, shape, cell, own, walls, f);
+        gather_swapped(slot, flags, shape, cell, own, walls, f);
       } else {
-        load_own(a, cell, f);
+        load_own(slot, f);
       }
     }
     R rho, u[3];
@@ -88,9 +90,9 @@ struct StreamCollide {
     }
     RoundingBits bits(key, x, y, z, finite_moments(rho, u));
     if (kOdd) {
-      scatter_own(a, flags, shape, cell, own, walls, f, bits);
+      scatter_own(slot, flags, shape, cell, own, walls, f, bits);
     } else {
-      store_swapped(a_out, cell, f, bits);
+      store_swapped(CellSlots<T, Index>(a_out.f, cell, stride), f, bits);
     }
   }
 };
@@ -101,10 +103,12 @@ void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView&
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
             const VelocityOutView<compute_t<T>>& velocity_out) {
   if (layout == PopulationLayout::swapped) {
-    const StreamCollide<T, true, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
+    const StreamCollide<T, true, Index, kCoupled> k{a,     a,   Index(a.n_cells), flags,       shape, relax,
+                                                    walls, key, force_field,      velocity_out};
     parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
   } else {
-    const StreamCollide<T, false, Index, kCoupled> k{a, a, flags, shape, relax, walls, key, force_field, velocity_out};
+    const StreamCollide<T, false, Index, kCoupled> k{a,     a,   Index(a.n_cells), flags,       shape, relax,
+                                                     walls, key, force_field,      velocity_out};
     parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
   }
 }
@@ -137,10 +141,10 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
   }
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                      \
-  template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,        \
+#define EDDY_INSTANTIATE(T)                                                                                         \
+  template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,   \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
-                                  const RoundingKey&, const backend::Stream*, bool,                             \
+                                  const RoundingKey&, const backend::Stream*, bool,                                 \
                                   const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
