@@ -32,8 +32,8 @@ template <class T, bool kOdd, class Index, bool kCoupled>
 struct StreamCollide {
   using R = compute_t<T>;
   // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
-  // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (40 spilled: -7 % at 256^3;
-  // 64 cost 7-9 %, fewer resident warps).
+  // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (48: -0.4 to -1 %, 64: -5 to
+  // -6 %; 40 spills).
   static constexpr int kMaxRegisters = sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128;
   // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
   // round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for double
