@@ -40,7 +40,8 @@ inline double trt_omega_minus(double omega_plus, double magic) {
 /// The per-cell parts of f_eq and S_i are formed once and the products with c_i skip its zero components
 /// (d3q19::c_dot): about 20 operations per pair of directions.
 template <class R>
-EDDY_HOST_DEVICE inline void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R& rho, R (&u)[3], R scale = R(1)) {
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void collide(R (&f)[d3q19::Q], const Relaxation<R>& p, R& rho, R (&u)[3],
+                                               R scale = R(1)) {
   R drho;
   shifted_moments(f, p.force, drho, rho, u, scale);
   const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];

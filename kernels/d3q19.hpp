@@ -12,7 +12,7 @@ namespace eddy::d3q19 {
 inline constexpr int Q = 19;
 
 /// Component `axis` (0 = x, 1 = y, 2 = z) of lattice velocity c_i, in lattice units (dx / dt).
-EDDY_HOST_DEVICE constexpr int c(int i, int axis) {
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr int c(int i, int axis) {
   constexpr int cx[Q] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
   constexpr int cy[Q] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
   constexpr int cz[Q] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
@@ -21,18 +21,18 @@ EDDY_HOST_DEVICE constexpr int c(int i, int axis) {
 
 /// Lattice weight w_i: 1/3 (rest), 1/18 (axis), 1/36 (face diagonal).
 template <class R>
-EDDY_HOST_DEVICE constexpr R w(int i) {
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr R w(int i) {
   return i == 0 ? R(1) / R(3) : (i <= 6 ? R(1) / R(18) : R(1) / R(36));
 }
 
 /// Index of the direction opposite to i: c_opp(i) = -c_i.
-EDDY_HOST_DEVICE constexpr int opp(int i) { return i == 0 ? 0 : ((i & 1) ? i + 1 : i - 1); }
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr int opp(int i) { return i == 0 ? 0 : ((i & 1) ? i + 1 : i - 1); }
 
 /// c_i . v, summed over the nonzero components of c_i only (0 for the rest direction). IEEE arithmetic may not
 /// drop a product 0 * v (v could be NaN), so the plain three-term dot product costs three multiplications per
 /// direction in the unrolled kernels, where this costs at most one addition (c_i has components 0 and +-1).
 template <class R>
-EDDY_HOST_DEVICE constexpr R c_dot(int i, const R (&v)[3]) {
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr R c_dot(int i, const R (&v)[3]) {
   R sum = R(0);
   bool first = true;
 EDDY_UNROLL

@@ -30,8 +30,8 @@ EDDY_HOST_DEVICE inline R equilibrium(int i, R rho, R ux, R uy, R uz) {
 /// scale * g_i (fp16 storage keeps them so, kernels/storage.hpp); the moments are returned unscaled.
 /// Each sum runs over the directions contributing to it only (10 of 19 for a component of j, see d3q19::c_dot).
 template <class R>
-EDDY_HOST_DEVICE inline void shifted_moments(const R (&g)[d3q19::Q], const R (&force)[3], R& drho, R& rho,
-                                             R (&u)[3], R scale = R(1)) {
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void shifted_moments(const R (&g)[d3q19::Q], const R (&force)[3], R& drho,
+                                                         R& rho, R (&u)[3], R scale = R(1)) {
   const R inv_scale = R(1) / scale;
   R sum = g[0];
 EDDY_UNROLL
