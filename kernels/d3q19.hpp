@@ -46,6 +46,23 @@ EDDY_UNROLL
   return sum;
 }
 
+/// sum_i c_i[axis] g_i over the directions with a nonzero component along `axis` (10 of the 19), in direction
+/// order: one momentum component of g without the products 0 * g_i (see c_dot).
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr R c_moment(int axis, const R (&g)[Q]) {
+  R sum = R(0);
+  bool first = true;
+EDDY_UNROLL
+  for (int i = 1; i < Q; ++i) {
+    const int ci = c(i, axis);
+    if (ci == 0) continue;
+    const R term = ci > 0 ? g[i] : -g[i];
+    sum = first ? term : sum + term;
+    first = false;
+  }
+  return sum;
+}
+
 /// Speed of sound squared, c_s^2 = 1/3 (lattice units).
 template <class R>
 EDDY_HOST_DEVICE constexpr R cs2() {

@@ -28,7 +28,7 @@ EDDY_HOST_DEVICE inline R equilibrium(int i, R rho, R ux, R uy, R uz) {
 /// Density deviation, density and velocity of shifted populations g[0..18] = f_i - w_i under body force density F:
 /// drho = sum g_i, rho = 1 + drho, u = (sum g_i c_i + F/2) / rho. `scale`: the populations are given as
 /// scale * g_i (fp16 storage keeps them so, kernels/storage.hpp); the moments are returned unscaled.
-/// Each sum runs over the directions contributing to it only (10 of 19 for a component of j, see d3q19::c_dot).
+/// Each sum runs over the directions contributing to it only (d3q19::c_moment).
 template <class R>
 EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void shifted_moments(const R (&g)[d3q19::Q], const R (&force)[3], R& drho,
                                                          R& rho, R (&u)[3], R scale = R(1)) {
@@ -36,19 +36,7 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void shifted_moments(const R (&g)[d3q19::Q],
   R sum = g[0];
 EDDY_UNROLL
   for (int i = 1; i < d3q19::Q; ++i) sum += g[i];
-  R j[3] = {R(0), R(0), R(0)};
-EDDY_UNROLL
-  for (int axis = 0; axis < 3; ++axis) {
-    bool first = true;
-EDDY_UNROLL
-    for (int i = 1; i < d3q19::Q; ++i) {
-      const int ci = d3q19::c(i, axis);
-      if (ci == 0) continue;
-      const R term = ci > 0 ? g[i] : -g[i];
-      j[axis] = first ? term : j[axis] + term;
-      first = false;
-    }
-  }
+  const R j[3] = {d3q19::c_moment(0, g), d3q19::c_moment(1, g), d3q19::c_moment(2, g)};
   drho = sum * inv_scale;
   rho = R(1) + drho;
   const R inv_rho = R(1) / rho;
