@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <locale>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -57,6 +58,22 @@ constexpr double kMaxTau = 1e6;                                  ///< keeps omeg
 constexpr double kMinVelocity = 1e-12;                           ///< nonzero U: 1/U stays finite in float
 constexpr int kMaxThermalSubsteps = 64;                          ///< explicit scalar sub-steps per LBM step
 constexpr int kMaxKeyParts = 64;                                 ///< dot-separated parts of one key or header
+constexpr int kMaxTimeBlock = 64;                                ///< numerics.time_block: steps per slab visit
+constexpr std::int64_t kMaxSlabs = std::int64_t(1) << 30;        ///< numerics.slabs (also <= nz)
+constexpr std::int64_t kMaxDeviceMemory = std::int64_t(1) << 60;  ///< numerics.device_memory_limit, bytes
+/// Units of numerics.device_memory_limit and their size in bytes.
+constexpr std::array<std::pair<std::string_view, double>, 9> kMemoryUnits = {{{"B", 1.0},
+                                                                             {"kB", 1e3},
+                                                                             {"MB", 1e6},
+                                                                             {"GB", 1e9},
+                                                                             {"TB", 1e12},
+                                                                             {"KiB", 1024.0},
+                                                                             {"MiB", 1048576.0},
+                                                                             {"GiB", 1073741824.0},
+                                                                             {"TiB", 1099511627776.0}}};
+/// The units in messages.
+constexpr const char* kMemoryUnitsText =
+    "B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. \"8 GiB\", \"512MiB\", \"1.5 GB\"";
 constexpr std::uintmax_t kMaxCaseFileBytes = std::uintmax_t(16) << 20;  ///< 16 MiB
 constexpr std::array<const char*, 3> kAxisNames = {"x", "y", "z"};
 constexpr std::array<const char*, 3> kRankNames = {"px", "py", "pz"};
@@ -710,6 +727,10 @@ void drop_superseded(toml::table& parent, const std::vector<std::string>& path, 
     if (path[1] == "dx") drop("length");
     if (path[1] == "length") drop("dx");
   }
+  // [numerics]: out_of_core = false drops the file's keys that only out-of-core runs use.
+  if (path.size() == 2 && path[0] == "numerics" && path[1] == "out_of_core" && value.value<bool>() == false) {
+    for (std::string_view key : {"device_memory_limit", "time_block", "slabs"}) drop(key);
+  }
   // [particles]: random seeding (count, with seed, box_min, box_max) and a positions file exclude each other.
   if (path.size() == 2 && path[0] == "particles") {
     if (path[1] == "count") drop("positions");
@@ -992,6 +1013,80 @@ void read_initial(const Section& section, CaseConfig& config) {
   }
 }
 
+/// numerics.out_of_core: true, false or "auto" (absent: "auto").
+OutOfCoreMode read_out_of_core_mode(const Section& section) {
+  const toml::node* node = section.find("out_of_core");
+  if (!node) return OutOfCoreMode::automatic;
+  if (const auto on = as_boolean(*node)) return *on ? OutOfCoreMode::on : OutOfCoreMode::off;
+  const auto* text = node->as_string();
+  if (!text) section.wrong_type("out_of_core", "a boolean (true or false) or the string \"auto\"");
+  if (text->get() == "auto") return OutOfCoreMode::automatic;
+  section.fail("out_of_core", section.quote("out_of_core") + " is not allowed" +
+                                  suggestion(text->get(), {"auto", "true", "false"}) +
+                                  ": allowed values are true, false, \"auto\" (true and false without quotes)");
+}
+
+/// The bytes of a "<number> <unit>" text ("8 GiB", "512MiB", "1.5 GB"; the space is optional), before rounding, or
+/// nullopt when the text is not of that form. The number is decimal digits with an optional fraction.
+std::optional<double> parse_memory_size(std::string_view text) {
+  const std::string trimmed = trim(text);
+  std::size_t end = 0;
+  while (end < trimmed.size() && (std::isdigit(static_cast<unsigned char>(trimmed[end])) || trimmed[end] == '.')) {
+    ++end;
+  }
+  const std::string number = trimmed.substr(0, end);
+  const auto digits = std::count_if(number.begin(), number.end(), [](unsigned char ch) { return std::isdigit(ch); });
+  if (digits == 0 || std::count(number.begin(), number.end(), '.') > 1) return std::nullopt;
+  const std::string unit = trim(std::string_view(trimmed).substr(end));
+  for (const auto& [name, bytes] : kMemoryUnits) {
+    if (unit != name) continue;
+    // Locale-independent: the text is digits and at most one '.', so istringstream in the classic locale reads it all.
+    std::istringstream in(number);
+    in.imbue(std::locale::classic());
+    double value = 0.0;
+    in >> value;
+    if (!in) return std::nullopt;
+    return value * bytes;
+  }
+  return std::nullopt;
+}
+
+/// numerics.device_memory_limit: a "<number> <unit>" string or an integer number of bytes, in 1..2^60 bytes after
+/// rounding to whole bytes.
+std::int64_t read_device_memory_limit(const Section& section) {
+  constexpr std::string_view key = "device_memory_limit";
+  const toml::node& node = *section.find(key);
+  const std::string range = " is out of range: device_memory_limit must be > 0 and at most 2^60 = " +
+                            std::to_string(kMaxDeviceMemory) + " bytes (the device memory the slab buffers may take)";
+  if (const auto bytes = as_integer(node)) {
+    if (*bytes < 1 || *bytes > kMaxDeviceMemory) section.fail(key, section.quote(key) + range);
+    return *bytes;
+  }
+  const auto* text = node.as_string();
+  if (!text) {
+    section.wrong_type(key, std::string("a string \"<number> <unit>\" with unit ") + kMemoryUnitsText +
+                                "; or an integer number of bytes");
+  }
+  const auto bytes = parse_memory_size(text->get());
+  if (!bytes) {
+    section.fail(key, section.quote(key) + " is not a memory size: write \"<number> <unit>\" with unit " +
+                          kMemoryUnitsText + "; or an integer number of bytes");
+  }
+  const double rounded = std::round(*bytes);
+  if (!(rounded >= 1.0 && rounded <= double(kMaxDeviceMemory))) section.fail(key, section.quote(key) + range);
+  return static_cast<std::int64_t>(rounded);
+}
+
+/// An integer key of [numerics] in 1..`max` (`what` says what it counts, for the message).
+int read_numerics_count(const Section& section, std::string_view key, std::int64_t max, const std::string& what) {
+  const std::int64_t value = *section.integer(key);
+  if (value < 1 || value > max) {
+    section.fail(key, section.quote(key) + " is out of range: " + std::string(key) + " must be an integer in 1.." +
+                          std::to_string(max) + " (" + what + "; leave it out to choose it from the device memory)");
+  }
+  return static_cast<int>(value);
+}
+
 void read_numerics(const Section& section, CaseConfig& config) {
   section.check_keys(section_keys("numerics"));
   config.collision = section.choice<Collision>("collision", {{"trt", Collision::trt}, {"bgk", Collision::bgk}})
@@ -1002,6 +1097,15 @@ void read_numerics(const Section& section, CaseConfig& config) {
                                                         {"fp16", Precision::float16},
                                                         {"double", Precision::float64}})
                          .value_or(Precision::float32);
+  // Out-of-core: the cross-key checks (mode off, [particles], [thermal], fields, slabs against nz, ranks) are in
+  // finalize_out_of_core, shared with structs built in code.
+  OutOfCoreConfig& ooc = config.out_of_core;
+  ooc.mode = read_out_of_core_mode(section);
+  if (section.has("device_memory_limit")) ooc.device_memory_limit = read_device_memory_limit(section);
+  if (section.has("time_block")) {
+    ooc.time_block = read_numerics_count(section, "time_block", kMaxTimeBlock, "time steps per slab visit");
+  }
+  if (section.has("slabs")) ooc.slabs = read_numerics_count(section, "slabs", kMaxSlabs, "z-slabs per block");
 }
 
 void read_run(const Section& section, CaseConfig& config) {
@@ -1638,6 +1742,81 @@ void finalize_parallel(const CaseConfig& config, const Source& source) {
   }
 }
 
+/// [numerics] out-of-core keys on the plain struct (shared with cases built in code): ranges (0 = chosen at run time),
+/// the keys that need out_of_core = true or "auto", and what out_of_core = true does not support yet: [particles],
+/// [thermal], derived output fields, a split along x or y. Changes nothing (idempotent).
+void finalize_out_of_core(const CaseConfig& config, const Source& source) {
+  const OutOfCoreConfig& ooc = config.out_of_core;
+  if (ooc.device_memory_limit < 0 || ooc.device_memory_limit > kMaxDeviceMemory) {
+    source.fail("numerics.device_memory_limit",
+                "numerics.device_memory_limit = " + std::to_string(ooc.device_memory_limit) +
+                    " is out of range: device_memory_limit must be > 0 and at most 2^60 = " +
+                    std::to_string(kMaxDeviceMemory) + " bytes, or 0 = the free device memory");
+  }
+  if (ooc.time_block < 0 || ooc.time_block > kMaxTimeBlock) {
+    source.fail("numerics.time_block", "numerics.time_block = " + std::to_string(ooc.time_block) +
+                                           " is out of range: time_block must be in 1.." +
+                                           std::to_string(kMaxTimeBlock) + ", or 0 = chosen from the device memory");
+  }
+  if (ooc.slabs < 0 || ooc.slabs > kMaxSlabs) {
+    source.fail("numerics.slabs", "numerics.slabs = " + std::to_string(ooc.slabs) +
+                                      " is out of range: slabs must be in 1.." + std::to_string(kMaxSlabs) +
+                                      ", or 0 = chosen from the device memory");
+  }
+  if (ooc.mode == OutOfCoreMode::off) {
+    const auto only_out_of_core = [&](const char* key, std::int64_t value, const char* unit) {
+      if (value == 0) return;
+      source.fail(key, std::string(key) + " = " + std::to_string(value) + unit +
+                           " applies only with numerics.out_of_core = true or \"auto\" (out_of_core is false); "
+                           "remove " + key + " or change numerics.out_of_core");
+    };
+    only_out_of_core("numerics.device_memory_limit", ooc.device_memory_limit, " bytes");
+    only_out_of_core("numerics.time_block", ooc.time_block, "");
+    only_out_of_core("numerics.slabs", ooc.slabs, "");
+    return;
+  }
+  // Slabs per block: each needs at least one z-plane of the block; with pz fixed, the smallest block has nz / pz.
+  const int pz = config.parallel.ranks[2];
+  const std::int64_t planes = pz > 0 ? config.size[2] / pz : config.size[2];
+  if (ooc.slabs > planes) {
+    source.fail("numerics.slabs",
+                "numerics.slabs = " + std::to_string(ooc.slabs) + " is out of range: at most " +
+                    (pz > 1 ? std::to_string(planes) + " slabs (the smallest block has " + std::to_string(planes) +
+                                  " z-planes: domain.size z = " + std::to_string(config.size[2]) +
+                                  " over parallel.ranks pz = " + std::to_string(pz) + ")"
+                            : "domain.size z = " + std::to_string(config.size[2]) + " slabs") +
+                    ", each needs at least one z-plane");
+  }
+  if (ooc.mode != OutOfCoreMode::on) return;
+  // A conflict is reported on the other key, or on out_of_core when a --set turned it on (so the message names it).
+  const auto conflict_key = [&](const char* other) {
+    return source.overridden("numerics.out_of_core") ? "numerics.out_of_core" : other;
+  };
+  const std::string unsupported =
+      " is not supported with numerics.out_of_core = true: out-of-core runs support neither particles, [thermal] "
+      "nor derived output fields yet (fluid only; output density and velocity)";
+  if (config.particles.enabled) {
+    source.fail(conflict_key("particles"),
+                "[particles]" + unsupported + "; remove [particles] or set numerics.out_of_core = false");
+  }
+  if (config.thermal.enabled) {
+    source.fail(conflict_key("thermal"),
+                "[thermal]" + unsupported + "; remove [thermal] or set numerics.out_of_core = false");
+  }
+  for (const std::string& field : config.output_fields) {
+    if (field == "density" || field == "velocity") continue;
+    source.fail(conflict_key("output.fields"), "output.fields with \"" + field + "\"" + unsupported +
+                                                   "; list only \"density\" and \"velocity\" in output.fields");
+  }
+  const auto& ranks = config.parallel.ranks;
+  if (ranks[0] > 1 || ranks[1] > 1) {
+    source.fail(conflict_key("parallel.ranks"),
+                "parallel.ranks = " + fmt3(ranks) +
+                    " does not fit numerics.out_of_core = true: out-of-core runs split the domain along z only: "
+                    "parallel.ranks = [1, 1, pz]");
+  }
+}
+
 /// [particles] on the plain struct (shared with cases built in code): seeding, the box inside the domain, the
 /// diameter below the smallest domain side, the inertial-only settings. box_max = {0, 0, 0} becomes the domain size.
 void finalize_particles(CaseConfig& config, const Source& source) {
@@ -2032,6 +2211,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_numerics_run_output(config, source);
   finalize_parallel(config, source);
   finalize_particles(config, source);
+  finalize_out_of_core(config, source);
 }
 
 }  // namespace
@@ -2043,7 +2223,7 @@ const std::vector<CaseSection>& case_file_schema() {
       {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
       {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
       {"initial", {"type", "amplitude"}},
-      {"numerics", {"collision", "magic", "storage"}},
+      {"numerics", {"collision", "magic", "storage", "out_of_core", "device_memory_limit", "time_block", "slabs"}},
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},

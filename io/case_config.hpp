@@ -34,6 +34,29 @@ enum class Collision { bgk, trt };
 /// scaled f_i - w_i, arithmetic in float).
 enum class Precision { float32, float64, float16 };
 
+/// How the populations are held ([numerics] out_of_core; solver/out_of_core.hpp).
+enum class OutOfCoreMode {
+  off,        ///< false: the block lives on the device (in-core)
+  on,         ///< true: populations in pinned host memory, streamed through the device slab by slab
+  automatic,  ///< "auto" (default): in-core when the block fits the device (and device_memory_limit, when given),
+              ///< out-of-core otherwise, on GPU builds only
+};
+/// [numerics] out-of-core keys: populations in pinned host memory, advanced on the device slab by slab along z,
+/// time_block steps per visit.
+/// Each slab is carried to the device with a ghost region time_block + 1 z-planes deep, advanced time_block steps and
+/// copied back; the device holds two slab buffers within device_memory_limit. Results are bitwise identical to an
+/// in-core run. Fluid only: mode = on refuses [particles], [thermal] and the derived output fields, and with
+/// MPI the domain is split along z only (parallel.ranks = [1, 1, pz]; solver/decomposition.hpp).
+/// Ranges (checked by finalize_case, 0 = chosen at run time): device_memory_limit 1..2^60 bytes, time_block 1..64,
+/// slabs 1..nz (and at most the z-planes of the smallest block when parallel.ranks fixes pz). time_block, slabs and
+/// device_memory_limit are refused with mode = off.
+struct OutOfCoreConfig {
+  OutOfCoreMode mode = OutOfCoreMode::automatic;  ///< out_of_core = false | true | "auto"
+  std::int64_t device_memory_limit = 0;           ///< bytes the device buffers may take; 0 = the free device memory
+  int time_block = 0;                             ///< k, steps per slab visit; 0 = chosen from the budget
+  int slabs = 0;                                  ///< z-slabs per block; 0 = chosen from the budget
+};
+
 /// Boundary condition on one face of the domain.
 enum class FaceKind { periodic, wall, moving_wall };
 
@@ -195,6 +218,10 @@ struct CaseConfig {
   Collision collision = Collision::trt;
   double magic = 3.0 / 16.0;  ///< TRT magic parameter Lambda = (tau_plus - 1/2)(tau_minus - 1/2)
   Precision precision = Precision::float32;
+  /// Populations on the device (in-core) or in pinned host memory streamed through it in z-slabs ([numerics]
+  /// out_of_core, device_memory_limit, time_block, slabs); default "auto": out-of-core only when the block does not
+  /// fit the device (GPU builds).
+  OutOfCoreConfig out_of_core{};
 
   // [run]
   std::int64_t steps = 0;         ///< time steps to run (>= 0)

@@ -50,6 +50,10 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
                        std::to_string(needed) + " MPI ranks, but the job has " +
                        std::to_string(ranks) + "; run with that many ranks or change parallel.ranks");
     }
+  } else if (config.out_of_core.mode == OutOfCoreMode::on) {
+    // Out-of-core runs stream each block through the device in z-slabs: the domain is split along z only (an axis
+    // with fewer cells than ranks is refused below, like any other decomposition).
+    dims = {1, 1, ranks};
   } else {
     // Axes with a single cell stay whole; MPI_Dims_create balances the others and its largest count goes to the
     // slowest axis (z, then y): planes normal to z or y are contiguous rows of x, cheap to pack and to update.

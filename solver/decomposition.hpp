@@ -61,9 +61,11 @@ struct Decomposition {
   std::shared_ptr<MPI_Comm> owned_comm_;  // frees the Cartesian communicator with the last copy
 };
 
-/// Decomposes the case over the ranks of `parent` (collective). Dims come from config.parallel.ranks, or
-/// MPI_Dims_create with axes of one cell kept whole. Throws CollectiveInputError (on every rank alike) when the
-/// rank count does not fit: product of parallel.ranks != ranks, or more ranks along an axis than cells.
+/// Decomposes the case over the ranks of `parent` (collective). Dims come from config.parallel.ranks when all three
+/// are given; otherwise, with numerics.out_of_core = true (OutOfCoreMode::on), {1, 1, ranks}: out-of-core runs split
+/// the domain along z only; otherwise MPI_Dims_create with axes of one cell kept whole. Throws RankCountError (a
+/// CollectiveInputError, on every rank alike) when the rank count does not fit: product of parallel.ranks != ranks,
+/// or more ranks along an axis than cells (for out-of-core: more ranks than nz).
 Decomposition decompose(const CaseConfig& config, MPI_Comm parent);
 
 /// The decomposition of a one-rank run without MPI.

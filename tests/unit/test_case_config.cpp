@@ -1886,3 +1886,271 @@ TEST(CaseConfigUnits, UnsafeChoicesAreRefusedWithTheFix) {
 
 }  // namespace
 }  // namespace eddy
+
+// ---- [numerics] out-of-core keys ------------------------------------------------------------------------------------
+
+namespace eddy {
+namespace {
+
+/// CaseText (16 x 16 x 1 cavity, z periodic) on a 16 x 16 x 8 grid, with `numerics` as the [numerics] body.
+CaseText out_of_core_case(const std::string& numerics) {
+  CaseText t;
+  t.domain = "size = [16, 16, 8]\nperiodic = [false, false, true]\n";
+  t.extra = "[numerics]\n" + numerics;
+  return t;
+}
+
+/// numerics.device_memory_limit of a case whose [numerics] sets it to `value` (TOML text).
+std::int64_t memory_limit_of(const std::string& value) {
+  return parse_case(out_of_core_case("device_memory_limit = " + value + "\n").str(), "t.toml")
+      .out_of_core.device_memory_limit;
+}
+
+TEST(CaseConfigOutOfCore, DefaultsAreAutoAndChosenAtRunTime) {
+  const CaseConfig c = parse_case(CaseText().str(), "t.toml");
+  EXPECT_EQ(c.out_of_core.mode, OutOfCoreMode::automatic);
+  EXPECT_EQ(c.out_of_core.device_memory_limit, 0);
+  EXPECT_EQ(c.out_of_core.time_block, 0);
+  EXPECT_EQ(c.out_of_core.slabs, 0);
+  const CaseConfig built = CaseConfig();
+  EXPECT_EQ(built.out_of_core.mode, OutOfCoreMode::automatic);
+}
+
+TEST(CaseConfigOutOfCore, ModeIsTrueFalseOrAuto) {
+  EXPECT_EQ(parse_case(out_of_core_case("out_of_core = true\n").str(), "t.toml").out_of_core.mode, OutOfCoreMode::on);
+  EXPECT_EQ(parse_case(out_of_core_case("out_of_core = false\n").str(), "t.toml").out_of_core.mode,
+            OutOfCoreMode::off);
+  EXPECT_EQ(parse_case(out_of_core_case("out_of_core = \"auto\"\n").str(), "t.toml").out_of_core.mode,
+            OutOfCoreMode::automatic);
+  EXPECT_EQ(parse_case(CaseText().str(), "t.toml", {"numerics.out_of_core=true"}).out_of_core.mode,
+            OutOfCoreMode::on);
+  // Every key together.
+  const CaseConfig c = parse_case(
+      out_of_core_case("out_of_core = true\ndevice_memory_limit = \"8 GiB\"\ntime_block = 4\nslabs = 8\n").str(),
+      "t.toml");
+  EXPECT_EQ(c.out_of_core.mode, OutOfCoreMode::on);
+  EXPECT_EQ(c.out_of_core.device_memory_limit, std::int64_t(8) << 30);
+  EXPECT_EQ(c.out_of_core.time_block, 4);
+  EXPECT_EQ(c.out_of_core.slabs, 8);
+}
+
+TEST(CaseConfigOutOfCore, DeviceMemoryLimitUnitsAndBytes) {
+  EXPECT_EQ(memory_limit_of("\"100 B\""), 100);
+  EXPECT_EQ(memory_limit_of("\"3 kB\""), 3000);
+  EXPECT_EQ(memory_limit_of("\"512 MB\""), 512000000);
+  EXPECT_EQ(memory_limit_of("\"1.5 GB\""), 1500000000);
+  EXPECT_EQ(memory_limit_of("\"2 TB\""), 2000000000000);
+  EXPECT_EQ(memory_limit_of("\"3 KiB\""), 3072);
+  EXPECT_EQ(memory_limit_of("\"512MiB\""), std::int64_t(512) << 20);  // the space is optional
+  EXPECT_EQ(memory_limit_of("\"8 GiB\""), std::int64_t(8) << 30);
+  EXPECT_EQ(memory_limit_of("\"0.5 TiB\""), std::int64_t(1) << 39);
+  EXPECT_EQ(memory_limit_of("\" 16  GiB \""), std::int64_t(16) << 30);  // spaces around and between
+  EXPECT_EQ(memory_limit_of("\".25 KiB\""), 256);
+  EXPECT_EQ(memory_limit_of("\"0.1 GB\""), 100000000);  // 0.1 * 1e9 is not exact in double: rounded
+  EXPECT_EQ(memory_limit_of("\"2.5 B\""), 3);            // rounded to whole bytes, halves away from zero
+  EXPECT_EQ(memory_limit_of("\"1.4 B\""), 1);
+  EXPECT_EQ(memory_limit_of("123456789"), 123456789);  // an integer is bytes
+  EXPECT_EQ(memory_limit_of("1152921504606846976"), std::int64_t(1) << 60);  // the largest: 2^60
+  EXPECT_EQ(memory_limit_of("\"1048576 TiB\""), std::int64_t(1) << 60);
+  EXPECT_EQ(parse_case(CaseText().str(), "t.toml", {"numerics.device_memory_limit=\"40 GB\""})
+                .out_of_core.device_memory_limit,
+            40000000000);
+}
+
+TEST(CaseConfigOutOfCore, TimeBlockAndSlabsRanges) {
+  CaseConfig c = parse_case(out_of_core_case("time_block = 1\nslabs = 1\n").str(), "t.toml");
+  EXPECT_EQ(c.out_of_core.time_block, 1);
+  EXPECT_EQ(c.out_of_core.slabs, 1);
+  c = parse_case(out_of_core_case("time_block = 64\nslabs = 8\n").str(), "t.toml");  // slabs = nz
+  EXPECT_EQ(c.out_of_core.time_block, 64);
+  EXPECT_EQ(c.out_of_core.slabs, 8);
+  EXPECT_INPUT_ERROR(out_of_core_case("time_block = 0\n"), "numerics.time_block = 0", "out of range", "1..64");
+  EXPECT_INPUT_ERROR(out_of_core_case("time_block = 65\n"), "numerics.time_block = 65", "1..64");
+  EXPECT_INPUT_ERROR(out_of_core_case("time_block = -1\n"), "numerics.time_block = -1", "1..64");
+  EXPECT_INPUT_ERROR(out_of_core_case("time_block = 4.0\n"), "numerics.time_block", "expected an integer");
+  EXPECT_INPUT_ERROR(out_of_core_case("time_block = \"4\"\n"), "numerics.time_block", "expected an integer");
+  EXPECT_INPUT_ERROR(out_of_core_case("slabs = 0\n"), "numerics.slabs = 0", "out of range", "1..1073741824");
+  EXPECT_INPUT_ERROR(out_of_core_case("slabs = 1073741825\n"), "numerics.slabs = 1073741825", "1..1073741824");
+  EXPECT_INPUT_ERROR(out_of_core_case("slabs = 2.0\n"), "numerics.slabs", "expected an integer");
+}
+
+TEST(CaseConfigOutOfCore, BadModeNamesTheKeyAndTheAllowedValues) {
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = \"yes\"\n"), "numerics.out_of_core = \"yes\"", "not allowed",
+                     "true, false, \"auto\"");
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = \"atuo\"\n"), "numerics.out_of_core", "did you mean 'auto'");
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = \"true\"\n"), "numerics.out_of_core = \"true\"",
+                     "without quotes");
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = 1\n"), "numerics.out_of_core = 1", "wrong type", "an integer",
+                     "a boolean (true or false) or the string \"auto\"");
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = [true]\n"), "numerics.out_of_core", "wrong type");
+  EXPECT_INPUT_ERROR(out_of_core_case("outofcore = true\n"), "unknown key", "did you mean 'out_of_core'",
+                     "device_memory_limit, time_block, slabs");
+  EXPECT_TRUE(HasAll(error_of(CaseText(), {"numerics.out_of_core=\"on\""}),
+                     {"numerics.out_of_core = \"on\"", "--set numerics.out_of_core"}));
+}
+
+TEST(CaseConfigOutOfCore, BadDeviceMemoryLimitNamesTheKeyValueAndUnits) {
+  const std::string units = "B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+  for (const std::string value : {"8 GB/s", "8", "GiB", "8 gib", "8 G", "8 KB", "-1 GB", "1e3 MB", "1.2.3 GB",
+                                  "8 GiB extra", "", "0x10 MB", "nan GB", "inf B"}) {
+    SCOPED_TRACE(value);
+    EXPECT_INPUT_ERROR(out_of_core_case("device_memory_limit = \"" + value + "\"\n"),
+                       "numerics.device_memory_limit = \"" + value + "\"", "is not a memory size", units);
+  }
+  EXPECT_INPUT_ERROR(out_of_core_case("device_memory_limit = 8.0\n"), "numerics.device_memory_limit = 8",
+                     "wrong type", "a float", units, "integer number of bytes");
+  EXPECT_INPUT_ERROR(out_of_core_case("device_memory_limit = true\n"), "numerics.device_memory_limit", "wrong type",
+                     units);
+  // Out of range: not > 0 (also after rounding), or above 2^60 bytes.
+  for (const std::string value : {"0", "-5", "\"0 GB\"", "\"0.4 B\"", "1152921504606846977", "\"1048577 TiB\"",
+                                  "\"99999999999999999999999999 TB\""}) {
+    SCOPED_TRACE(value);
+    EXPECT_INPUT_ERROR(out_of_core_case("device_memory_limit = " + value + "\n"),
+                       "numerics.device_memory_limit = " + value, "out of range", "> 0", "2^60");
+  }
+}
+
+TEST(CaseConfigOutOfCore, KeysNeedOutOfCoreTrueOrAuto) {
+  for (const std::string key : {"device_memory_limit = \"1 GiB\"", "time_block = 4", "slabs = 2"}) {
+    SCOPED_TRACE(key);
+    const std::string name = key.substr(0, key.find(' '));
+    EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = false\n" + key + "\n"), "numerics." + name,
+                       "applies only with numerics.out_of_core = true or \"auto\"");
+    EXPECT_NO_THROW(parse_case(out_of_core_case("out_of_core = \"auto\"\n" + key + "\n").str(), "t.toml"));
+    EXPECT_NO_THROW(parse_case(out_of_core_case(key + "\n").str(), "t.toml"));  // "auto" by default
+    EXPECT_NO_THROW(parse_case(out_of_core_case("out_of_core = true\n" + key + "\n").str(), "t.toml"));
+  }
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = false\ndevice_memory_limit = \"1 GiB\"\n"),
+                     "numerics.device_memory_limit = 1073741824 bytes");
+  // --set out_of_core=false drops the file's out-of-core keys; a key given by --set too is still an error.
+  const CaseText t = out_of_core_case("out_of_core = true\ndevice_memory_limit = 4096\ntime_block = 4\nslabs = 2\n");
+  const CaseConfig off = parse_case(t.str(), "t.toml", {"numerics.out_of_core=false"});
+  EXPECT_EQ(off.out_of_core.mode, OutOfCoreMode::off);
+  EXPECT_EQ(off.out_of_core.device_memory_limit, 0);
+  EXPECT_EQ(off.out_of_core.time_block, 0);
+  EXPECT_EQ(off.out_of_core.slabs, 0);
+  EXPECT_TRUE(HasAll(error_of(t, {"numerics.time_block=8", "numerics.out_of_core=false"}),
+                     {"numerics.time_block = 8", "applies only with", "--set numerics.time_block=8"}));
+  // "auto" keeps them.
+  EXPECT_EQ(parse_case(t.str(), "t.toml", {"numerics.out_of_core=\"auto\""}).out_of_core.time_block, 4);
+}
+
+TEST(CaseConfigOutOfCore, TrueRefusesParticlesThermalAndDerivedFields) {
+  const std::string fluid_only = "out-of-core runs support neither particles, [thermal] nor derived output fields yet";
+  CaseText t = out_of_core_case("out_of_core = true\n");
+  t.extra += "[particles]\ncount = 10\n";
+  EXPECT_INPUT_ERROR(t, "[particles]", "numerics.out_of_core = true", fluid_only, "density and velocity");
+  CaseText thermal = heated_cavity();
+  thermal.extra += "[numerics]\nout_of_core = true\n";
+  EXPECT_INPUT_ERROR(thermal, "[thermal]", "numerics.out_of_core = true", fluid_only);
+  for (const char* field : {"vorticity", "q_criterion", "strain_rate"}) {
+    SCOPED_TRACE(field);
+    t = out_of_core_case("out_of_core = true\n");
+    t.extra += std::string("[output]\nfields = [\"density\", \"") + field + "\"]\n";
+    EXPECT_INPUT_ERROR(t, "output.fields", std::string("\"") + field + "\"", "numerics.out_of_core = true",
+                       fluid_only);
+    // "auto" and false are fine: the run stays in-core.
+    t.extra = std::string("[numerics]\nout_of_core = \"auto\"\n[output]\nfields = [\"") + field + "\"]\n";
+    EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  }
+  t = out_of_core_case("out_of_core = true\n");
+  t.extra += "[output]\nfields = [\"velocity\", \"density\"]\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  t = out_of_core_case("out_of_core = false\n");
+  t.extra += "[particles]\ncount = 10\n";
+  EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  // Turned on by --set: the message names the --set.
+  EXPECT_TRUE(HasAll(error_of(heated_cavity(), {"numerics.out_of_core=true"}),
+                     {"[thermal]", fluid_only, "--set numerics.out_of_core=true"}));
+}
+
+TEST(CaseConfigOutOfCore, SlabsAtMostTheZPlanes) {
+  EXPECT_INPUT_ERROR(out_of_core_case("slabs = 9\n"),
+                     "numerics.slabs = 9 is out of range: at most domain.size z = 8 slabs, each needs at least one "
+                     "z-plane");
+  EXPECT_INPUT_ERROR(out_of_core_case("out_of_core = true\nslabs = 9\n"), "numerics.slabs = 9", "at most");
+  // With pz fixed, the smallest block counts: 8 planes over 3 ranks gives blocks of 3, 3 and 2.
+  CaseText t = out_of_core_case("out_of_core = true\nslabs = 3\n");
+  t.extra += "[parallel]\nranks = [1, 1, 3]\n";
+  EXPECT_INPUT_ERROR(t, "numerics.slabs = 3", "at most 2 slabs", "parallel.ranks pz = 3");
+  t.extra = "[numerics]\nout_of_core = true\nslabs = 2\n[parallel]\nranks = [1, 1, 3]\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").out_of_core.slabs, 2);
+  EXPECT_TRUE(HasAll(error_of(out_of_core_case("slabs = 4\n"), {"domain.size=[16,16,2]"}),
+                     {"numerics.slabs = 4", "domain.size z = 2"}));
+}
+
+TEST(CaseConfigOutOfCore, TrueSplitsAlongZOnly) {
+  for (const std::string ranks : {"[2, 1, 1]", "[1, 2, 1]", "[2, 2, 2]"}) {
+    SCOPED_TRACE(ranks);
+    CaseText t = out_of_core_case("out_of_core = true\n");
+    t.extra += "[parallel]\nranks = " + ranks + "\n";
+    EXPECT_INPUT_ERROR(t, "parallel.ranks = " + ranks, "out-of-core runs split the domain along z only",
+                       "parallel.ranks = [1, 1, pz]");
+    t.extra = "[numerics]\nout_of_core = \"auto\"\n[parallel]\nranks = " + ranks + "\n";
+    EXPECT_NO_THROW(parse_case(t.str(), "t.toml"));
+  }
+  CaseText t = out_of_core_case("out_of_core = true\n");
+  t.extra += "[parallel]\nranks = [1, 1, 4]\n";
+  EXPECT_EQ(parse_case(t.str(), "t.toml").parallel.ranks, (std::array<int, 3>{1, 1, 4}));
+}
+
+TEST(CaseConfigOutOfCore, ChecksApplyToStructs) {
+  CaseConfig c = cavity_struct();  // 32 x 32 x 1
+  c.out_of_core = {OutOfCoreMode::on, std::int64_t(1) << 30, 8, 1};
+  finalize_case(c);
+  const CaseConfig once = c;  // idempotent
+  finalize_case(c);
+  EXPECT_EQ(c.out_of_core.mode, once.out_of_core.mode);
+  EXPECT_EQ(c.out_of_core.device_memory_limit, once.out_of_core.device_memory_limit);
+  EXPECT_EQ(c.out_of_core.time_block, 8);
+  EXPECT_EQ(c.out_of_core.slabs, 1);
+
+  c = cavity_struct();
+  c.out_of_core.mode = OutOfCoreMode::off;
+  c.out_of_core.time_block = 2;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.time_block = 2", "applies only with numerics.out_of_core"}));
+  c.out_of_core.time_block = 0;
+  c.out_of_core.slabs = 1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.slabs = 1", "applies only with"}));
+  c.out_of_core.slabs = 0;
+  c.out_of_core.device_memory_limit = 4096;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.device_memory_limit = 4096 bytes", "applies only with"}));
+
+  c = cavity_struct();
+  c.out_of_core.time_block = 65;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.time_block = 65", "out of range"}));
+  c.out_of_core.time_block = -1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.time_block = -1", "out of range"}));
+  c = cavity_struct();
+  c.out_of_core.slabs = -3;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.slabs = -3", "out of range"}));
+  c.out_of_core.slabs = 2;  // nz = 1
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.slabs = 2", "at most domain.size z = 1 slabs"}));
+  c = cavity_struct();
+  c.out_of_core.device_memory_limit = -1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.device_memory_limit = -1", "out of range"}));
+  c.out_of_core.device_memory_limit = (std::int64_t(1) << 60) + 1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"numerics.device_memory_limit", "2^60"}));
+
+  c = cavity_struct();
+  c.out_of_core.mode = OutOfCoreMode::on;
+  c.particles.enabled = true;
+  c.particles.count = 10;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"[particles]", "numerics.out_of_core = true"}));
+  c = cavity_struct();
+  c.out_of_core.mode = OutOfCoreMode::on;
+  c.output_fields = {"density", "velocity", "strain_rate"};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"output.fields", "\"strain_rate\"", "numerics.out_of_core = true"}));
+  // Ranks: 0 = automatic is fine on every axis; x or y above 1 is not.
+  c = cavity_struct();
+  c.out_of_core.mode = OutOfCoreMode::on;
+  c.parallel.ranks = {0, 0, 0};
+  EXPECT_NO_THROW(finalize_case(c));
+  c.parallel.ranks = {1, 0, 1};
+  EXPECT_NO_THROW(finalize_case(c));
+  c.parallel.ranks = {0, 2, 0};
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"parallel.ranks = [0, 2, 0]", "along z only"}));
+}
+
+}  // namespace
+}  // namespace eddy
