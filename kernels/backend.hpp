@@ -137,16 +137,21 @@ class Stream {
 /// A marker in a stream: record() it in one stream, then make another stream wait() for it.
 class Event {
  public:
-  Event();
+  /// `timing`: the event also records when it was reached (for seconds_between); otherwise it is lighter.
+  explicit Event(bool timing = false);
   ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(const Stream& stream);
   /// Work queued on `stream` after this call starts only when the recorded point has been reached.
   void wait(const Stream& stream) const;
+  /// Seconds from reaching `start` to reaching `end`: both created with timing, recorded and reached (synchronize
+  /// first). On cpu, where work runs at once, the host clock when record() ran.
+  static double seconds_between(const Event& start, const Event& end);
 
  private:
   void* handle_ = nullptr;
+  double host_seconds_ = 0.0;  // cpu: steady clock at record()
 };
 
 /// Page-locked host memory (for fast, asynchronous transfers); ordinary aligned memory on cpu. Throws DeviceError.

@@ -51,4 +51,32 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
+/// Owns `size` elements of T in page-locked host memory (backend::allocate_pinned; ordinary memory on cpu), for
+/// asynchronous transfers. Contents start uninitialised. Move-only; throws DeviceError when it cannot be allocated.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t size)
+      : data_(static_cast<T*>(backend::allocate_pinned(size * sizeof(T)))), size_(size) {}
+  ~PinnedBuffer() { backend::release_pinned(data_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void swap(PinnedBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace eddy

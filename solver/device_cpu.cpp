@@ -2,6 +2,7 @@
 // memcpy, kernels are OpenMP loops (kernels/parallel_for.hpp).
 #include <omp.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "kernels/backend.hpp"
+#include "solver/host_memory.hpp"
 
 namespace eddy::backend {
 
@@ -29,23 +31,13 @@ std::string cpu_model_name() {
   return "CPU";
 }
 
-std::size_t meminfo_bytes(const char* key) {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name;
-  std::size_t kib = 0;
-  std::string unit;
-  while (meminfo >> name >> kib >> unit) {
-    if (name == key) return kib * 1024;
-  }
-  return 0;
-}
 }  // namespace
 
 DeviceInfo device_info(int /*index*/) {
   DeviceInfo info;
   info.name = cpu_model_name();
-  info.total_memory = meminfo_bytes("MemTotal:");
-  info.free_memory = meminfo_bytes("MemAvailable:");
+  info.total_memory = host_meminfo_bytes("MemTotal:");
+  info.free_memory = host_available_memory();
   info.compute_units = omp_get_max_threads();
   info.count = 1;
   return info;
@@ -76,9 +68,12 @@ void synchronize() {}
 Stream::Stream() = default;
 Stream::~Stream() = default;
 void Stream::synchronize() const {}
-Event::Event() = default;
+Event::Event(bool /*timing*/) {}
 Event::~Event() = default;
-void Event::record(const Stream& /*stream*/) {}
+void Event::record(const Stream& /*stream*/) {
+  host_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double Event::seconds_between(const Event& start, const Event& end) { return end.host_seconds_ - start.host_seconds_; }
 void Event::wait(const Stream& /*stream*/) const {}
 
 void* allocate_pinned(std::size_t bytes) { return allocate(bytes); }

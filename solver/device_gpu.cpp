@@ -83,10 +83,16 @@ Stream::Stream() {
 Stream::~Stream() { (void)gpu(StreamDestroy)(static_cast<gpu(Stream_t)>(handle_)); }
 void Stream::synchronize() const { EDDY_GPU_CHECK(gpu(StreamSynchronize)(stream_of(*this))); }
 
-Event::Event() {
+Event::Event(bool timing) {
   gpu(Event_t) e = nullptr;
-  EDDY_GPU_CHECK(gpu(EventCreateWithFlags)(&e, gpu(EventDisableTiming)));
+  EDDY_GPU_CHECK(gpu(EventCreateWithFlags)(&e, timing ? gpu(EventDefault) : gpu(EventDisableTiming)));
   handle_ = e;
+}
+double Event::seconds_between(const Event& start, const Event& end) {
+  float ms = 0.0f;
+  EDDY_GPU_CHECK(gpu(EventElapsedTime)(&ms, static_cast<gpu(Event_t)>(start.handle_),
+                                       static_cast<gpu(Event_t)>(end.handle_)));
+  return 1e-3 * double(ms);
 }
 Event::~Event() { (void)gpu(EventDestroy)(static_cast<gpu(Event_t)>(handle_)); }
 void Event::record(const Stream& stream) {

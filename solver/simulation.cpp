@@ -24,8 +24,10 @@
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
 #include "solver/halo_exchange.hpp"
+#include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
-#include "solver/piece_extension.hpp"
+#include "solver/moment_readout.hpp"
+#include "solver/out_of_core.hpp"
 
 namespace eddy {
 
@@ -48,15 +50,6 @@ namespace {
 /// Stencil kernels of the derived output fields: the shared-memory tiled variant, measured faster on the H200 than
 /// the plain one (vorticity 20 % / 6 %, Q-criterion 38 % / 27 % at 256^3 / 512^3; docs/performance.md).
 constexpr StencilVariant kStencilVariant = StencilVariant::tiled;
-
-/// SI units of an output field (OutputScaling::si).
-std::string si_units(const std::string& field) {
-  if (field == "density") return "kg/m^3";
-  if (field == "velocity") return "m/s";
-  if (field == "vorticity" || field == "strain_rate") return "1/s";
-  if (field == "q_criterion") return "1/s^2";
-  return "";  // temperature: the case's own units
-}
 
 /// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
 constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
@@ -173,110 +166,32 @@ class LatticeSimulation final : public Simulation {
   std::int64_t time_step() const override { return step_; }
   const Decomposition& decomposition() const override { return decomposition_; }
 
-  MacroscopicFields fields() override {
-    const std::vector<R> host = download_moments();
-    const std::size_t n = std::size_t(shape_.interior_cells());
-    MacroscopicFields out;
-    out.size = decomposition_.local_size;
-    out.offset = decomposition_.offset;
-    out.global_size = decomposition_.global_size;
-    out.rho.assign(host.begin(), host.begin() + n);
-    for (int a = 0; a < 3; ++a) out.u[a].assign(host.begin() + (a + 1) * n, host.begin() + (a + 2) * n);
-    return out;
-  }
+  MacroscopicFields fields() override { return to_fields(download_moments(), decomposition_); }
 
   Diagnostics diagnose() override {
-    // Reduced slab by slab as the moments arrive, in fixed chunks combined in order: host threads share the work
-    // and the result does not depend on their number.
-    constexpr std::int64_t kChunk = std::int64_t(1) << 16;
-    struct Partial {
-      double mass = 0.0, max_speed2 = -1.0;
-      std::int64_t fastest = 0, first_bad = -1;
-    };
-    Partial total;
+    DiagnosticsAccumulator sums;  // reduced slab by slab as the moments arrive
     for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-      const std::int64_t chunks = (cells + kChunk - 1) / kChunk;
-      std::vector<Partial> partial(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static)
-      for (std::int64_t c = 0; c < chunks; ++c) {
-        Partial& p = partial[static_cast<std::size_t>(c)];
-        for (std::int64_t j = c * kChunk; j < std::min(cells, (c + 1) * kChunk); ++j) {
-          const double rho = part[j], ux = part[slab + j], uy = part[2 * slab + j], uz = part[3 * slab + j];
-          const double speed2 = ux * ux + uy * uy + uz * uz;
-          if (!std::isfinite(rho) || !std::isfinite(speed2)) {
-            if (p.first_bad < 0) p.first_bad = first + j;
-            continue;
-          }
-          p.mass += rho;
-          if (speed2 > p.max_speed2) {
-            p.max_speed2 = speed2;
-            p.fastest = first + j;
-          }
-        }
-      }
-      for (const Partial& p : partial) {
-        total.mass += p.mass;
-        if (p.max_speed2 > total.max_speed2) {
-          total.max_speed2 = p.max_speed2;
-          total.fastest = p.fastest;
-        }
-        if (total.first_bad < 0) total.first_bad = p.first_bad;
-      }
+      sums.add(part, slab, first, cells);
     });
-    Diagnostics d;
-    d.mass = total.mass;
-    d.max_speed = std::sqrt(std::max(total.max_speed2, 0.0));
-    d.fastest_cell = global_coordinates(total.fastest);
-    d.finite = total.first_bad < 0;
-    if (!d.finite) d.first_nonfinite_cell = global_coordinates(total.first_bad);
-    return d;
+    return sums.result(decomposition_.local_size, decomposition_.offset);
   }
 
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
     // Components back to back: rho, u (3), then the derived fields in the order of kDerivedFields.
     std::vector<R> host = download_moments();
-    const std::size_t n = std::size_t(shape_.interior_cells());
-    const R inv_u = R(1.0 / scaling.velocity);
-    for (std::size_t k = 0; k < n; ++k) host[k] *= R(scaling.density);
-    for (std::size_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
+    scale_moments(host, shape_.interior_cells(), scaling);
+    std::vector<std::pair<std::string, int>> blocks = {{"density", 1}, {"velocity", 3}};
     const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
+    for (const DerivedField& d : kDerivedFields) {
+      if (wants_output(d.name)) blocks.emplace_back(d.name, d.components);
+    }
     if (thermal_ && wants_output("temperature")) {
       const std::vector<double> t = thermal_->interior();
       host.insert(host.end(), t.begin(), t.end());
+      blocks.emplace_back("temperature", 1);
     }
-    const int components = int(host.size() / std::max<std::size_t>(n, 1));
-    PieceExtent piece{decomposition_.offset, decomposition_.local_size};
-    if (!decomposition_.serial() && decomposition_.size > 1) {
-      host = extend_to_upper_neighbours(decomposition_, host, components, piece.size);
-    }
-    const std::size_t m = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
-    GridGeometry grid;
-    for (int a = 0; a < 3; ++a) {
-      grid.size[a] = piece.size[a];
-      grid.offset[a] = piece.offset[a];
-      grid.spacing[a] = 1.0 / scaling.length;
-      grid.origin[a] = 0.5 / scaling.length;
-    }
-    if (scaling.si) {
-      grid.length_units = "m";
-      grid.time_units = "s";
-    }
-    std::vector<PointField<R>> point_fields;
-    const R* next = host.data();
-    auto take = [&](const char* name, int count) {
-      PointField<R> field{name, {}, scaling.si ? si_units(name) : std::string()};
-      for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
-      if (wants_output(name)) point_fields.push_back(field);
-    };
-    take("density", 1);
-    take("velocity", 3);
-    for (const DerivedField& d : kDerivedFields) {
-      if (wants_output(d.name)) take(d.name, d.components);
-    }
-    if (thermal_ && wants_output("temperature")) take("temperature", 1);
-    eddy::write_vti<R>(path, grid, point_fields, scaling.time(step_));
-    return piece;
+    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
   }
 
   /// Fields derived from the velocity by finite differences (kernels/stencil_launchers.hpp), in output order.
@@ -322,7 +237,7 @@ class LatticeSimulation final : public Simulation {
     const double rate = scaling.length / scaling.velocity;  // 1 / step -> 1 / (U / L)
     auto append = [&](DeviceBuffer<R>& field, double scale) {
       const std::vector<R> all = field.download();
-      for_each_interior([&](std::int64_t, std::int64_t cell) { out.push_back(R(all[cell] * scale)); });
+      for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) { out.push_back(R(all[cell] * scale)); });
     };
     for (const DerivedField& d : kDerivedFields) {
       if (!wanted(d.name)) continue;
@@ -350,40 +265,13 @@ class LatticeSimulation final : public Simulation {
     complete_halo();
     const std::vector<T> all = f_.download();
     const std::vector<CellFlag> flags = flags_.download();
-    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
-    std::vector<double> out(std::size_t(d3q19::Q) * std::size_t(n));
-    for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) {
-        // f*_i(x): "swapped" keeps it in slot opp(i) of x; "own" has moved it to slot i of x + c_i, or, when that
-        // cell is solid, bounced it into slot opp(i) of x with the wall's Ladd term added.
-        double g;
-        if (layout_ == PopulationLayout::swapped) {
-          g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
-        } else {
-          const std::int64_t to = cell + shape_.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-          const CellFlag neighbour = flags[to];
-          if (!is_solid(neighbour)) {
-            g = double(Stored<T>::load(all[i * stride + to]));
-          } else {
-            g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
-            if (neighbour >= kMovingWall) g -= double(ladd_term(d3q19::opp(i), walls_.u[neighbour - kMovingWall]));
-          }
-        }
-        out[i * n + k] = g + d3q19::w<double>(i);
-      }
-    });
-    return out;
+    return interior_populations(all.data(), flags.data(), shape_, layout_, walls_);
   }
 
   void set_populations(const std::vector<double>& f) override {
     complete_halo();
     std::vector<T> all = f_.download();
-    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
-    for_each_interior([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) {
-        all[d3q19::opp(i) * stride + cell] = Stored<T>::store(R(f[i * n + k] - d3q19::w<double>(i)));
-      }
-    });
+    set_interior_populations(all.data(), shape_, f);
     f_.upload(all);
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
     halo_pending_ = halo_.active();
@@ -407,15 +295,11 @@ class LatticeSimulation final : public Simulation {
   RawState raw_state() override {
     complete_halo();
     const std::vector<T> all = f_.download();
-    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
     RawState state;
     state.step = step_;
     state.layout = int(layout_);
-    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T));
-    T* out = reinterpret_cast<T*>(state.populations.data());
-    for_each_interior_parallel([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) out[i * n + k] = all[std::size_t(i * stride + cell)];
-    });
+    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
+    pack_interior_slots(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
     if (thermal_) {
       const std::vector<R> t = thermal_->interior_raw();
       state.temperature.resize(t.size() * sizeof(R));
@@ -431,7 +315,7 @@ class LatticeSimulation final : public Simulation {
   }
 
   void set_raw_state(const RawState& state) override {
-    const std::int64_t n = shape_.interior_cells(), stride = shape_.n_cells();
+    const std::int64_t n = shape_.interior_cells();
     if (state.populations.size() != std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T)) {
       throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
                                   " population bytes do not fit this block");
@@ -446,10 +330,7 @@ class LatticeSimulation final : public Simulation {
       throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
     }
     std::vector<T> all = f_.download();
-    const T* in = reinterpret_cast<const T*>(state.populations.data());
-    for_each_interior_parallel([&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) all[std::size_t(i * stride + cell)] = in[i * n + k];
-    });
+    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, all.data());
     f_.upload(all);
     layout_ = PopulationLayout(state.layout);
     step_ = state.step;
@@ -518,33 +399,6 @@ class LatticeSimulation final : public Simulation {
     halo_pending_ = false;
   }
 
-  std::array<int, 3> global_coordinates(std::int64_t k) const {
-    const int x = int(k % shape_.n[0]);
-    const int y = int((k / shape_.n[0]) % shape_.n[1]);
-    const int z = int(k / (std::int64_t(shape_.n[0]) * shape_.n[1]));
-    return {decomposition_.offset[0] + x, decomposition_.offset[1] + y, decomposition_.offset[2] + z};
-  }
-
-  /// Calls fn(k, cell) for every interior cell: k its interior index, cell its block index.
-  template <class Fn>
-  void for_each_interior(Fn fn) const {
-    std::int64_t k = 0;
-    for (int z = 1; z <= shape_.n[2]; ++z)
-      for (int y = 1; y <= shape_.n[1]; ++y)
-        for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
-  }
-  /// The same on all host threads, z-planes shared out: fn must only touch cell k's own data.
-  template <class Fn>
-  void for_each_interior_parallel(Fn fn) const {
-    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
-#pragma omp parallel for schedule(static)
-    for (int z = 1; z <= shape_.n[2]; ++z) {
-      std::int64_t k = (z - 1) * plane;
-      for (int y = 1; y <= shape_.n[1]; ++y)
-        for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
-    }
-  }
-
   /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
   /// kMomentSlabCells cells, so the device buffer stays small) and calls fn(part, slab, first, cells) for each:
   /// `part` holds 4 blocks of `slab` values (rho, ux, uy, uz), of which the first `cells` are interior cells
@@ -571,12 +425,7 @@ class LatticeSimulation final : public Simulation {
 
   /// The fields of the current time on the host: 4 blocks of n interior values (rho, ux, uy, uz).
   std::vector<R> download_moments() {
-    const std::int64_t n = shape_.interior_cells();
-    std::vector<R> host(std::size_t(4 * n));
-    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-      for (int q = 0; q < 4; ++q) std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + first);
-    });
-    return host;
+    return gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
   }
 
   Decomposition decomposition_;
@@ -639,6 +488,9 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
+  if (runs_out_of_core(config, decomposition, device_bytes_needed(config, decomposition))) {
+    return create_out_of_core(config, decomposition);
+  }
   check_memory(config, decomposition);
   switch (config.precision) {
     case Precision::float64: return std::make_unique<LatticeSimulation<double>>(config, decomposition);

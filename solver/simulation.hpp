@@ -74,6 +74,21 @@ struct RawState {
   std::vector<unsigned char> particle_force;
 };
 
+/// Slab plan and transfer counters of an out-of-core run (solver/out_of_core.hpp), summed since the run began;
+/// eddy bench --out-of-core reports the difference over its timed steps.
+struct OutOfCoreStats {
+  int time_block = 0;             ///< k: steps per slab visit
+  int slabs = 0;                  ///< slabs of this rank's block
+  int buffer_planes = 0;          ///< z-planes of each of the two device buffers
+  std::int64_t device_bytes = 0;  ///< the device buffers' bytes
+  std::int64_t budget = 0;        ///< the device memory budget (bytes)
+  std::int64_t sweeps = 0;        ///< sweeps over the block (each advances time_block steps or fewer)
+  double bytes_up = 0.0, bytes_down = 0.0;  ///< host -> device, device -> host
+  /// Sums over the slab visits of the time each phase took on its stream (timing events), and the wall time of
+  /// the sweeps: busy fraction of the copy engines and the kernels = phase seconds / total seconds.
+  double seconds_up = 0.0, seconds_down = 0.0, seconds_compute = 0.0, seconds_total = 0.0;
+};
+
 class Simulation {
  public:
   /// Allocates device memory for `config` (finalized) and sets the initial state, for a one-rank run without MPI.
@@ -155,6 +170,9 @@ class Simulation {
   virtual std::size_t device_bytes() const = 0;
   /// Bytes moved through device memory per fluid cell per step by the fused kernel.
   virtual std::size_t kernel_bytes_per_cell() const = 0;
+
+  /// The out-of-core plan and counters; false for an in-core run.
+  virtual bool out_of_core(OutOfCoreStats& /*stats*/) const { return false; }
 
   const CaseConfig& config() const { return config_; }
   virtual const Decomposition& decomposition() const = 0;

@@ -155,6 +155,55 @@ TEST(MpiDeterminism, Fp16PeriodicTaylorGreenAfterAnOddStepCount) {
   expect_bitwise_equal_to_one_rank(c, 157);
 }
 
+// Out-of-core blocks (solver/out_of_core.hpp) on 2 and 4 ranks, split along z: each rank streams its block through
+// the device in slabs and takes its halo planes from its z-neighbours (across the periodic face too, where the
+// rounding keys of fp16 must be the far cells' own). The fields equal the one-rank in-core run bit for bit.
+TEST(MpiOutOfCore, BitwiseEqualToOneRankInCore) {
+  EDDY_REQUIRE_DEVICE();
+  struct Setting {
+    int ranks, time_block, slabs;
+  };
+  const Setting settings[] = {{2, 2, 2}, {2, 3, 1}, {4, 1, 2}};
+  for (const Precision precision : {Precision::float32, Precision::float16}) {
+    for (CaseConfig config : {cavity_case(), taylor_green_case()}) {
+      config.precision = precision;
+      const int steps = 13;
+      std::vector<double> reference;
+      if (world_rank() == 0) {
+        auto serial = Simulation::create(config);
+        serial->advance(steps);
+        const MacroscopicFields f = serial->fields();
+        reference = f.rho;
+        for (int a = 0; a < 3; ++a) reference.insert(reference.end(), f.u[a].begin(), f.u[a].end());
+      }
+      for (const Setting& s : settings) {
+        if (world_size() % s.ranks != 0) continue;
+        CaseConfig ooc = config;
+        ooc.out_of_core.mode = OutOfCoreMode::on;
+        ooc.out_of_core.time_block = s.time_block;
+        ooc.out_of_core.slabs = s.slabs;
+        ooc.out_of_core.device_memory_limit = std::int64_t(1) << 28;
+        finalize_case(ooc);
+        MPI_Comm group = group_of(s.ranks);
+        const Decomposition d = decompose(ooc, group);
+        ASSERT_EQ(d.dims, (std::array<int, 3>{1, 1, s.ranks}));
+        auto sim = Simulation::create(ooc, d);
+        OutOfCoreStats stats;
+        ASSERT_TRUE(sim->out_of_core(stats));
+        sim->advance(steps);
+        const std::vector<double> fields = gather_fields(sim->fields(), group);
+        MPI_Comm_free(&group);
+        if (world_rank() != 0) continue;
+        ASSERT_EQ(fields.size(), reference.size());
+        std::size_t mismatches = 0;
+        for (std::size_t k = 0; k < fields.size(); ++k) mismatches += fields[k] != reference[k];
+        EXPECT_EQ(mismatches, 0u) << s.ranks << " ranks, time_block " << s.time_block << ", " << s.slabs
+                                  << " slabs, storage " << int(precision) << ": values that differ";
+      }
+    }
+  }
+}
+
 /// Encodes population i of global cell g as an exact double.
 double encode(const std::array<int, 3>& g, const std::array<int, 3>& n, int i) {
   return double((g[0] + std::int64_t(n[0]) * (g[1] + std::int64_t(n[1]) * g[2])) * d3q19::Q + i);
@@ -301,6 +350,24 @@ TEST(Decomposition, UnevenSizesAndRankCountErrors) {
   if (world_size() > 2) {
     EXPECT_THROW(decompose(thin, MPI_COMM_WORLD), CollectiveInputError);
   }
+}
+
+TEST(Decomposition, OutOfCoreSplitsAlongZOnly) {
+  // Automatic dims of an out-of-core run: {1, 1, ranks}, where MPI_Dims_create would also split x and y.
+  CaseConfig c = test::box_case(16, 16, 16, 0.8);
+  c.out_of_core.mode = OutOfCoreMode::on;
+  finalize_case(c);
+  const Decomposition d = decompose(c, MPI_COMM_WORLD);
+  EXPECT_EQ(d.dims, (std::array<int, 3>{1, 1, world_size()}));
+  EXPECT_EQ(d.local_size[0], 16);
+  EXPECT_EQ(d.local_size[1], 16);
+  c.out_of_core.mode = OutOfCoreMode::automatic;  // not forced: the usual balanced split
+  if (world_size() == 4) EXPECT_EQ(decompose(c, MPI_COMM_WORLD).dims, (std::array<int, 3>{1, 2, 2}));
+  // More ranks than z-planes is refused, even where x or y could take them.
+  CaseConfig flat = test::box_case(16, 16, 1, 0.8);
+  flat.out_of_core.mode = OutOfCoreMode::on;
+  finalize_case(flat);
+  if (world_size() > 1) EXPECT_THROW(decompose(flat, MPI_COMM_WORLD), RankCountError);
 }
 
 }  // namespace

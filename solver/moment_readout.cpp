@@ -1,0 +1,141 @@
+#include "solver/moment_readout.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "io/vtk_output.hpp"
+#include "solver/piece_extension.hpp"
+
+namespace eddy {
+
+namespace {
+constexpr std::int64_t kChunk = std::int64_t(1) << 16;
+}  // namespace
+
+template <class R>
+void DiagnosticsAccumulator::add(const std::vector<R>& part, std::int64_t slab, std::int64_t first,
+                                 std::int64_t cells) {
+  if (cells <= 0) return;
+  const std::int64_t chunk_lo = first / kChunk, chunk_hi = (first + cells - 1) / kChunk + 1;
+  if (std::int64_t(chunks_.size()) < chunk_hi) chunks_.resize(std::size_t(chunk_hi));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = chunk_lo; c < chunk_hi; ++c) {
+    Partial& p = chunks_[std::size_t(c)];  // a chunk cut by the slab's ends goes on where the last slab left it
+    const std::int64_t lo = std::max(first, c * kChunk), hi = std::min(first + cells, (c + 1) * kChunk);
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const std::int64_t j = k - first;
+      const double rho = part[j], ux = part[slab + j], uy = part[2 * slab + j], uz = part[3 * slab + j];
+      const double speed2 = ux * ux + uy * uy + uz * uz;
+      if (!std::isfinite(rho) || !std::isfinite(speed2)) {
+        if (p.first_bad < 0) p.first_bad = k;
+        continue;
+      }
+      p.mass += rho;
+      if (speed2 > p.max_speed2) {
+        p.max_speed2 = speed2;
+        p.fastest = k;
+      }
+    }
+  }
+}
+
+std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& size,
+                                      const std::array<int, 3>& offset) {
+  const int x = int(k % size[0]);
+  const int y = int((k / size[0]) % size[1]);
+  const int z = int(k / (std::int64_t(size[0]) * size[1]));
+  return {offset[0] + x, offset[1] + y, offset[2] + z};
+}
+
+Diagnostics DiagnosticsAccumulator::result(const std::array<int, 3>& size, const std::array<int, 3>& offset) const {
+  Partial total;
+  for (const Partial& p : chunks_) {
+    total.mass += p.mass;
+    if (p.max_speed2 > total.max_speed2) {
+      total.max_speed2 = p.max_speed2;
+      total.fastest = p.fastest;
+    }
+    if (total.first_bad < 0) total.first_bad = p.first_bad;
+  }
+  Diagnostics d;
+  d.mass = total.mass;
+  d.max_speed = std::sqrt(std::max(total.max_speed2, 0.0));
+  d.fastest_cell = interior_to_global(total.fastest, size, offset);
+  d.finite = total.first_bad < 0;
+  if (!d.finite) d.first_nonfinite_cell = interior_to_global(total.first_bad, size, offset);
+  return d;
+}
+
+template <class R>
+MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& decomposition) {
+  const std::size_t n = host.size() / 4;
+  MacroscopicFields out;
+  out.size = decomposition.local_size;
+  out.offset = decomposition.offset;
+  out.global_size = decomposition.global_size;
+  out.rho.assign(host.begin(), host.begin() + n);
+  for (int a = 0; a < 3; ++a) out.u[a].assign(host.begin() + (a + 1) * n, host.begin() + (a + 2) * n);
+  return out;
+}
+
+template <class R>
+void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling) {
+  const R inv_u = R(1.0 / scaling.velocity);
+  for (std::int64_t k = 0; k < n; ++k) host[k] *= R(scaling.density);
+  for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
+}
+
+std::string si_units(const std::string& field) {
+  if (field == "density") return "kg/m^3";
+  if (field == "velocity") return "m/s";
+  if (field == "vorticity" || field == "strain_rate") return "1/s";
+  if (field == "q_criterion") return "1/s^2";
+  return "";  // temperature: the case's own units
+}
+
+template <class R>
+PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
+                            std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
+                            const std::vector<std::string>& wanted, std::int64_t step) {
+  const std::size_t n = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
+                        decomposition.local_size[2];
+  const int components = int(host.size() / std::max<std::size_t>(n, 1));
+  PieceExtent piece{decomposition.offset, decomposition.local_size};
+  if (!decomposition.serial() && decomposition.size > 1) {
+    host = extend_to_upper_neighbours(decomposition, host, components, piece.size);
+  }
+  const std::size_t m = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
+  GridGeometry grid;
+  for (int a = 0; a < 3; ++a) {
+    grid.size[a] = piece.size[a];
+    grid.offset[a] = piece.offset[a];
+    grid.spacing[a] = 1.0 / scaling.length;
+    grid.origin[a] = 0.5 / scaling.length;
+  }
+  if (scaling.si) {
+    grid.length_units = "m";
+    grid.time_units = "s";
+  }
+  std::vector<PointField<R>> point_fields;
+  const R* next = host.data();
+  for (const auto& [name, count] : fields) {
+    PointField<R> field{name, {}, scaling.si ? si_units(name) : std::string()};
+    for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
+    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
+  }
+  eddy::write_vti<R>(path, grid, point_fields, scaling.time(step));
+  return piece;
+}
+
+#define EDDY_INSTANTIATE(R)                                                                                         \
+  template void DiagnosticsAccumulator::add<R>(const std::vector<R>&, std::int64_t, std::int64_t, std::int64_t);   \
+  template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                            \
+  template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
+  template PieceExtent write_piece_vti<R>(const std::string&, const OutputScaling&, const Decomposition&,          \
+                                          std::vector<R>, const std::vector<std::pair<std::string, int>>&,         \
+                                          const std::vector<std::string>&, std::int64_t);
+EDDY_INSTANTIATE(float)
+EDDY_INSTANTIATE(double)
+#undef EDDY_INSTANTIATE
+
+}  // namespace eddy

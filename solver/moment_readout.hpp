@@ -1,0 +1,70 @@
+// Read-outs built on macroscopic fields that arrive a slab of z-planes at a time, shared by the in-core and the
+// out-of-core simulations: the fields on the host, diagnostics, and the .vti piece of a rank.
+//
+// A slab callback has the form fn(part, slab, first, cells): `part` holds 4 blocks of `slab` values (rho, ux, uy,
+// uz), of which the first `cells` are interior cells first, first + 1, ... (MacroscopicFields order).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "solver/decomposition.hpp"
+#include "solver/simulation.hpp"
+
+namespace eddy {
+
+/// Mass, fastest cell and first non-finite cell of the slabs added (in interior order), summed in fixed chunks of
+/// interior cells, each in cell order, then the chunks in order: host threads share the work, and the result
+/// depends neither on their number nor on how the cells arrive in slabs.
+class DiagnosticsAccumulator {
+ public:
+  template <class R>
+  void add(const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells);
+  /// The result; `size` and `offset` turn interior indices into global cell coordinates.
+  Diagnostics result(const std::array<int, 3>& size, const std::array<int, 3>& offset) const;
+
+ private:
+  struct Partial {
+    double mass = 0.0, max_speed2 = -1.0;
+    std::int64_t fastest = 0, first_bad = -1;
+  };
+  std::vector<Partial> chunks_;
+};
+
+/// Global coordinates of interior cell k of a block of `size` cells at `offset`.
+std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& size, const std::array<int, 3>& offset);
+
+/// Gathers the slabs of `for_each_slab` into 4 blocks of n interior values (rho, ux, uy, uz).
+template <class R, class ForEachSlab>
+std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
+  std::vector<R> host(std::size_t(4 * n));
+  for_each_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
+    for (int q = 0; q < 4; ++q) std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + first);
+  });
+  return host;
+}
+
+/// MacroscopicFields of this rank's block from 4 blocks of interior values (rho, ux, uy, uz).
+template <class R>
+MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& decomposition);
+
+/// Scales the first 4 blocks of n values (rho, u) of `host` for output: rho by scaling.density, u by 1 / velocity.
+template <class R>
+void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling);
+
+/// SI units of an output field (OutputScaling::si): "kg/m^3", "m/s", "1/s", "1/s^2"; "" for others.
+std::string si_units(const std::string& field);
+
+/// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each
+/// component n interior values; those named in `wanted` are written. On several ranks the piece is extended by one
+/// node towards its upper neighbours (collective) and its extent returned for the .pvti.
+template <class R>
+PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
+                            std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
+                            const std::vector<std::string>& wanted, std::int64_t step);
+
+}  // namespace eddy

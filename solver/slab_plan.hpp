@@ -1,0 +1,65 @@
+// How an out-of-core block is cut into z-slabs (solver/out_of_core.hpp): slab boundaries, the ghost region each slab
+// carries for temporal blocking, and the device memory this takes. Pure arithmetic, no device.
+//
+// A visit advances a slab k = time_block steps on the device. With the in-place AA pattern (kernels/streaming.hpp) a
+// cell's slots can only go wrong through cells within 2 planes at an odd step and 0 at an even one, and the device
+// block's outermost plane is never updated; over k steps the wrong values reach at most k + 1 planes in from the
+// device block's end. So each slab carries halo = k + 1 planes of its neighbours on each side that is not a wall (a
+// wall side carries only the block's own ghost plane), and after k steps its own planes equal an in-core run's bit for
+// bit (tests/physics/test_out_of_core.cpp checks it, and that k planes are not enough).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace eddy {
+
+/// Inputs of plan_slabs: one block of nz interior z-planes; sizes in bytes.
+struct SlabRequest {
+  int nz = 0;                  ///< interior z-planes of the block
+  std::size_t plane_bytes = 0; ///< device bytes of one z-plane of a slab buffer: cells of the plane (ghosts, padding)
+                               ///< times (19 population values + 1 flag)
+  bool wall_below = true;      ///< the block's lower z side is a wall face (else a periodic face or another rank)
+  bool wall_above = true;
+  std::int64_t budget = 0;     ///< device bytes the slab buffers may take (> 0)
+  int time_block = 0;          ///< k; 0 = chosen here
+  int slabs = 0;               ///< slab count; 0 = chosen here
+  /// Interior z-planes of the thinnest block a halo is taken from (this one across a periodic face, or another
+  /// rank's): the halo cannot be deeper.
+  int neighbour_planes = 0;
+  std::string budget_name;     ///< how messages name the budget (the case key, or "the free device memory")
+};
+
+/// Buffers on the device: two, so that one slab computes while the other's planes travel.
+inline constexpr int kSlabBuffers = 2;
+
+struct SlabPlan {
+  int time_block = 1;             ///< k: steps per visit
+  int halo = 2;                   ///< k + 1: planes carried beyond a slab's own on each non-wall side
+  std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
+  int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
+  std::int64_t device_bytes = 0;  ///< kSlabBuffers * buffer_planes * plane_bytes
+  int slabs() const { return int(first.size()) - 1; }
+  int planes(int slab) const { return first[slab + 1] - first[slab]; }
+  /// Host planes [lo, hi) a slab's device buffer holds with `depth` planes beyond its own, clamped to the block's
+  /// ghost plane on a wall side; host plane 0 and nz + 1 are the ghost planes, planes outside [0, nz + 1] lie beyond
+  /// a periodic face or in the next rank.
+  void device_range(int slab, int depth, const SlabRequest& request, int& lo, int& hi) const;
+};
+
+/// Chooses time_block and slabs (those not given) and checks the plan fits:
+///   - default time_block: the largest k <= 8 whose slabs still have at least 4 (k + 1) own planes, at least 1, and
+///     with k + 1 at most neighbour_planes when a z side is not a wall;
+///   - default slabs: as few as fit the budget, sizes differing by at most one plane;
+///   - every slab but the first and the last must have at least k + 1 planes: a slab's halo then reaches only into
+///     its neighbours, which the sweep order keeps unwritten until it has been read (solver/out_of_core.cpp).
+/// Throws InputError naming request.budget_name and the minimum budget when even one slab does not fit, and naming
+/// numerics.slabs / numerics.time_block when the given values do not fit together.
+SlabPlan plan_slabs(const SlabRequest& request);
+
+/// Device bytes the smallest workable plan for `request` needs (its time_block, or 1 when not given).
+std::int64_t minimum_slab_budget(const SlabRequest& request);
+
+}  // namespace eddy

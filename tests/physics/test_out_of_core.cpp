@@ -1,0 +1,215 @@
+// Out-of-core runs (solver/out_of_core.hpp) against in-core runs of the same case, backend and storage: the fields,
+// the populations and the raw stored state must be bitwise identical, for time blocks k = 1, 2, 4 and 2, 3 and 7
+// slabs (a count that does not divide the planes included), at a time that is a multiple of k and one that is not.
+// Cases: a cavity (walls on every face, two moving walls, a body force), a channel (periodic in x and z, walls in
+// y, driven by a body force) and a fully periodic Taylor-Green vortex; fp16's stochastic rounding makes the keys of
+// halo cells across the periodic z face count. Also: a budget too small for one slab names the minimum, and that
+// minimum runs; restarts between in-core and out-of-core runs continue bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "solver/out_of_core.hpp"
+#include "solver/simulation.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+enum class Flow { cavity, channel, taylor_green };
+
+const char* flow_name(Flow f) {
+  return f == Flow::cavity ? "cavity" : f == Flow::channel ? "channel" : "taylor_green";
+}
+
+/// 35 z-planes: 7 slabs of 5, each deep enough for the halo of k = 4.
+CaseConfig flow_case(Flow flow, Precision precision) {
+  CaseConfig c = test::box_case(12, 10, 35, 0.0);
+  c.tau = 0.0;
+  c.velocity = 0.08;
+  c.reynolds = 40.0;
+  if (flow == Flow::cavity) {
+    c.faces[3] = {FaceKind::moving_wall, {0.08, 0.0, 0.02}};
+    c.faces[0] = {FaceKind::moving_wall, {0.0, 0.03, 0.0}};
+    c.body_force = {0.0, 0.0, 2e-6};
+  } else if (flow == Flow::channel) {
+    test::make_periodic(c, 0);
+    test::make_periodic(c, 2);
+    c.body_force = {3e-5, 0.0, 1e-5};
+  } else {
+    for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
+    c.initial = {InitialKind::taylor_green_3d, 0.05};  // lattice units
+  }
+  c.precision = precision;
+  return c;
+}
+
+CaseConfig out_of_core_case(CaseConfig c, int time_block, int slabs) {
+  c.out_of_core.mode = OutOfCoreMode::on;
+  c.out_of_core.time_block = time_block;
+  c.out_of_core.slabs = slabs;
+  c.out_of_core.device_memory_limit = std::int64_t(1) << 30;
+  return c;
+}
+
+/// Asserts bitwise equality of two runs' fields, populations and stored state; `what` names the comparison.
+void expect_identical(Simulation& in_core, Simulation& out_of_core, const std::string& what) {
+  const MacroscopicFields a = in_core.fields(), b = out_of_core.fields();
+  EXPECT_TRUE(a.rho == b.rho) << what << ": density differs";
+  for (int d = 0; d < 3; ++d) EXPECT_TRUE(a.u[d] == b.u[d]) << what << ": velocity component " << d << " differs";
+  EXPECT_TRUE(in_core.populations() == out_of_core.populations()) << what << ": populations differ";
+  const RawState ra = in_core.raw_state(), rb = out_of_core.raw_state();
+  EXPECT_EQ(ra.step, rb.step) << what;
+  EXPECT_EQ(ra.layout, rb.layout) << what;
+  EXPECT_TRUE(ra.populations == rb.populations) << what << ": stored populations differ";
+  const Diagnostics da = in_core.diagnose(), db = out_of_core.diagnose();
+  EXPECT_EQ(da.mass, db.mass) << what;
+  EXPECT_EQ(da.max_speed, db.max_speed) << what;
+}
+
+using Params = std::tuple<Flow, Precision, int, int>;  // flow, storage, time_block, slabs
+
+class OutOfCore : public ::testing::TestWithParam<Params> {};
+
+TEST_P(OutOfCore, EqualsInCoreBitwise) {
+  EDDY_REQUIRE_DEVICE();
+  const auto [flow, precision, k, slabs] = GetParam();
+  CaseConfig base = flow_case(flow, precision);
+  base.out_of_core.mode = OutOfCoreMode::off;
+  finalize_case(base);
+  CaseConfig ooc = out_of_core_case(flow_case(flow, precision), k, slabs);
+  finalize_case(ooc);
+  auto in_core = Simulation::create(base);
+  auto out = Simulation::create(ooc);
+  OutOfCoreStats stats;
+  ASSERT_TRUE(out->out_of_core(stats));
+  ASSERT_FALSE(in_core->out_of_core(stats));
+  out->out_of_core(stats);
+  EXPECT_EQ(stats.time_block, k);
+  EXPECT_EQ(stats.slabs, slabs);
+  expect_identical(*in_core, *out, "initial state");
+  // 8 steps (a multiple of every k here), then 3 more (a partial block for k = 2 and 4, odd layouts for all).
+  in_core->advance(8);
+  out->advance(8);
+  expect_identical(*in_core, *out, "after 8 steps");
+  in_core->advance(3);
+  out->advance(3);
+  expect_identical(*in_core, *out, "after 11 steps");
+  out->out_of_core(stats);
+  EXPECT_EQ(stats.sweeps, (8 + k - 1) / k + (3 + k - 1) / k);
+  EXPECT_GT(stats.bytes_up, 0.0);
+  EXPECT_GT(stats.bytes_down, 0.0);
+  // The flow has moved: equality is not of two states at rest.
+  EXPECT_GT(out->diagnose().max_speed, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KAndSlabs, OutOfCore,
+    ::testing::Combine(::testing::Values(Flow::cavity, Flow::channel, Flow::taylor_green),
+                       ::testing::Values(Precision::float32, Precision::float16, Precision::float64),
+                       ::testing::Values(1, 2, 4), ::testing::Values(2, 3, 7)),
+    [](const ::testing::TestParamInfo<Params>& info) {
+      const Precision p = std::get<1>(info.param);
+      return std::string(flow_name(std::get<0>(info.param))) + "_" +
+             (p == Precision::float16 ? "fp16" : p == Precision::float64 ? "double" : "float") + "_k" +
+             std::to_string(std::get<2>(info.param)) + "_slabs" + std::to_string(std::get<3>(info.param));
+    });
+
+TEST(OutOfCoreBudget, TooSmallForOneSlabNamesTheMinimumAndTheMinimumRuns) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = out_of_core_case(flow_case(Flow::channel, Precision::float32), 2, 0);
+  c.out_of_core.device_memory_limit = 100000;  // a 14 x 12 plane (pitch 16) takes 16 * 12 * 77 = 14784 bytes
+  finalize_case(c);
+  std::string message;
+  try {
+    Simulation::create(c);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  ASSERT_NE(message, "") << "a 100000-byte budget was accepted";
+  EXPECT_NE(message.find("numerics.device_memory_limit"), std::string::npos) << message;
+  EXPECT_NE(message.find("too small for even one slab"), std::string::npos) << message;
+  // The minimum it names: slabs of k + 1 = 3 planes (11 of them and a last one of 2), in 2 buffers of 3 + 3 + 3
+  // planes.
+  const std::int64_t minimum = 2 * 9 * 16 * 12 * 77;
+  EXPECT_NE(message.find("(" + std::to_string(minimum) + " bytes)"), std::string::npos) << message;
+  // That budget runs, with the most slabs it allows, and one byte less does not.
+  c.out_of_core.device_memory_limit = minimum;
+  auto out = Simulation::create(c);
+  OutOfCoreStats stats;
+  out->out_of_core(stats);
+  EXPECT_LE(stats.device_bytes, minimum);
+  EXPECT_EQ(stats.slabs, 12);
+  CaseConfig base = flow_case(Flow::channel, Precision::float32);
+  base.out_of_core.mode = OutOfCoreMode::off;
+  finalize_case(base);
+  auto in_core = Simulation::create(base);
+  in_core->advance(5);
+  out->advance(5);
+  expect_identical(*in_core, *out, "at the minimum budget");
+  c.out_of_core.device_memory_limit = minimum - 1;
+  EXPECT_THROW(Simulation::create(c), InputError);
+}
+
+TEST(OutOfCoreBudget, SlabsThinnerThanTheHaloAreRefused) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = out_of_core_case(flow_case(Flow::cavity, Precision::float32), 4, 8);  // 35 / 8: slabs of 4 < 5
+  finalize_case(c);
+  try {
+    Simulation::create(c);
+    FAIL() << "slabs of 4 planes were accepted for time_block = 4";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("numerics.slabs = 8"), std::string::npos) << message;
+    EXPECT_NE(message.find("at least 5"), std::string::npos) << message;
+  }
+}
+
+TEST(OutOfCoreBudget, DefaultsFromTheBudgetStayWithinIt) {
+  EDDY_REQUIRE_DEVICE();
+  for (const std::int64_t budget : {std::int64_t(300000), std::int64_t(1000000), std::int64_t(1) << 30}) {
+    CaseConfig c = out_of_core_case(flow_case(Flow::taylor_green, Precision::float16), 0, 0);
+    c.out_of_core.device_memory_limit = budget;
+    finalize_case(c);
+    auto out = Simulation::create(c);
+    OutOfCoreStats stats;
+    out->out_of_core(stats);
+    EXPECT_LE(stats.device_bytes, budget) << budget;
+    EXPECT_GE(stats.time_block, 1);
+    EXPECT_GE(stats.slabs, 1);
+    CaseConfig base = flow_case(Flow::taylor_green, Precision::float16);
+    base.out_of_core.mode = OutOfCoreMode::off;
+    finalize_case(base);
+    auto in_core = Simulation::create(base);
+    in_core->advance(7);
+    out->advance(7);
+    expect_identical(*in_core, *out, "defaults for budget " + std::to_string(budget));
+  }
+}
+
+TEST(OutOfCoreRestart, StatesMoveBetweenInCoreAndOutOfCoreRuns) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig base = flow_case(Flow::cavity, Precision::float16);
+  base.out_of_core.mode = OutOfCoreMode::off;
+  finalize_case(base);
+  CaseConfig ooc = out_of_core_case(flow_case(Flow::cavity, Precision::float16), 2, 3);
+  finalize_case(ooc);
+  auto reference = Simulation::create(base);
+  reference->advance(5);  // odd: the "swapped" layout
+  const RawState at5 = reference->raw_state();
+  reference->advance(6);
+  auto out = Simulation::create(ooc);
+  out->set_raw_state(at5);
+  out->advance(6);
+  expect_identical(*reference, *out, "in-core state continued out of core");
+  auto back = Simulation::create(base);
+  back->set_raw_state(out->raw_state());
+  back->advance(4);
+  reference->advance(4);
+  expect_identical(*reference, *back, "out-of-core state continued in core");
+}
+
+}  // namespace
+}  // namespace eddy
