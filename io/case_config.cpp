@@ -2245,6 +2245,12 @@ const std::vector<std::string_view>& boundary_face_keys() {
   return keys;
 }
 
+std::optional<std::int64_t> memory_size_bytes(std::string_view text) {
+  const std::optional<double> bytes = parse_memory_size(text);
+  if (!bytes || std::round(*bytes) < 1.0 || std::round(*bytes) > double(kMaxDeviceMemory)) return std::nullopt;
+  return std::int64_t(std::round(*bytes));
+}
+
 double CaseConfig::mach() const { return max_speed(*this).first * std::sqrt(3.0); }
 
 void finalize_case(CaseConfig& config) { finalize_with(config, Source(config.source_file)); }

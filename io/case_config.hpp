@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -266,6 +267,10 @@ struct CaseConfig {
 inline std::string source_prefix(const CaseConfig& config) {
   return config.source_file.empty() ? std::string() : config.source_file + ": ";
 }
+
+/// Bytes of a memory size written as numerics.device_memory_limit is ("8 GiB", "512MiB", "1.5 GB": units B, kB, MB,
+/// GB, TB, KiB, MiB, GiB, TiB), rounded to whole bytes; nullopt when the text is not of that form or not in 1..2^60.
+std::optional<std::int64_t> memory_size_bytes(std::string_view text);
 
 /// Reads and validates a case file: a regular file (or a symlink to one) of at most 16 MiB. `overrides` are
 /// "section.key=value" strings, the value written as in TOML (e.g. `output.directory="out"`, `run.steps=100`,

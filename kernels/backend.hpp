@@ -160,6 +160,7 @@ void release_pinned(void* ptr) noexcept;
 /// Asynchronous copies queued on `stream` (synchronous memcpy on cpu).
 void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
+void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 /// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
 void check_launch(const char* what, const char* file, int line);
 

@@ -46,6 +46,24 @@ CaseConfig bench_case(const BenchOptions& o) {
   c.precision = o.precision;
   c.steps = 1;
   c.write_vtk = false;
+  if (o.out_of_core) {
+    c.out_of_core.mode = OutOfCoreMode::on;
+    c.out_of_core.time_block = o.time_block;
+    c.out_of_core.slabs = o.slabs;
+    if (!o.memory_limit.empty()) {
+      const std::optional<std::int64_t> bytes = memory_size_bytes(o.memory_limit);
+      if (!bytes) {
+        throw InputError("bench: --memory-limit \"" + o.memory_limit +
+                         "\" is not a memory size: write \"<number> <unit>\", e.g. \"8 GiB\" (units B, kB, MB, GB, TB, "
+                         "KiB, MiB, GiB, TiB)");
+      }
+      c.out_of_core.device_memory_limit = *bytes;
+    }
+  } else if (o.time_block != 0 || o.slabs != 0 || !o.memory_limit.empty()) {
+    throw InputError("bench: --time-block, --slabs and --memory-limit apply only with --out-of-core");
+  } else {
+    c.out_of_core.mode = OutOfCoreMode::off;  // the in-core kernel is what the bench measures
+  }
   if (o.particles == 0 && o.particle_forces != "none") {
     throw InputError("bench: --particle-forces " + o.particle_forces + " needs --particles N (N > 0)");
   }
@@ -201,6 +219,35 @@ void measure_transfers(std::size_t bytes, BenchResult& r) {
   r.download_seconds = seconds_since(start);
 }
 
+/// The out-of-core lines of the log: the plan, the host-device traffic each way (while copying and averaged over
+/// the timed run), how busy the copy engines and the kernels were, and the in-core figure.
+std::string out_of_core_report(const BenchResult& r) {
+  const OutOfCoreStats& t = r.out_of_core_stats;
+  const double total = std::max(t.seconds_total, 1e-12);
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "  out-of-core    time_block %d, %d slabs, 2 device buffers of %d z-planes = %.3f GiB (budget %.3f GiB); "
+                "host holds %.3f GiB\n"
+                "  host->device   %.1f GB/s while copying, %.1f GB/s averaged; copy engine busy %.0f%% of the time\n"
+                "  device->host   %.1f GB/s while copying, %.1f GB/s averaged; copy engine busy %.0f%% of the time\n"
+                "  kernels        busy %.0f%% of the time; %.2f B/cell/step over the link (up + down)\n",
+                t.time_block, t.slabs, t.buffer_planes, double(t.device_bytes) / 1073741824.0,
+                double(t.budget) / 1073741824.0, r.host_bytes / 1073741824.0,
+                t.bytes_up / std::max(t.seconds_up, 1e-12) * 1e-9, t.bytes_up / total * 1e-9,
+                100.0 * t.seconds_up / total, t.bytes_down / std::max(t.seconds_down, 1e-12) * 1e-9,
+                t.bytes_down / total * 1e-9, 100.0 * t.seconds_down / total, 100.0 * t.seconds_compute / total,
+                (t.bytes_up + t.bytes_down) /
+                    (double(r.grid[0]) * r.grid[1] * r.grid[2] * double(r.steps) * double(r.mlups.size()) /
+                     double(r.ranks)));
+  std::string out = text;
+  if (r.in_core_mlups > 0) {
+    std::snprintf(text, sizeof text, "  in-core        %.1f MLUPS (same grid, same run): out-of-core at %.1f%% of it\n",
+                  r.in_core_mlups, 100.0 * r.mlups_mean / r.in_core_mlups);
+    out += text;
+  }
+  return out;
+}
+
 std::string json(const BenchResult& r) {
   std::ostringstream s;
   s.precision(10);
@@ -222,6 +269,17 @@ std::string json(const BenchResult& r) {
     << ",\n  \"lattice_only_mlups\": " << r.lattice_only_mlups
     << ",\n  \"particle_seconds_per_step\": " << r.particle_seconds_per_step
     << ",\n  \"particles_per_second\": " << r.particles_per_second
+    << ",\n  \"out_of_core\": " << (r.out_of_core ? "true" : "false");
+  if (r.out_of_core) {
+    const OutOfCoreStats& t = r.out_of_core_stats;
+    s << ",\n  \"time_block\": " << t.time_block << ",\n  \"slabs\": " << t.slabs
+      << ",\n  \"device_buffer_bytes\": " << t.device_bytes << ",\n  \"device_budget_bytes\": " << t.budget
+      << ",\n  \"host_bytes\": " << r.host_bytes << ",\n  \"bytes_up\": " << t.bytes_up
+      << ",\n  \"bytes_down\": " << t.bytes_down << ",\n  \"seconds_up\": " << t.seconds_up
+      << ",\n  \"seconds_down\": " << t.seconds_down << ",\n  \"seconds_compute\": " << t.seconds_compute
+      << ",\n  \"seconds_total\": " << t.seconds_total << ",\n  \"in_core_mlups\": " << r.in_core_mlups;
+  }
+  s
     << ",\n  \"cells_per_gib\": " << 1073741824.0 / r.memory_per_cell << ",\n  \"state_finite\": " << (r.state_finite ? "true" : "false") << ",\n  \"mass_drift\": " << r.mass_drift
     << "\n}\n";
   return s.str();
@@ -293,6 +351,8 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   r.steps = o.steps > 0 ? o.steps : std::clamp<std::int64_t>(std::int64_t(1.0 / per_step), 5, 100000);
   r.steps += r.steps % 2;  // in-place streaming alternates two kinds of step: time both equally
 
+  OutOfCoreStats before;
+  r.out_of_core = sim->out_of_core(before);
   for (int rep = 0; rep < o.repetitions; ++rep) {
     sim->synchronize();
     if (!decomposition.serial()) EDDY_MPI_CHECK(MPI_Barrier(decomposition.comm));
@@ -306,6 +366,18 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   for (double m : r.mlups) r.mlups_sd += (m - r.mlups_mean) * (m - r.mlups_mean);
   r.mlups_sd = r.mlups.size() > 1 ? std::sqrt(r.mlups_sd / (r.mlups.size() - 1)) : 0.0;
   r.bandwidth_gbs = r.bytes_per_cell_step * r.mlups_mean * 1e6 * 1e-9;
+  if (r.out_of_core) {
+    sim->out_of_core(r.out_of_core_stats);
+    OutOfCoreStats& t = r.out_of_core_stats;  // the timed repetitions only
+    t.sweeps -= before.sweeps;
+    t.bytes_up -= before.bytes_up;
+    t.bytes_down -= before.bytes_down;
+    t.seconds_up -= before.seconds_up;
+    t.seconds_down -= before.seconds_down;
+    t.seconds_compute -= before.seconds_compute;
+    t.seconds_total -= before.seconds_total;
+    r.host_bytes = double(sim->bytes_per_cell()) * double(shape.n_cells());
+  }
 
   const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
   r.state_finite = d.finite;
@@ -339,6 +411,25 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   if (o.stencils) {
     sim.reset();
     time_stencils(config, decomposition, r);
+  }
+
+  if (r.out_of_core) {
+    // The in-core reference: the same grid and steps, in device memory, when it fits there.
+    sim.reset();
+    CaseConfig in_core = config;
+    in_core.out_of_core = OutOfCoreConfig{};
+    in_core.out_of_core.mode = OutOfCoreMode::off;
+    std::unique_ptr<Simulation> reference;
+    try {
+      reference = Simulation::create(in_core, decomposition);
+    } catch (const DeviceError& e) {
+      if (!e.out_of_memory()) throw;
+      log << "  in-core        does not fit on the device: " << e.what() << "\n";
+    }
+    if (reference) {
+      r.in_core_mlups = cells * 1e-6 / seconds_per_step(*reference, decomposition, o.warmup_steps, r.steps,
+                                                        o.repetitions);
+    }
   }
 
   const std::size_t local_cells = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
@@ -396,6 +487,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
                   r.mlups_mean, 100.0 * r.mlups_mean / r.lattice_only_mlups);
     log << line;
   }
+  if (r.out_of_core) log << out_of_core_report(r);
   if (o.stencils) {
     const double cells_local = double(block_shape(decomposition).interior_cells());
     std::snprintf(line, sizeof line,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "solver/simulation.hpp"
 
 namespace eddy {
 
@@ -41,6 +42,13 @@ struct BenchOptions {
   /// A buoyant temperature field ([thermal]: Pr 0.71, Ra 1e5, hot wall x_min, cold x_max) in the cavity; the bench
   /// then also times the same steps without it and reports the thermal step's cost.
   bool thermal = false;
+  /// Run out of core (solver/out_of_core.hpp) within a device budget of memory_limit ("8 GiB"; empty: 90 % of the
+  /// free device memory), with time_block and slabs (0: chosen from the budget); the bench then also times the same
+  /// grid in core, when it fits, and reports the host-device traffic and how busy the copy engines and kernels were.
+  bool out_of_core = false;
+  std::string memory_limit;
+  int time_block = 0;
+  int slabs = 0;
 };
 
 struct BenchResult {
@@ -71,6 +79,11 @@ struct BenchResult {
   double lattice_only_mlups = 0;       ///< the same steps without particles and temperature (when either is on)
   double particle_seconds_per_step = 0;  ///< step time with particles minus without
   double particles_per_second = 0;     ///< particle updates per second of particle step time
+  /// --out-of-core: the plan, and the counters summed over the timed repetitions (rank 0's block).
+  bool out_of_core = false;
+  OutOfCoreStats out_of_core_stats;
+  double host_bytes = 0;      ///< pinned host bytes of rank 0's populations
+  double in_core_mlups = 0;   ///< the same grid in core, same run (0: it did not fit on the device)
 };
 
 /// Runs the benchmark on the ranks of `world` (collective; MLUPS count the whole grid, each repetition timed by

@@ -84,6 +84,9 @@ void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const S
 void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& /*stream*/) {
   std::memcpy(dst, src, bytes);
 }
+void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& /*stream*/) {
+  std::memcpy(dst, src, bytes);
+}
 void check_launch(const char* /*what*/, const char* /*file*/, int /*line*/) {}
 
 }  // namespace eddy::backend

@@ -120,6 +120,9 @@ void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const S
 void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream) {
   EDDY_GPU_CHECK(gpu(MemcpyAsync)(dst, src, bytes, gpu(MemcpyDeviceToHost), stream_of(stream)));
 }
+void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream) {
+  EDDY_GPU_CHECK(gpu(MemcpyAsync)(dst, src, bytes, gpu(MemcpyDeviceToDevice), stream_of(stream)));
+}
 
 void check_launch(const char* what, const char* file, int line) {
   const auto status = gpu(GetLastError)();

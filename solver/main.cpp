@@ -177,6 +177,16 @@ int main(int argc, char** argv) {
                     "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
                     "contacts over all pairs) or gravity (all pairs)")
       ->check(CLI::IsMember({"none", "contacts", "contacts_all_pairs", "gravity"}));
+  bench->add_flag("--out-of-core", bench_options.out_of_core,
+                  "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
+                  "in-core run of the same grid");
+  bench->add_option("--memory-limit", bench_options.memory_limit,
+                    "With --out-of-core: device memory budget, e.g. \"8 GiB\" (default: 90% of the free memory)");
+  bench->add_option("--time-block", bench_options.time_block,
+                    "With --out-of-core: steps per slab visit k (default: chosen from the budget)")
+      ->check(CLI::Range(1, 64));
+  bench->add_option("--slabs", bench_options.slabs, "With --out-of-core: slabs per block (default: from the budget)")
+      ->check(CLI::Range(1, 1 << 30));
 
   try {
     app.parse(argc, argv);

@@ -83,7 +83,9 @@ class OutOfCoreSimulation final : public Simulation {
     const std::vector<CellFlag> flags = build_flags(config, extended);
     flags_ = PinnedBuffer<CellFlag>(flags.size());
     std::memcpy(flags_.data(), flags.data(), flags.size());
-    for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(std::size_t(plan_.device_bytes / kSlabBuffers));
+    const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
+    for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
+    carry_ = DeviceBuffer<T>(halo_values);
     for (int e = 0; e < 5 * plan_.slabs(); ++e) timing_.push_back(std::make_unique<backend::Event>(true));
     initialize();
   }
@@ -205,9 +207,9 @@ class OutOfCoreSimulation final : public Simulation {
   /// Flags of the block's own cells (ghost planes included), inside the extended flags.
   const CellFlag* block_flags() const { return flags_.data() + std::size_t(plan_.halo - 1) * plane_cells_; }
 
-  /// Copies host planes [lo, hi) of the state into device buffer b (halo planes beyond the block from the copies
-  /// taken by refresh_halos) with their flags; returns the bytes queued.
-  double upload(const SlabGeometry& g, int b, const backend::Stream& stream) {
+  /// Copies host planes [from, hi) of the state into device buffer b (halo planes beyond the block from the copies
+  /// taken by refresh_halos) and the flags of all its planes [lo, hi); returns the bytes queued.
+  double upload(const SlabGeometry& g, int from, int b, const backend::Stream& stream) {
     const int nz = shape_.n[2], h = plan_.halo;
     const std::size_t plane_bytes = std::size_t(plane_cells_) * sizeof(T);
     const PopulationView<T> dev = device_view(b, g);
@@ -221,9 +223,9 @@ class OutOfCoreSimulation final : public Simulation {
       std::int64_t stride;
     };
     const std::int64_t halo_stride = std::int64_t(h) * plane_cells_;
-    const Segment segments[3] = {{g.lo, std::min(g.hi, own_lo), below_.data(), 1 - h, halo_stride},
-                                 {std::max(g.lo, own_lo), std::min(g.hi, own_hi), host_.data(), 0, shape_.n_cells()},
-                                 {std::max(g.lo, own_hi), g.hi, above_.data(), nz + 1, halo_stride}};
+    const Segment segments[3] = {{from, std::min(g.hi, own_lo), below_.data(), 1 - h, halo_stride},
+                                 {std::max(from, own_lo), std::min(g.hi, own_hi), host_.data(), 0, shape_.n_cells()},
+                                 {std::max(from, own_hi), g.hi, above_.data(), nz + 1, halo_stride}};
     for (const Segment& s : segments) {
       if (s.hi <= s.lo) continue;
       const std::size_t count = std::size_t(s.hi - s.lo) * plane_bytes;
@@ -238,6 +240,20 @@ class OutOfCoreSimulation final : public Simulation {
     backend::copy_to_device_async(device_flags(b), flags_.data() + std::int64_t(g.lo + h - 1) * plane_cells_,
                                   flag_bytes, stream);
     return bytes + double(flag_bytes);
+  }
+
+  /// Copies host planes [lo, hi) between the carry (which holds them from plane lo on) and device buffer b.
+  void carry(const SlabGeometry& g, int b, int lo, int hi, bool into_buffer, const backend::Stream& stream) {
+    if (hi <= lo) return;
+    const PopulationView<T> dev = device_view(b, g);
+    const std::int64_t carried = std::int64_t(plan_.halo) * plane_cells_;
+    const std::size_t count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(T);
+    for (int i = 0; i < d3q19::Q; ++i) {
+      T* in_buffer = dev.f + i * dev.n_cells + std::int64_t(lo - g.lo) * plane_cells_;
+      T* in_carry = carry_.data() + i * carried;
+      backend::copy_on_device_async(into_buffer ? in_buffer : in_carry, into_buffer ? in_carry : in_buffer, count,
+                                    stream);
+    }
   }
 
   /// Host planes a visit of `slab` writes back: its own, and next to a periodic or shared z side also the ghost
@@ -303,36 +319,39 @@ class OutOfCoreSimulation final : public Simulation {
     }
   }
 
-  /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight.
+  /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight. A slab's lower
+  /// halo comes from the carry (the previous slab's top planes as uploaded, before any step), the rest of its planes
+  /// from the host; its own planes go back to the host as soon as it is done. Host planes are thus only read before
+  /// they are written, and no copy waits for another slab's copy in the other direction.
   void sweep(int steps) {
     const auto start = std::chrono::steady_clock::now();
     refresh_halos();
     const int n = plan_.slabs(), h = plan_.halo;
     auto event = [&](int slab, int point) -> backend::Event& { return *timing_[5 * slab + point]; };
-    SlabGeometry g[kSlabBuffers];
-    g[0] = geometry(0, h);
-    event(0, 0).record(streams_[0]);
-    stats_.bytes_up += upload(g[0], 0, streams_[0]);
-    event(0, 1).record(streams_[0]);
     for (int j = 0; j < n; ++j) {
       const int b = j % kSlabBuffers;
-      compute(g[b], b, steps, streams_[b]);
-      event(j, 2).record(streams_[b]);
-      if (j + 1 < n) {
-        // The next slab's halo overlaps this slab's planes: it must be read before they are written back.
-        const int next = (j + 1) % kSlabBuffers;
-        g[next] = geometry(j + 1, h);
-        event(j + 1, 0).record(streams_[next]);
-        stats_.bytes_up += upload(g[next], next, streams_[next]);
-        event(j + 1, 1).record(streams_[next]);
-        uploaded_[next].record(streams_[next]);
-        uploaded_[next].wait(streams_[b]);
+      const backend::Stream& stream = streams_[b];
+      const SlabGeometry g = geometry(j, h);
+      const int own = plan_.first[j];
+      event(j, 0).record(stream);
+      stats_.bytes_up += upload(g, j == 0 ? g.lo : own, b, stream);
+      if (j > 0) {
+        carried_.wait(stream);
+        carry(g, b, g.lo, own, true, stream);
       }
-      event(j, 3).record(streams_[b]);
+      event(j, 1).record(stream);
+      if (j + 1 < n) {
+        const SlabGeometry next = geometry(j + 1, h);
+        carry(g, b, next.lo, plan_.first[j + 1], false, stream);
+        carried_.record(stream);
+      }
+      compute(g, b, steps, stream);
+      event(j, 2).record(stream);
+      event(j, 3).record(stream);
       int lo = 0, hi = 0;
       download_range(j, lo, hi);
-      stats_.bytes_down += download(g[b], b, lo, hi, streams_[b]);
-      event(j, 4).record(streams_[b]);
+      stats_.bytes_down += download(g, b, lo, hi, stream);
+      event(j, 4).record(stream);
     }
     for (const backend::Stream& s : streams_) s.synchronize();
     for (int j = 0; j < n; ++j) {
@@ -396,7 +415,7 @@ class OutOfCoreSimulation final : public Simulation {
     std::vector<R> part;
     for (int j = 0; j < plan_.slabs(); ++j) {
       const SlabGeometry g = geometry(j, 1);
-      upload(g, 0, streams_[0]);
+      upload(g, g.lo, 0, streams_[0]);
       const PopulationView<T> view = device_view(0, g);
       const FlagView flags{device_flags(0)};
       if (layout_ == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, streams_[0]);
@@ -440,8 +459,9 @@ class OutOfCoreSimulation final : public Simulation {
   PinnedBuffer<T> below_, above_;    // halo planes beyond the block's z ends, [i * h * plane + ...]
   PinnedBuffer<CellFlag> flags_;     // flags of host planes 1 - h .. nz + h
   DeviceBuffer<unsigned char> buffers_[kSlabBuffers];
+  DeviceBuffer<T> carry_;  // halo planes of populations handed from one slab to the next, [i * h * plane + ...]
   backend::Stream streams_[kSlabBuffers];
-  backend::Event uploaded_[kSlabBuffers];
+  backend::Event carried_;  // the carry holds the planes the next slab needs
   std::vector<std::unique_ptr<backend::Event>> timing_;  // per slab: upload begins, ends, compute ends, download begins, ends
   OutOfCoreStats stats_;
   PopulationLayout layout_ = PopulationLayout::own;

@@ -22,6 +22,7 @@
 #include "io/checkpoint.hpp"
 #include "solver/checkpointing.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/piece_extension.hpp"
@@ -445,6 +446,17 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   }
   auto sim = Simulation::create(config, decomposition);
   print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
+  OutOfCoreStats out_of_core;
+  if (sim->out_of_core(out_of_core)) {
+    const BlockShape shape = block_shape(decomposition);
+    log << "out-of-core populations in host memory, " << format("%.3f", double(sim->bytes_per_cell()) *
+                                                                         double(shape.n_cells()) / 1073741824.0)
+        << " GiB" << (decomposition.size > 1 ? " on rank 0" : "") << "; " << out_of_core.slabs
+        << " z-slabs through 2 device buffers of " << out_of_core.buffer_planes << " planes ("
+        << format("%.3f", double(out_of_core.device_bytes) / 1073741824.0) << " GiB, budget "
+        << format("%.3f", double(out_of_core.budget) / 1073741824.0) << " GiB), time_block "
+        << out_of_core.time_block << "\n";
+  }
   if (!restart.empty()) {
     const auto begin = Clock::now();
     restore_state_checkpoint(config, *sim, restart);

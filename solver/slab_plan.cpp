@@ -9,7 +9,7 @@ namespace eddy {
 
 namespace {
 
-constexpr int kMaxDefaultTimeBlock = 8;
+constexpr int kMaxDefaultTimeBlock = 32;
 
 std::string gib(std::int64_t bytes) {
   char text[64];
@@ -18,45 +18,41 @@ std::string gib(std::int64_t bytes) {
   return text;
 }
 
-/// Planes a slab's buffer needs on its lower and upper side: the ghost plane on a wall, else the halo.
-int side_planes(bool wall, int halo) { return wall ? 1 : halo; }
-
 /// Largest buffer (z-planes) over the slabs when nz planes are cut into n slabs as evenly as possible (the first
-/// nz % n slabs get one plane more), and the thinnest slab that is neither first nor last (nz when there is none).
-void buffer_for(const SlabRequest& r, int n, int halo, int& buffer, int& thinnest_middle) {
+/// nz % n slabs get one plane more). A lower halo on a wall side stops at the ghost plane (device_range).
+int buffer_for(const SlabRequest& r, int n, int halo) {
   const int q = r.nz / n, extra = r.nz % n;
-  buffer = 0;
-  thinnest_middle = r.nz;
-  auto size = [&](int j) { return q + (j < extra ? 1 : 0); };
-  for (int j : {0, 1, extra - 1, extra, n - 2, n - 1}) {
-    if (j < 0 || j >= n) continue;
-    const int lower = j == 0 ? side_planes(r.wall_below, halo) : halo;
-    const int upper = j == n - 1 ? side_planes(r.wall_above, halo) : halo;
-    buffer = std::max(buffer, lower + size(j) + upper);
-    if (j > 0 && j < n - 1) thinnest_middle = std::min(thinnest_middle, size(j));
+  int buffer = 0;
+  auto first = [&](int j) { return 1 + j * q + std::min(j, extra); };
+  for (int j = 0; j < n; ++j) {  // O(n): a wall clamps only the slabs near it, so the largest can be anywhere
+    int lo = first(j) - halo, hi = first(j + 1) + halo;
+    if (r.wall_below) lo = std::max(lo, 0);
+    if (r.wall_above) hi = std::min(hi, r.nz + 2);
+    buffer = std::max(buffer, hi - lo);
   }
+  return buffer;
 }
 
-std::int64_t bytes_for(const SlabRequest& r, int buffer_planes) {
-  return std::int64_t(kSlabBuffers) * buffer_planes * std::int64_t(r.plane_bytes);
+/// Device bytes of the buffers and the carry.
+std::int64_t bytes_for(const SlabRequest& r, int buffer_planes, int halo) {
+  return (std::int64_t(kSlabBuffers) * buffer_planes + halo) * std::int64_t(r.plane_bytes);
 }
 
-/// The fewest slabs (at most nz) that fit the budget with this halo, and respect the middle-slab rule; 0 if none.
+/// The fewest slabs (at most nz) that fit the budget with this halo; 0 if none.
 int fewest_slabs(const SlabRequest& r, int halo) {
-  const std::int64_t planes = r.budget / std::max<std::int64_t>(1, bytes_for(r, 1));
-  int buffer = 0, thinnest = 0;
-  // Either one slab, or enough that the thickest takes at most planes - 2 * halo.
-  buffer_for(r, 1, halo, buffer, thinnest);
-  if (buffer <= planes) return 1;
-  const std::int64_t room = planes - 2 * std::int64_t(halo);
-  if (room < 1) return 0;
-  const int start = int(std::max<std::int64_t>(2, std::min<std::int64_t>(r.nz, (r.nz + room - 1) / room - 1)));
-  for (int n = start; n <= r.nz; ++n) {
-    buffer_for(r, n, halo, buffer, thinnest);
-    if (thinnest < halo) return 0;  // thinner slabs only get thinner
-    if (buffer <= planes) return n;
+  if (bytes_for(r, buffer_for(r, 1, halo), halo) <= r.budget) return 1;
+  if (bytes_for(r, buffer_for(r, r.nz, halo), halo) > r.budget) return 0;
+  // buffer_for does not grow with n beyond one slab: bisect for the smallest n >= 2 that fits.
+  int lo = 2, hi = r.nz;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (bytes_for(r, buffer_for(r, mid, halo), halo) <= r.budget) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
   }
-  return 0;
+  return lo;
 }
 
 }  // namespace
@@ -69,29 +65,21 @@ void SlabPlan::device_range(int slab, int depth, const SlabRequest& request, int
 }
 
 std::int64_t minimum_slab_budget(const SlabRequest& request) {
-  const int k = std::max(1, request.time_block);
-  const int halo = k + 1;
-  // The most slabs workable (every middle slab at least halo planes: nz / halo of them, or one more when only the
-  // last comes out thinner), or one or two slabs, which have no middle.
-  std::int64_t best = -1;
-  for (int n : {1, 2, std::max(1, request.nz / halo), (request.nz + halo - 1) / halo}) {
-    if (n > request.nz) continue;
-    int buffer = 0, thinnest = 0;
-    buffer_for(request, n, halo, buffer, thinnest);
-    if (n >= 3 && thinnest < halo) continue;
-    const std::int64_t bytes = bytes_for(request, buffer);
-    if (best < 0 || bytes < best) best = bytes;
-  }
-  return best;
+  const int halo = std::max(1, request.time_block) + 1;
+  // Slabs of one plane, or one slab (smaller on a thin block between walls).
+  return std::min(bytes_for(request, buffer_for(request, request.nz, halo), halo),
+                  bytes_for(request, buffer_for(request, 1, halo), halo));
 }
 
 SlabPlan plan_slabs(const SlabRequest& r) {
   SlabPlan plan;
-  const std::int64_t planes = r.budget / std::max<std::int64_t>(1, bytes_for(r, 1));
+  // Planes the budget holds: two buffers and a carry.
+  const std::int64_t planes = r.budget / std::max<std::int64_t>(1, std::int64_t(r.plane_bytes));
   int k = r.time_block;
   const bool both_walls = r.wall_below && r.wall_above;
   if (k <= 0) {
-    k = int(std::clamp<std::int64_t>(planes / 6 - 1, 1, kMaxDefaultTimeBlock));
+    // Each buffer: slab of S >= 4 (k + 1) planes and 2 (k + 1) halo planes; the carry k + 1 more.
+    k = int(std::clamp<std::int64_t>(planes / 13 - 1, 1, kMaxDefaultTimeBlock));
     // A one-slab plan needs no redundant planes: then take the largest k that still fits.
     while (k > 1 && fewest_slabs(r, k + 1) == 0) --k;
     if (!both_walls) k = std::max(1, std::min(k, r.neighbour_planes - 1));
@@ -112,29 +100,22 @@ SlabPlan plan_slabs(const SlabRequest& r) {
     throw InputError(r.budget_name + " = " + gib(r.budget) + " is too small for even one slab: a " +
                      std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) +
                      " needs at least " + gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
-                     " slab buffers of " + std::to_string(r.plane_bytes) +
-                     " bytes per z-plane); raise numerics.device_memory_limit" +
+                     " slab buffers and a carry of " + std::to_string(k + 1) + " planes, " +
+                     std::to_string(r.plane_bytes) + " bytes per z-plane); raise numerics.device_memory_limit" +
                      (k > 1 ? " or lower numerics.time_block" : ""));
   }
-  int buffer = 0, thinnest = 0;
-  buffer_for(r, n, plan.halo, buffer, thinnest);
-  if (n >= 3 && thinnest < plan.halo) {
-    throw InputError("numerics.slabs = " + std::to_string(n) + " cuts the " + std::to_string(r.nz) +
-                     "-plane block into slabs of " + std::to_string(thinnest) + " planes, but time_block = " +
-                     std::to_string(k) + " needs at least " + std::to_string(plan.halo) +
-                     " (time_block + 1) in every slab but the first and the last; use at most " +
-                     std::to_string(std::max(2, r.nz / plan.halo)) + " slabs or a smaller numerics.time_block");
-  }
-  if (bytes_for(r, buffer) > r.budget) {
+  const int buffer = buffer_for(r, n, plan.halo);
+  if (bytes_for(r, buffer, plan.halo) > r.budget) {
     throw InputError("numerics.slabs = " + std::to_string(n) + " with time_block = " + std::to_string(k) +
-                     " needs device buffers of " + gib(bytes_for(r, buffer)) + ", more than " + r.budget_name +
-                     " = " + gib(r.budget) + "; use more slabs, a smaller time_block or a larger budget");
+                     " needs device buffers of " + gib(bytes_for(r, buffer, plan.halo)) + ", more than " +
+                     r.budget_name + " = " + gib(r.budget) + "; use more slabs, a smaller time_block or a larger "
+                     "budget");
   }
   const int q = r.nz / n, extra = r.nz % n;
   plan.first.push_back(1);
   for (int j = 0; j < n; ++j) plan.first.push_back(plan.first.back() + q + (j < extra ? 1 : 0));
   plan.buffer_planes = buffer;
-  plan.device_bytes = bytes_for(r, buffer);
+  plan.device_bytes = bytes_for(r, buffer, plan.halo);
   return plan;
 }
 

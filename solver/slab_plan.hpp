@@ -6,7 +6,7 @@
 // block's outermost plane is never updated; over k steps the wrong values reach at most k + 1 planes in from the
 // device block's end. So each slab carries halo = k + 1 planes of its neighbours on each side that is not a wall (a
 // wall side carries only the block's own ghost plane), and after k steps its own planes equal an in-core run's bit for
-// bit (tests/physics/test_out_of_core.cpp checks it, and that k planes are not enough).
+// bit (tests/physics/test_out_of_core.cpp; with k planes those tests fail).
 #pragma once
 
 #include <cstddef>
@@ -32,7 +32,9 @@ struct SlabRequest {
   std::string budget_name;     ///< how messages name the budget (the case key, or "the free device memory")
 };
 
-/// Buffers on the device: two, so that one slab computes while the other's planes travel.
+/// Buffers on the device: two, so that one slab computes while the other's planes travel. Beside them a carry
+/// buffer of halo planes hands each slab's top planes, as they were before the sweep, to the next slab: a slab's
+/// lower halo then never comes from host planes already written back, and no slab waits for its neighbour's copy.
 inline constexpr int kSlabBuffers = 2;
 
 struct SlabPlan {
@@ -40,7 +42,7 @@ struct SlabPlan {
   int halo = 2;                   ///< k + 1: planes carried beyond a slab's own on each non-wall side
   std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
   int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
-  std::int64_t device_bytes = 0;  ///< kSlabBuffers * buffer_planes * plane_bytes
+  std::int64_t device_bytes = 0;  ///< (kSlabBuffers * buffer_planes + halo) * plane_bytes: buffers and carry
   int slabs() const { return int(first.size()) - 1; }
   int planes(int slab) const { return first[slab + 1] - first[slab]; }
   /// Host planes [lo, hi) a slab's device buffer holds with `depth` planes beyond its own, clamped to the block's
@@ -50,11 +52,10 @@ struct SlabPlan {
 };
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:
-///   - default time_block: the largest k <= 8 whose slabs still have at least 4 (k + 1) own planes, at least 1, and
-///     with k + 1 at most neighbour_planes when a z side is not a wall;
-///   - default slabs: as few as fit the budget, sizes differing by at most one plane;
-///   - every slab but the first and the last must have at least k + 1 planes: a slab's halo then reaches only into
-///     its neighbours, which the sweep order keeps unwritten until it has been read (solver/out_of_core.cpp).
+///   - default time_block: the largest k <= 32 whose slabs still have at least 4 (k + 1) own planes (redundant
+///     halo work at most half the useful work), at least 1, and with k + 1 at most neighbour_planes when a z side
+///     is not a wall;
+///   - default slabs: as few as fit the budget, sizes differing by at most one plane.
 /// Throws InputError naming request.budget_name and the minimum budget when even one slab does not fit, and naming
 /// numerics.slabs / numerics.time_block when the given values do not fit together.
 SlabPlan plan_slabs(const SlabRequest& request);
