@@ -343,16 +343,21 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   // (the same count on every rank), between 5 and 100,000.
   sim->synchronize();
   sim->advance(o.warmup_steps);
-  sim->synchronize();
-  auto start = Clock::now();
-  sim->advance(1);
-  sim->synchronize();
-  const double per_step = std::max(reduce_max(seconds_since(start), decomposition), 1e-5);
-  r.steps = o.steps > 0 ? o.steps : std::clamp<std::int64_t>(std::int64_t(1.0 / per_step), 5, 100000);
-  r.steps += r.steps % 2;  // in-place streaming alternates two kinds of step: time both equally
-
+  // Out of core, steps come in sweeps of time_block: calibrate on one sweep, and time whole sweeps.
   OutOfCoreStats before;
   r.out_of_core = sim->out_of_core(before);
+  const std::int64_t block = r.out_of_core ? before.time_block : 1;
+  sim->synchronize();
+  auto start = Clock::now();
+  sim->advance(block);
+  sim->synchronize();
+  const double per_step = std::max(reduce_max(seconds_since(start), decomposition) / double(block), 1e-5);
+  r.steps = o.steps > 0 ? o.steps : std::clamp<std::int64_t>(std::int64_t(1.0 / per_step), 5, 100000);
+  r.steps += r.steps % 2;  // in-place streaming alternates two kinds of step: time both equally
+  const std::int64_t unit = block % 2 == 0 ? block : 2 * block;
+  r.steps = (r.steps + unit - 1) / unit * unit;
+
+  sim->out_of_core(before);
   for (int rep = 0; rep < o.repetitions; ++rep) {
     sim->synchronize();
     if (!decomposition.serial()) EDDY_MPI_CHECK(MPI_Barrier(decomposition.comm));
