@@ -34,7 +34,12 @@ struct StreamCollide {
   // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
   // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (48: -0.4 to -1 %, 64: -5 to
   // -6 %; 40 spills).
-  static constexpr int kMaxRegisters = sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128;
+  // With 64-bit population offsets (blocks of more than 2^32 / 19 cells, about 609^3) every neighbour address of
+  // the odd step is a 64-bit sum: under the caps above it spilled 370-720 bytes (fp16, float) and ran 2.6 (fp16)
+  // and 1.8 (float) times slower at 640^3 on the H200. Measured there: fp16 +64 registers 24,961 MLUPS (+32:
+  // 21,873), float +32 21,553 (+64: 20,732); double (60 bytes spilled, 8 at +32) is not measured.
+  static constexpr int kMaxRegisters = sizeof(Index) == 8 ? (sizeof(T) == 2 ? 120 : sizeof(T) == 4 ? 96 : 160)
+                                                          : (sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128);
   // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
   // round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for double
   // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
