@@ -47,6 +47,14 @@ CaseConfig flow_case(Flow flow, Precision precision) {
   return c;
 }
 
+/// The flow in core, finalized.
+CaseConfig in_core_case(Flow flow, Precision precision) {
+  CaseConfig c = flow_case(flow, precision);
+  c.out_of_core.mode = OutOfCoreMode::off;
+  finalize_case(c);
+  return c;
+}
+
 CaseConfig out_of_core_case(CaseConfig c, int time_block, int slabs) {
   c.out_of_core.mode = OutOfCoreMode::on;
   c.out_of_core.time_block = time_block;
@@ -77,9 +85,7 @@ class OutOfCore : public ::testing::TestWithParam<Params> {};
 TEST_P(OutOfCore, EqualsInCoreBitwise) {
   EDDY_REQUIRE_DEVICE();
   const auto [flow, precision, k, slabs] = GetParam();
-  CaseConfig base = flow_case(flow, precision);
-  base.out_of_core.mode = OutOfCoreMode::off;
-  finalize_case(base);
+  const CaseConfig base = in_core_case(flow, precision);
   CaseConfig ooc = out_of_core_case(flow_case(flow, precision), k, slabs);
   finalize_case(ooc);
   auto in_core = Simulation::create(base);
@@ -142,9 +148,7 @@ TEST(OutOfCoreBudget, TooSmallForOneSlabNamesTheMinimumAndTheMinimumRuns) {
   out->out_of_core(stats);
   EXPECT_LE(stats.device_bytes, minimum);
   EXPECT_EQ(stats.slabs, 35);
-  CaseConfig base = flow_case(Flow::channel, Precision::float32);
-  base.out_of_core.mode = OutOfCoreMode::off;
-  finalize_case(base);
+  const CaseConfig base = in_core_case(Flow::channel, Precision::float32);
   auto in_core = Simulation::create(base);
   in_core->advance(5);
   out->advance(5);
@@ -158,9 +162,7 @@ TEST(OutOfCoreSlabs, ThinnerThanTheHaloEqualInCore) {
   // which the carry covers.
   EDDY_REQUIRE_DEVICE();
   for (const Flow flow : {Flow::cavity, Flow::taylor_green}) {
-    CaseConfig base = flow_case(flow, Precision::float16);
-    base.out_of_core.mode = OutOfCoreMode::off;
-    finalize_case(base);
+    const CaseConfig base = in_core_case(flow, Precision::float16);
     CaseConfig ooc = out_of_core_case(flow_case(flow, Precision::float16), 4, 35);
     finalize_case(ooc);
     auto in_core = Simulation::create(base);
@@ -183,9 +185,7 @@ TEST(OutOfCoreBudget, DefaultsFromTheBudgetStayWithinIt) {
     EXPECT_LE(stats.device_bytes, budget) << budget;
     EXPECT_GE(stats.time_block, 1);
     EXPECT_GE(stats.slabs, 1);
-    CaseConfig base = flow_case(Flow::taylor_green, Precision::float16);
-    base.out_of_core.mode = OutOfCoreMode::off;
-    finalize_case(base);
+    const CaseConfig base = in_core_case(Flow::taylor_green, Precision::float16);
     auto in_core = Simulation::create(base);
     in_core->advance(7);
     out->advance(7);
@@ -195,9 +195,7 @@ TEST(OutOfCoreBudget, DefaultsFromTheBudgetStayWithinIt) {
 
 TEST(OutOfCoreRestart, StatesMoveBetweenInCoreAndOutOfCoreRuns) {
   EDDY_REQUIRE_DEVICE();
-  CaseConfig base = flow_case(Flow::cavity, Precision::float16);
-  base.out_of_core.mode = OutOfCoreMode::off;
-  finalize_case(base);
+  const CaseConfig base = in_core_case(Flow::cavity, Precision::float16);
   CaseConfig ooc = out_of_core_case(flow_case(Flow::cavity, Precision::float16), 2, 3);
   finalize_case(ooc);
   auto reference = Simulation::create(base);
