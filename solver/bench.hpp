@@ -47,6 +47,7 @@ struct BenchOptions {
   /// grid in core, when it fits, and reports the host-device traffic and how busy the copy engines and kernels were.
   bool out_of_core = false;
   std::string memory_limit;
+  bool memory_limit_given = false;
   int time_block = 0;
   int slabs = 0;
 };

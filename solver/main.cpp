@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
       ->expected(3)
       ->excludes(size_option);
   bench->add_option("--steps", bench_options.steps,
-                    "Steps per repetition (default: calibrated to ~1 s; odd counts are rounded up to even)");
+                    "Steps per repetition (default: calibrated to ~1 s; rounded up to even, and out of core to whole "
+                    "sweeps of time_block)");
   bench->add_option("--repeat", bench_options.repetitions, "Timed repetitions (default 5)");
   bench->add_option("--warmup", bench_options.warmup_steps, "Warm-up steps, not timed (default 10)");
   bench->add_option("--storage,--precision", precision, "Population storage: float (default), fp16 or double");
@@ -181,7 +182,8 @@ int main(int argc, char** argv) {
                   "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
                   "in-core run of the same grid");
   bench->add_option("--memory-limit", bench_options.memory_limit,
-                    "With --out-of-core: device memory budget, e.g. \"8 GiB\" (default: 90% of the free memory)");
+                    "With --out-of-core: device memory budget, e.g. \"8 GiB\" or bytes (default: 90% of the free "
+                    "memory)");
   bench->add_option("--time-block", bench_options.time_block,
                     "With --out-of-core: steps per slab visit k (default: chosen from the budget)")
       ->check(CLI::Range(1, 64));
@@ -219,6 +221,7 @@ int main(int argc, char** argv) {
         bench_options.grid_given = true;
       }
       bench_options.block_size_given = bench->count("--block-x") > 0;
+      bench_options.memory_limit_given = bench->count("--memory-limit") > 0;
       eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
     }
   } catch (const eddy::RankCountError& e) {

@@ -291,19 +291,25 @@ class OutOfCoreSimulation final : public Simulation {
     const PopulationView<T> view = device_view(b, g);
     const FlagView flags{device_flags(b)};
     // Global z of device plane d: offset + lo + d - 1. Across a periodic z face the halo planes hold the far end's
-    // cells; their rounding keys must be those cells' own, so the update is split where the global index wraps.
+    // cells (more than once around for a block thinner than the halo); their rounding keys must be those cells'
+    // own, so the update is split where the global index wraps, each part shifted by whole turns of N.
     const int origin = decomposition_.offset[2] + g.lo, n_global = decomposition_.global_size[2];
     struct Part {
       int lo, hi, shift;
     };
     std::vector<Part> parts;
     const int m = g.shape.n[2];
-    int cuts[2] = {1 - origin, n_global + 1 - origin};  // first device plane of global z 0 and of N
-    if (!decomposition_.periodic[2]) cuts[0] = 1, cuts[1] = m + 1;
-    const int a = std::clamp(cuts[0], 1, m + 1), c = std::clamp(cuts[1], 1, m + 1);
-    parts.push_back({1, a, n_global});
-    parts.push_back({a, c, 0});
-    parts.push_back({c, m + 1, -n_global});
+    for (int d = 1; d <= m;) {
+      const int global = origin + d - 1;
+      if (!decomposition_.periodic[2]) {
+        parts.push_back({d, m + 1, 0});
+        break;
+      }
+      const int turn = global >= 0 ? global / n_global : -((-global + n_global - 1) / n_global);
+      const int end = std::min(m + 1, (turn + 1) * n_global - origin + 1);  // first plane of the next turn
+      parts.push_back({d, end, -turn * n_global});
+      d = end;
+    }
     PopulationLayout layout = layout_;
     for (int s = 0; s < steps; ++s) {
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
@@ -374,12 +380,17 @@ class OutOfCoreSimulation final : public Simulation {
     const auto& neighbour = decomposition_.neighbour[2];
     const bool self = decomposition_.serial() || (neighbour[0] == decomposition_.rank);
     if (self) {
+      // Host plane p beyond the block is its periodic image ((p - 1) mod nz) + 1, however often the halo wraps.
+      const std::size_t plane_bytes = std::size_t(plane_cells_) * sizeof(T);
+      auto image = [&](int p) { return ((p - 1) % nz + nz) % nz + 1; };
       for (int i = 0; i < d3q19::Q; ++i) {
         const T* population = host_.data() + i * shape_.n_cells();
-        std::memcpy(below_.data() + i * halo_values, population + std::int64_t(nz - h + 1) * plane_cells_,
-                    halo_values * sizeof(T));
-        std::memcpy(above_.data() + i * halo_values, population + std::int64_t(1) * plane_cells_,
-                    halo_values * sizeof(T));
+        for (int q = 0; q < h; ++q) {
+          std::memcpy(below_.data() + i * halo_values + std::size_t(q) * plane_cells_,
+                      population + std::int64_t(image(1 - h + q)) * plane_cells_, plane_bytes);
+          std::memcpy(above_.data() + i * halo_values + std::size_t(q) * plane_cells_,
+                      population + std::int64_t(image(nz + 1 + q)) * plane_cells_, plane_bytes);
+        }
       }
       return;
     }
@@ -507,32 +518,59 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   request.wall_below = decomposition.neighbour[2][0] == kNoNeighbour;
   request.wall_above = decomposition.neighbour[2][1] == kNoNeighbour;
   request.budget = budget.bytes;
+  request.budget_name = budget.name;
   request.time_block = config.out_of_core.time_block;
   request.slabs = config.out_of_core.slabs;
-  request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];
-  request.budget_name = budget.name;
+  const bool other_rank_below = !request.wall_below && decomposition.neighbour[2][0] != decomposition.rank;
+  const bool other_rank_above = !request.wall_above && decomposition.neighbour[2][1] != decomposition.rank;
+  if (!decomposition.serial() && (other_rank_below || other_rank_above)) {
+    request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];  // the thinnest block
+    if (request.neighbour_planes < 2) {
+      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least 2 z-planes from the "
+                           "next rank, but " + std::to_string(decomposition.global_size[2]) + " z-planes over " +
+                           std::to_string(decomposition.dims[2]) + " ranks leave blocks of " +
+                           std::to_string(request.neighbour_planes) + "; use at most " +
+                           std::to_string(std::max(1, decomposition.global_size[2] / 2)) + " ranks");
+    }
+  }
+  // Host: the state, the flags (with the halo planes), and one read-out of the fields (4 values per interior cell).
+  const double host_bytes = double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag)) +
+                            4.0 * double(shape.interior_cells()) * (config.precision == Precision::float64 ? 8 : 4);
+  const std::size_t available = host_available_memory();
+  if (!backend::is_gpu() && config.out_of_core.device_memory_limit <= 0 && available > 0) {
+    // On cpu the "device" buffers share the host memory with the state: budget what the state leaves.
+    request.budget = std::max<std::int64_t>(0, std::int64_t(0.9 * (double(available) - host_bytes)));
+    request.budget_name = "the free host memory left beside the state (90 %)";
+  }
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
+  auto plan_here = [&] {
+    try {
+      return plan_slabs(request);
+    } catch (const InputError& e) {
+      throw InputError(source_prefix(config) + e.what());
+    }
+  };
   SlabPlan plan;
-  agree_on_failure(comm, [&] { plan = plan_slabs(request); });
+  agree_on_failure(comm, [&] { plan = plan_here(); });
   if (comm != MPI_COMM_NULL && request.time_block == 0) {
     // Every rank sweeps alike (the halo refresh is collective): the smallest time_block chosen by any rank.
     int k = plan.time_block;
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MIN, comm));
     request.time_block = k;
-    agree_on_failure(comm, [&] { plan = plan_slabs(request); });
+    agree_on_failure(comm, [&] { plan = plan_here(); });
   }
-  // Host: the state, the halo copies, the flags and one read-out of the fields (4 values per interior cell).
-  const double host_bytes = double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag)) +
-                            2.0 * plan.halo * double(request.plane_bytes) +
-                            4.0 * double(shape.interior_cells()) * (config.precision == Precision::float64 ? 8 : 4);
-  const std::size_t available = host_available_memory();
-  if (available > 0 && host_bytes > 0.95 * double(available)) {
-    char text[320];
+  // The halo copies, and on cpu the "device" buffers too.
+  const double total_host_bytes = host_bytes + 2.0 * plan.halo * double(request.plane_bytes) +
+                                  (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
+  if (available > 0 && total_host_bytes > 0.95 * double(available)) {
+    char text[400];
     std::snprintf(text, sizeof text,
                   "the out-of-core block of %d x %d x %d cells needs %.3g GB of host memory (pinned populations, "
-                  "flags, halos, one read-out) but only %.3g GB are available; use a smaller domain, fp16 storage or "
-                  "more ranks",
-                  shape.n[0], shape.n[1], shape.n[2], host_bytes * 1e-9, double(available) * 1e-9);
+                  "flags, halos, one read-out%s) but only %.3g GB are available; use a smaller domain%s or more "
+                  "ranks",
+                  shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9,
+                  backend::is_gpu() ? "" : ", the slab buffers", double(available) * 1e-9,
+                  config.precision == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")");
     throw DeviceError(text, true);
   }
   switch (config.precision) {

@@ -82,19 +82,27 @@ SlabPlan plan_slabs(const SlabRequest& r) {
     k = int(std::clamp<std::int64_t>(planes / 13 - 1, 1, kMaxDefaultTimeBlock));
     // A one-slab plan needs no redundant planes: then take the largest k that still fits.
     while (k > 1 && fewest_slabs(r, k + 1) == 0) --k;
-    if (!both_walls) k = std::max(1, std::min(k, r.neighbour_planes - 1));
+    // Halo planes on a non-wall side are redundant work: at most a quarter of the block's own planes.
+    if (!both_walls) k = std::max(1, std::min(k, r.nz / 4 - 1));
+    if (r.neighbour_planes > 0) k = std::max(1, std::min(k, r.neighbour_planes - 1));
   }
-  if (!both_walls && k + 1 > r.neighbour_planes) {
+  if (r.neighbour_planes > 0 && k + 1 > r.neighbour_planes) {
     throw InputError("numerics.time_block = " + std::to_string(k) + " needs halos of " + std::to_string(k + 1) +
-                     " z-planes, but the block the halo comes from (across a periodic z face or on the next rank) "
-                     "has only " + std::to_string(r.neighbour_planes) + "; use time_block <= " +
-                     std::to_string(std::max(1, r.neighbour_planes - 1)) + " or fewer ranks along z");
+                     " z-planes from the next rank, whose block has only " + std::to_string(r.neighbour_planes) +
+                     (r.neighbour_planes >= 2 ? "; use time_block <= " + std::to_string(r.neighbour_planes - 1) +
+                                                    " or fewer ranks along z"
+                                              : "; use fewer ranks along z"));
+  }
+  if (r.slabs > r.nz) {
+    throw InputError("numerics.slabs = " + std::to_string(r.slabs) + " is more than the " + std::to_string(r.nz) +
+                     " z-planes of this block (each slab needs at least one); use at most " + std::to_string(r.nz) +
+                     " slabs");
   }
   plan.time_block = k;
   plan.halo = k + 1;
   int n = r.slabs;
   if (n <= 0) n = fewest_slabs(r, plan.halo);
-  if (n <= 0 || n > r.nz) {
+  if (n <= 0) {
     SlabRequest smallest = r;
     smallest.time_block = k;
     throw InputError(r.budget_name + " = " + gib(r.budget) + " is too small for even one slab: a " +
@@ -104,12 +112,16 @@ SlabPlan plan_slabs(const SlabRequest& r) {
                      std::to_string(r.plane_bytes) + " bytes per z-plane); raise numerics.device_memory_limit" +
                      (k > 1 ? " or lower numerics.time_block" : ""));
   }
+  if (n > r.nz) {
+    throw InputError("numerics.slabs = " + std::to_string(n) + " is more than the block's " + std::to_string(r.nz) +
+                     " z-planes");
+  }
   const int buffer = buffer_for(r, n, plan.halo);
   if (bytes_for(r, buffer, plan.halo) > r.budget) {
     throw InputError("numerics.slabs = " + std::to_string(n) + " with time_block = " + std::to_string(k) +
                      " needs device buffers of " + gib(bytes_for(r, buffer, plan.halo)) + ", more than " +
-                     r.budget_name + " = " + gib(r.budget) + "; use more slabs, a smaller time_block or a larger "
-                     "budget");
+                     r.budget_name + " = " + gib(r.budget) + "; use more slabs" +
+                     (k > 1 ? ", a smaller time_block" : "") + " or a larger budget");
   }
   const int q = r.nz / n, extra = r.nz % n;
   plan.first.push_back(1);

@@ -26,8 +26,9 @@ struct SlabRequest {
   std::int64_t budget = 0;     ///< device bytes the slab buffers may take (> 0)
   int time_block = 0;          ///< k; 0 = chosen here
   int slabs = 0;               ///< slab count; 0 = chosen here
-  /// Interior z-planes of the thinnest block a halo is taken from (this one across a periodic face, or another
-  /// rank's): the halo cannot be deeper.
+  /// Interior z-planes of the thinnest other rank's block a halo is taken from: the halo cannot be deeper. 0 when
+  /// no halo comes from another rank (walls, or this block itself across a periodic face: its halo wraps around
+  /// it as often as needed).
   int neighbour_planes = 0;
   std::string budget_name;     ///< how messages name the budget (the case key, or "the free device memory")
 };
@@ -53,8 +54,8 @@ struct SlabPlan {
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:
 ///   - default time_block: the largest k <= 32 whose slabs still have at least 4 (k + 1) own planes (redundant
-///     halo work at most half the useful work), at least 1, and with k + 1 at most neighbour_planes when a z side
-///     is not a wall;
+///     halo work at most half the useful work), at least 1; with a z side that is not a wall also k + 1 <= nz / 4,
+///     and k + 1 <= neighbour_planes when the halo comes from another rank;
 ///   - default slabs: as few as fit the budget, sizes differing by at most one plane.
 /// Throws InputError naming request.budget_name and the minimum budget when even one slab does not fit, and naming
 /// numerics.slabs / numerics.time_block when the given values do not fit together.

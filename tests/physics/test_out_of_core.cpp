@@ -173,6 +173,27 @@ TEST(OutOfCoreSlabs, ThinnerThanTheHaloEqualInCore) {
   }
 }
 
+TEST(OutOfCoreSlabs, PeriodicBlocksThinnerThanTheHaloWrapIt) {
+  // nz = 1 (a 2D case) and 2 with halos of 2 to 5 planes: the halo holds the block's periodic images several times
+  // over, and the halo cells draw the rounding bits of the cells they copy (fp16).
+  EDDY_REQUIRE_DEVICE();
+  for (const int nz : {1, 2}) {
+    for (const int k : {1, 4}) {
+      CaseConfig base = flow_case(Flow::channel, Precision::float16);
+      base.size[2] = nz;
+      CaseConfig ooc = out_of_core_case(base, k, 1);
+      base.out_of_core.mode = OutOfCoreMode::off;
+      finalize_case(base);
+      finalize_case(ooc);
+      auto in_core = Simulation::create(base);
+      auto out = Simulation::create(ooc);
+      in_core->advance(9);
+      out->advance(9);
+      expect_identical(*in_core, *out, "nz = " + std::to_string(nz) + ", time_block " + std::to_string(k));
+    }
+  }
+}
+
 TEST(OutOfCoreBudget, DefaultsFromTheBudgetStayWithinIt) {
   EDDY_REQUIRE_DEVICE();
   for (const std::int64_t budget : {std::int64_t(300000), std::int64_t(1000000), std::int64_t(1) << 30}) {

@@ -21,7 +21,6 @@ SlabRequest request(int nz, bool walls, std::int64_t budget, int time_block = 0,
   r.budget = budget;
   r.time_block = time_block;
   r.slabs = slabs;
-  r.neighbour_planes = nz;
   r.budget_name = "numerics.device_memory_limit";
   return r;
 }
@@ -54,7 +53,6 @@ TEST(SlabPlan, CoversTheBlockWithinTheBudget) {
       for (const int k : {1, 2, 5}) {
         for (const std::int64_t planes : {40, 100, 1000, 5000}) {
           SlabRequest r = request(nz, walls, planes * 1000, k);
-          if (!walls && k + 1 > nz) continue;  // the halo cannot be deeper than the block it is taken from
           if (minimum_slab_budget(r) > r.budget) {
             EXPECT_THROW(plan_slabs(r), InputError) << nz << " " << walls << " " << k << " " << planes;
             continue;
@@ -104,11 +102,29 @@ TEST(SlabPlan, DefaultTimeBlockKeepsFourHalosOfOwnPlanes) {
     EXPECT_EQ(plan.time_block, expected) << planes;
     if (expected > 1 && expected < 32) EXPECT_GE(plan.planes(0), 4 * plan.halo) << planes;
   }
-  // Bounded by the block the halo comes from.
-  SlabRequest thin = request(6, false, 1000000);
+  // Bounded by a quarter of the block when halos are redundant work, and by the next rank's block they come from.
+  EXPECT_EQ(plan_slabs(request(40, false, 1000000)).time_block, 9);
+  EXPECT_EQ(plan_slabs(request(40, true, 1000000)).time_block, 32);
+  SlabRequest thin = request(100, false, 1000000);
+  thin.neighbour_planes = 6;
   EXPECT_EQ(plan_slabs(thin).time_block, 5);
   thin.time_block = 6;
-  EXPECT_THROW(plan_slabs(thin), InputError);
+  try {
+    plan_slabs(thin);
+    FAIL() << "a halo of 7 planes from a 6-plane block was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("use time_block <= 5"), std::string::npos) << e.what();
+  }
+  // A periodic block thinner than its halo wraps it (no neighbour rank): accepted.
+  EXPECT_EQ(plan_slabs(request(1, false, 1000000, 3)).halo, 4);
+  // More slabs than planes.
+  try {
+    plan_slabs(request(4, true, 1000000, 1, 5));
+    FAIL() << "5 slabs of a 4-plane block were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("numerics.slabs = 5 is more than the 4 z-planes"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SlabPlan, GivenSlabsThatDoNotFitAreRefused) {
