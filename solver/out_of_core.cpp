@@ -85,7 +85,7 @@ class OutOfCoreSimulation final : public Simulation {
     std::memcpy(flags_.data(), flags.data(), flags.size());
     const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
     for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
-    carry_ = DeviceBuffer<T>(halo_values);
+    if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(halo_values);
     for (int e = 0; e < 5 * plan_.slabs(); ++e) timing_.push_back(std::make_unique<backend::Event>(true));
     initialize();
   }

@@ -14,6 +14,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/csv_table.hpp"
+#include "io/number_format.hpp"
 #include "io/output_error.hpp"
 #include "io/particle_output.hpp"
 #include "io/vtk_output.hpp"
@@ -393,7 +394,7 @@ std::string thermal_progress(const CaseConfig& config, Simulation& sim, const Th
 }  // namespace
 
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
-                        std::ostream& log) {
+                        std::ostream& log, bool out_of_core) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
   const char* faces_kind[] = {"periodic", "wall", "moving wall"};
   log << "case        " << config.name << (config.source_file.empty() ? "" : " (" + config.source_file + ")") << "\n"
@@ -414,8 +415,12 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "storage     "
       << (config.precision == Precision::float64 ? "double" : config.precision == Precision::float16 ? "fp16" : "float")
       << "\n"
-      << "memory      " << bytes_per_cell << " B/cell, " << format("%.3f", double(device_bytes) / 1073741824.0)
-      << " GiB " << (ranks > 1 ? "on rank 0" : "in all") << " (ghost layer and output slab included)\n"
+      << "memory      " << bytes_per_cell
+      << (out_of_core ? " B/cell in host memory (out-of-core), " + format_bytes(double(device_bytes)) +
+                            " of device buffers" + (ranks > 1 ? " on rank 0" : "")
+                      : " B/cell, " + format("%.3f", double(device_bytes) / 1073741824.0) + " GiB " +
+                            (ranks > 1 ? "on rank 0" : "in all") + " (ghost layer and output slab included)")
+      << "\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
       << (config.units.enabled ? units_summary(config) : std::string())
@@ -445,17 +450,17 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     agree_on_failure(world, [&] { ensure_writable_directory(checkpoint_directory(config)); });
   }
   auto sim = Simulation::create(config, decomposition);
-  print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log);
   OutOfCoreStats out_of_core;
-  if (sim->out_of_core(out_of_core)) {
+  const bool streamed = sim->out_of_core(out_of_core);
+  print_case_summary(config, sim->bytes_per_cell(), sim->device_bytes(), decomposition.size, log, streamed);
+  if (streamed) {
     const BlockShape shape = block_shape(decomposition);
-    log << "out-of-core populations in host memory, " << format("%.3f", double(sim->bytes_per_cell()) *
-                                                                         double(shape.n_cells()) / 1073741824.0)
-        << " GiB" << (decomposition.size > 1 ? " on rank 0" : "") << "; " << out_of_core.slabs
-        << " z-slabs through 2 device buffers of " << out_of_core.buffer_planes << " planes ("
-        << format("%.3f", double(out_of_core.device_bytes) / 1073741824.0) << " GiB, budget "
-        << format("%.3f", double(out_of_core.budget) / 1073741824.0) << " GiB), time_block "
-        << out_of_core.time_block << "\n";
+    log << "out-of-core " << format_bytes(double(sim->bytes_per_cell()) * double(shape.n_cells()))
+        << " of populations and flags in host memory" << (decomposition.size > 1 ? " on rank 0" : "") << ", "
+        << out_of_core.slabs << (out_of_core.slabs == 1 ? " z-slab" : " z-slabs") << " through 2 device buffers of "
+        << out_of_core.buffer_planes << " planes" << (out_of_core.slabs > 1 ? " and a carry" : "") << " ("
+        << format_bytes(double(out_of_core.device_bytes)) << " of a budget of " << format_bytes(double(out_of_core.budget))
+        << "), time_block " << out_of_core.time_block << "\n";
   }
   if (!restart.empty()) {
     const auto begin = Clock::now();

@@ -35,8 +35,9 @@ inline constexpr double kMaxParticleSpeed = 0.5;
 void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log, const std::string& restart = "");
 
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
-/// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`.
+/// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
+/// cells live in host memory and device_bytes are the slab buffers.
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
-                        std::ostream& log);
+                        std::ostream& log, bool out_of_core = false);
 
 }  // namespace eddy

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "io/case_config.hpp"
+#include "io/number_format.hpp"
 
 namespace eddy {
 
@@ -11,11 +12,9 @@ namespace {
 
 constexpr int kMaxDefaultTimeBlock = 32;
 
+/// "7.71 GiB (8278020096 bytes)".
 std::string gib(std::int64_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3f GiB (%lld bytes)", double(bytes) / double(std::int64_t(1) << 30),
-                static_cast<long long>(bytes));
-  return text;
+  return format_bytes(double(bytes)) + " (" + std::to_string(bytes) + " bytes)";
 }
 
 /// Largest buffer (z-planes) over the slabs when nz planes are cut into n slabs as evenly as possible (the first
@@ -33,20 +32,20 @@ int buffer_for(const SlabRequest& r, int n, int halo) {
   return buffer;
 }
 
-/// Device bytes of the buffers and the carry.
-std::int64_t bytes_for(const SlabRequest& r, int buffer_planes, int halo) {
-  return (std::int64_t(kSlabBuffers) * buffer_planes + halo) * std::int64_t(r.plane_bytes);
+/// Device bytes of the buffers and, with more than one slab, the carry.
+std::int64_t bytes_for(const SlabRequest& r, int buffer_planes, int halo, int slabs) {
+  return (std::int64_t(kSlabBuffers) * buffer_planes + (slabs > 1 ? halo : 0)) * std::int64_t(r.plane_bytes);
 }
 
 /// The fewest slabs (at most nz) that fit the budget with this halo; 0 if none.
 int fewest_slabs(const SlabRequest& r, int halo) {
-  if (bytes_for(r, buffer_for(r, 1, halo), halo) <= r.budget) return 1;
-  if (bytes_for(r, buffer_for(r, r.nz, halo), halo) > r.budget) return 0;
+  if (bytes_for(r, buffer_for(r, 1, halo), halo, 1) <= r.budget) return 1;
+  if (bytes_for(r, buffer_for(r, r.nz, halo), halo, r.nz) > r.budget) return 0;
   // buffer_for does not grow with n beyond one slab: bisect for the smallest n >= 2 that fits.
   int lo = 2, hi = r.nz;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
-    if (bytes_for(r, buffer_for(r, mid, halo), halo) <= r.budget) {
+    if (bytes_for(r, buffer_for(r, mid, halo), halo, mid) <= r.budget) {
       hi = mid;
     } else {
       lo = mid + 1;
@@ -67,8 +66,8 @@ void SlabPlan::device_range(int slab, int depth, const SlabRequest& request, int
 std::int64_t minimum_slab_budget(const SlabRequest& request) {
   const int halo = std::max(1, request.time_block) + 1;
   // Slabs of one plane, or one slab (smaller on a thin block between walls).
-  return std::min(bytes_for(request, buffer_for(request, request.nz, halo), halo),
-                  bytes_for(request, buffer_for(request, 1, halo), halo));
+  return std::min(bytes_for(request, buffer_for(request, request.nz, halo), halo, request.nz),
+                  bytes_for(request, buffer_for(request, 1, halo), halo, 1));
 }
 
 SlabPlan plan_slabs(const SlabRequest& r) {
@@ -117,9 +116,9 @@ SlabPlan plan_slabs(const SlabRequest& r) {
                      " z-planes");
   }
   const int buffer = buffer_for(r, n, plan.halo);
-  if (bytes_for(r, buffer, plan.halo) > r.budget) {
+  if (bytes_for(r, buffer, plan.halo, n) > r.budget) {
     throw InputError("numerics.slabs = " + std::to_string(n) + " with time_block = " + std::to_string(k) +
-                     " needs device buffers of " + gib(bytes_for(r, buffer, plan.halo)) + ", more than " +
+                     " needs device buffers of " + gib(bytes_for(r, buffer, plan.halo, n)) + ", more than " +
                      r.budget_name + " = " + gib(r.budget) + "; use more slabs" +
                      (k > 1 ? ", a smaller time_block" : "") + " or a larger budget");
   }
@@ -127,7 +126,7 @@ SlabPlan plan_slabs(const SlabRequest& r) {
   plan.first.push_back(1);
   for (int j = 0; j < n; ++j) plan.first.push_back(plan.first.back() + q + (j < extra ? 1 : 0));
   plan.buffer_planes = buffer;
-  plan.device_bytes = bytes_for(r, buffer, plan.halo);
+  plan.device_bytes = bytes_for(r, buffer, plan.halo, n);
   return plan;
 }
 

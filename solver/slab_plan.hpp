@@ -43,7 +43,8 @@ struct SlabPlan {
   int halo = 2;                   ///< k + 1: planes carried beyond a slab's own on each non-wall side
   std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
   int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
-  std::int64_t device_bytes = 0;  ///< (kSlabBuffers * buffer_planes + halo) * plane_bytes: buffers and carry
+  /// (kSlabBuffers * buffer_planes + halo) * plane_bytes: buffers and carry (no carry with one slab)
+  std::int64_t device_bytes = 0;
   int slabs() const { return int(first.size()) - 1; }
   int planes(int slab) const { return first[slab + 1] - first[slab]; }
   /// Host planes [lo, hi) a slab's device buffer holds with `depth` planes beyond its own, clamped to the block's
