@@ -55,7 +55,7 @@ class OutOfCoreSimulation final : public Simulation {
 
  public:
   OutOfCoreSimulation(const CaseConfig& config, const Decomposition& decomposition, const SlabRequest& request,
-                      const SlabPlan& plan, const DeviceBudget& budget)
+                      const SlabPlan& plan)
       : Simulation(config),
         decomposition_(decomposition),
         shape_(block_shape(decomposition)),
@@ -68,7 +68,7 @@ class OutOfCoreSimulation final : public Simulation {
     stats_.slabs = plan_.slabs();
     stats_.buffer_planes = plan_.buffer_planes;
     stats_.device_bytes = plan_.device_bytes;
-    stats_.budget = budget.bytes;
+    stats_.budget = request_.budget;
     for (int axis = 0; axis < 2; ++axis) periodic_xy_[axis] = decomposition_.exchanges(axis);
     const int h = plan_.halo;
     host_ = PinnedBuffer<T>(std::size_t(d3q19::Q) * std::size_t(shape_.n_cells()));
@@ -575,12 +575,12 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   }
   switch (config.precision) {
     case Precision::float64:
-      return std::make_unique<OutOfCoreSimulation<double>>(config, decomposition, request, plan, budget);
+      return std::make_unique<OutOfCoreSimulation<double>>(config, decomposition, request, plan);
     case Precision::float16:
-      return std::make_unique<OutOfCoreSimulation<half_t>>(config, decomposition, request, plan, budget);
+      return std::make_unique<OutOfCoreSimulation<half_t>>(config, decomposition, request, plan);
     case Precision::float32: break;
   }
-  return std::make_unique<OutOfCoreSimulation<float>>(config, decomposition, request, plan, budget);
+  return std::make_unique<OutOfCoreSimulation<float>>(config, decomposition, request, plan);
 }
 
 }  // namespace eddy
