@@ -1793,8 +1793,8 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
     return source.overridden("numerics.out_of_core") ? "numerics.out_of_core" : other;
   };
   const std::string unsupported =
-      " is not supported with numerics.out_of_core = true: out-of-core runs support neither particles, [thermal] "
-      "nor derived output fields yet (fluid only; output density and velocity)";
+      " is not supported with numerics.out_of_core = true: out-of-core runs support neither particles nor "
+      "[thermal] yet (fluid only)";
   if (config.particles.enabled) {
     source.fail(conflict_key("particles"),
                 "[particles]" + unsupported + "; remove [particles] or set numerics.out_of_core = false");
@@ -1802,11 +1802,6 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
   if (config.thermal.enabled) {
     source.fail(conflict_key("thermal"),
                 "[thermal]" + unsupported + "; remove [thermal] or set numerics.out_of_core = false");
-  }
-  for (const std::string& field : config.output_fields) {
-    if (field == "density" || field == "velocity") continue;
-    source.fail(conflict_key("output.fields"), "output.fields with \"" + field + "\"" + unsupported +
-                                                   "; list only \"density\" and \"velocity\" in output.fields");
   }
   const auto& ranks = config.parallel.ranks;
   if (ranks[0] > 1 || ranks[1] > 1) {

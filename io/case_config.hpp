@@ -46,7 +46,7 @@ enum class OutOfCoreMode {
 /// time_block steps per visit.
 /// Each slab is carried to the device with a ghost region time_block + 1 z-planes deep, advanced time_block steps and
 /// copied back; the device holds two slab buffers within device_memory_limit. Results are bitwise identical to an
-/// in-core run. Fluid only: mode = on refuses [particles], [thermal] and the derived output fields, and with
+/// in-core run. Fluid only: mode = on refuses [particles] and [thermal], and with
 /// MPI the domain is split along z only (parallel.ranks = [1, 1, pz]; solver/decomposition.hpp).
 /// Ranges (checked by finalize_case, 0 = chosen at run time): device_memory_limit 1..2^60 bytes, time_block 1..64,
 /// slabs 1..nz (and at most the z-planes of the smallest block when parallel.ranks fixes pz). time_block, slabs and

@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "kernels/d3q19.hpp"
+#include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/storage.hpp"
+#include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
 #include "solver/host_memory.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
@@ -25,19 +28,12 @@ namespace eddy {
 
 namespace {
 
-bool has_derived_output(const CaseConfig& config) {
-  for (const std::string& f : config.output_fields) {
-    if (f == "vorticity" || f == "q_criterion" || f == "strain_rate") return true;
-  }
-  return false;
-}
-
 bool split_along_z_only(const Decomposition& decomposition) {
   return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
 }
 
 bool fluid_only(const CaseConfig& config) {
-  return !config.particles.enabled && !config.thermal.enabled && !has_derived_output(config);
+  return !config.particles.enabled && !config.thermal.enabled;
 }
 
 /// Bytes of one stored population value.
@@ -118,12 +114,20 @@ class OutOfCoreSimulation final : public Simulation {
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
     std::vector<R> host = gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
     scale_moments(host, shape_.interior_cells(), scaling);
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), {{"density", 1}, {"velocity", 3}},
-                              config_.output_fields, step_);
+    std::vector<std::pair<std::string, int>> blocks = {{"density", 1}, {"velocity", 3}};
+    const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
+    host.insert(host.end(), derived.begin(), derived.end());
+    for (const DerivedField& d : kDerivedFields) {
+      const auto& wanted = config_.output_fields;
+      if (std::find(wanted.begin(), wanted.end(), d.name) != wanted.end()) blocks.emplace_back(d.name, d.components);
+    }
+    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
   }
 
   std::vector<double> derived_field(const std::string& name) override {
-    throw std::invalid_argument("derived_field: out-of-core runs compute no derived field ('" + name + "')");
+    if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
+    const std::vector<R> values = derived_fields(OutputScaling{}, {name});
+    return std::vector<double>(values.begin(), values.end());
   }
 
   std::vector<double> populations() override {
@@ -440,6 +444,56 @@ class OutOfCoreSimulation final : public Simulation {
       streams_[0].synchronize();
       fn(part, slab, plane * (plan_.first[j] - 1), slab);
     }
+  }
+
+  /// The derived fields among `names` on the interior cells, components back to back and scaled as in core. Slab by
+  /// slab: the velocity of the slab and one plane beyond it (from its populations with 2 halo planes) is computed
+  /// in the other buffer, its periodic x and y ghosts copied, and differenced there by the in-core stencils.
+  /// Collective along z (the halos are refreshed first).
+  std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
+    int components = 0;
+    for (const DerivedField& d : kDerivedFields) {
+      if (std::find(names.begin(), names.end(), d.name) != names.end()) components += d.components;
+    }
+    const std::int64_t n = shape_.interior_cells();
+    std::vector<R> out(std::size_t(components) * std::size_t(n));
+    if (components == 0) return out;
+    refresh_halos();
+    Decomposition xy = decomposition_;  // x and y ghosts as in core; z comes with the halo planes
+    xy.neighbour[2] = {kNoNeighbour, kNoNeighbour};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    const backend::Stream& stream = streams_[0];
+    std::vector<R> all;
+    for (int j = 0; j < plan_.slabs(); ++j) {
+      const SlabGeometry g = geometry(j, 2);
+      upload(g, g.lo, 0, stream);
+      const PopulationView<T> view = device_view(0, g);
+      const FlagView flags{device_flags(0)};
+      if (layout_ == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
+      const std::size_t cells = std::size_t(g.shape.n_cells());
+      R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
+      R* const u[3] = {base, base + cells, base + 2 * cells};
+      R* const w[3] = {base + 3 * cells, base + 4 * cells, base + 5 * cells};
+      compute_velocity_field(view, layout_, flags, g.shape, force, ForceFieldView<R>{}, walls_, u, &stream);
+      FieldHalo<R> halo(xy, g.shape);
+      for (R* component : u) halo.fill_ghosts(component, &stream);
+      const R* const u_in[3] = {u[0], u[1], u[2]};
+      all.resize(cells);
+      int c = 0;
+      run_derived_stencils<R>(u_in, flags, g.shape, w, names, scaling.length / scaling.velocity,
+                              [&](const R* component, double scale) {
+                                backend::copy_to_host_async(all.data(), component, cells * sizeof(R), stream);
+                                stream.synchronize();
+                                R* to = out.data() + std::int64_t(c++) * n +
+                                        std::int64_t(plan_.first[j] - 1) * shape_.n[0] * shape_.n[1];
+                                for (int z = plan_.first[j]; z < plan_.first[j + 1]; ++z)
+                                  for (int y = 1; y <= shape_.n[1]; ++y)
+                                    for (int x = 1; x <= shape_.n[0]; ++x)
+                                      *to++ = R(all[g.shape.index(x, y, z - g.lo)] * scale);
+                              },
+                              &stream);
+    }
+    return out;
   }
 
   /// Sets every cell, ghost planes included, to f_eq of the initial field, slab by slab on the device.

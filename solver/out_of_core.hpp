@@ -8,7 +8,8 @@
 // periodic z face, or from the z-neighbour ranks over MPI (out-of-core runs are split along z only). The fields stay
 // bitwise identical to an in-core run of the same backend and storage (tests/physics/test_out_of_core.cpp).
 //
-// Fluid only: no particles, no temperature field, output density and velocity (the case parser refuses the rest).
+// Fluid only: no particles, no temperature field (the case parser refuses them). Output, derived fields included, is
+// the in-core output.
 #pragma once
 
 #include <cstdint>

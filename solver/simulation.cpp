@@ -21,6 +21,7 @@
 #include "kernels/stencil_launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
+#include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
 #include "solver/halo_exchange.hpp"
@@ -46,10 +47,6 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
 }
 
 namespace {
-
-/// Stencil kernels of the derived output fields: the shared-memory tiled variant, measured faster on the H200 than
-/// the plain one (vorticity 20 % / 6 %, Q-criterion 38 % / 27 % at 256^3 / 512^3; docs/performance.md).
-constexpr StencilVariant kStencilVariant = StencilVariant::tiled;
 
 /// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
 constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
@@ -194,22 +191,13 @@ class LatticeSimulation final : public Simulation {
     return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
   }
 
-  /// Fields derived from the velocity by finite differences (kernels/stencil_launchers.hpp), in output order.
-  struct DerivedField {
-    const char* name;
-    int components;
-  };
-  static constexpr DerivedField kDerivedFields[] = {{"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1}};
-
   bool wants_output(const std::string& name) const {
     const auto& f = config_.output_fields;
     return std::find(f.begin(), f.end(), name) != f.end();
   }
 
   std::vector<double> derived_field(const std::string& name) override {
-    bool known = false;
-    for (const DerivedField& d : kDerivedFields) known = known || name == d.name;
-    if (!known) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
+    if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
     const std::vector<R> values = derived_fields(OutputScaling{}, {name});
     return std::vector<double>(values.begin(), values.end());
   }
@@ -233,31 +221,19 @@ class LatticeSimulation final : public Simulation {
     FieldHalo<R> halo(decomposition_, shape_);
     for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
     const R* const u_in[3] = {u_ptr[0], u_ptr[1], u_ptr[2]};
-    const FlagView flags{flags_.data()};
-    const double rate = scaling.length / scaling.velocity;  // 1 / step -> 1 / (U / L)
-    auto append = [&](DeviceBuffer<R>& field, double scale) {
-      const std::vector<R> all = field.download();
-      for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) { out.push_back(R(all[cell] * scale)); });
-    };
-    for (const DerivedField& d : kDerivedFields) {
-      if (!wanted(d.name)) continue;
-      const std::string name = d.name;
-      if (name == "vorticity") {
-        DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
-        R* const w_ptr[3] = {w[0].data(), w[1].data(), w[2].data()};
-        vorticity(u_in, flags, shape_, w_ptr, kStencilVariant, &compute_);
-        for (auto& component : w) append(component, rate);
-      } else {
-        DeviceBuffer<R> s(cells);
-        if (name == "q_criterion") {
-          q_criterion(u_in, flags, shape_, s.data(), kStencilVariant, &compute_);
-          append(s, rate * rate);
-        } else {
-          strain_rate_magnitude(u_in, flags, shape_, s.data(), kStencilVariant, &compute_);
-          append(s, rate);
-        }
-      }
-    }
+    DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+    R* const w_ptr[3] = {w[0].data(), w[1].data(), w[2].data()};
+    std::vector<R> all(cells);
+    run_derived_stencils<R>(u_in, FlagView{flags_.data()}, shape_, w_ptr, names,
+                            scaling.length / scaling.velocity,  // 1 / step -> 1 / (U / L)
+                            [&](const R* component, double scale) {
+                              backend::synchronize();
+                              backend::copy_to_host(all.data(), component, cells * sizeof(R));
+                              for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) {
+                                out.push_back(R(all[cell] * scale));
+                              });
+                            },
+                            &compute_);
     return out;
   }
 
