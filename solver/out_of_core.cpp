@@ -1,6 +1,7 @@
 // OutOfCoreSimulation<T>: the populations of one block in pinned host memory, advanced slab by slab on the device
-// (solver/out_of_core.hpp for the scheme, solver/slab_plan.hpp for the slab sizes and the halo depth).
-#include "solver/out_of_core.hpp"
+// (solver/out_of_core.hpp for the scheme, solver/slab_plan.hpp for the slab sizes and the halo depth,
+// solver/out_of_core_setup.cpp for the budget and the plan).
+#include "solver/out_of_core_simulation.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,30 +17,15 @@
 #include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
-#include "solver/host_memory.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/mpi_check.hpp"
-#include "solver/reductions.hpp"
 #include "solver/slab_plan.hpp"
 
 namespace eddy {
 
 namespace {
-
-bool split_along_z_only(const Decomposition& decomposition) {
-  return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
-}
-
-bool fluid_only(const CaseConfig& config) {
-  return !config.particles.enabled && !config.thermal.enabled;
-}
-
-/// Bytes of one stored population value.
-std::size_t value_bytes(Precision precision) {
-  return precision == Precision::float16 ? 2 : precision == Precision::float64 ? 8 : 4;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -535,98 +521,8 @@ class OutOfCoreSimulation final : public Simulation {
 
 }  // namespace
 
-DeviceBudget out_of_core_budget(const CaseConfig& config) {
-  if (config.out_of_core.device_memory_limit > 0) {
-    return {config.out_of_core.device_memory_limit, "numerics.device_memory_limit"};
-  }
-  const backend::DeviceInfo device = backend::device_info(backend::current_device());
-  return {std::int64_t(0.9 * double(device.free_memory)), "the free device memory (90 %)"};
-}
-
-bool runs_out_of_core(const CaseConfig& config, const Decomposition& decomposition, double in_core_bytes) {
-  switch (config.out_of_core.mode) {
-    case OutOfCoreMode::on: return true;
-    case OutOfCoreMode::off: return false;
-    case OutOfCoreMode::automatic: break;
-  }
-  if (!backend::is_gpu() || !fluid_only(config) || !split_along_z_only(decomposition)) return false;
-  const std::int64_t limit = config.out_of_core.device_memory_limit;
-  if (limit > 0) return in_core_bytes > double(limit);
-  const backend::DeviceInfo device = backend::device_info(backend::current_device());
-  return device.free_memory > 0 && in_core_bytes > 0.95 * double(device.free_memory);
-}
-
-std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const Decomposition& decomposition) {
-  if (!split_along_z_only(decomposition)) {
-    throw CollectiveInputError(source_prefix(config) + "out-of-core runs split the domain along z only, but the "
-                               "decomposition has " + std::to_string(decomposition.dims[0]) + " x " +
-                               std::to_string(decomposition.dims[1]) + " x " + std::to_string(decomposition.dims[2]) +
-                               " ranks; set parallel.ranks = [1, 1, " + std::to_string(decomposition.size) + "]");
-  }
-  const BlockShape shape = block_shape(decomposition);
-  const std::size_t bytes = value_bytes(config.precision);
-  const DeviceBudget budget = out_of_core_budget(config);
-  SlabRequest request;
-  request.nz = shape.n[2];
-  request.plane_bytes = std::size_t(shape.pitch()) * std::size_t(shape.n[1] + 2) * (d3q19::Q * bytes + sizeof(CellFlag));
-  request.wall_below = decomposition.neighbour[2][0] == kNoNeighbour;
-  request.wall_above = decomposition.neighbour[2][1] == kNoNeighbour;
-  request.budget = budget.bytes;
-  request.budget_name = budget.name;
-  request.time_block = config.out_of_core.time_block;
-  request.slabs = config.out_of_core.slabs;
-  const bool other_rank_below = !request.wall_below && decomposition.neighbour[2][0] != decomposition.rank;
-  const bool other_rank_above = !request.wall_above && decomposition.neighbour[2][1] != decomposition.rank;
-  if (!decomposition.serial() && (other_rank_below || other_rank_above)) {
-    request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];  // the thinnest block
-    if (request.neighbour_planes < 2) {
-      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least 2 z-planes from the "
-                           "next rank, but " + std::to_string(decomposition.global_size[2]) + " z-planes over " +
-                           std::to_string(decomposition.dims[2]) + " ranks leave blocks of " +
-                           std::to_string(request.neighbour_planes) + "; use at most " +
-                           std::to_string(std::max(1, decomposition.global_size[2] / 2)) + " ranks");
-    }
-  }
-  // Host: the state, the flags (with the halo planes), and one read-out of the fields (4 values per interior cell).
-  const double host_bytes = double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag)) +
-                            4.0 * double(shape.interior_cells()) * (config.precision == Precision::float64 ? 8 : 4);
-  const std::size_t available = host_available_memory();
-  if (!backend::is_gpu() && config.out_of_core.device_memory_limit <= 0 && available > 0) {
-    // On cpu the "device" buffers share the host memory with the state: budget what the state leaves.
-    request.budget = std::max<std::int64_t>(0, std::int64_t(0.9 * (double(available) - host_bytes)));
-    request.budget_name = "the free host memory left beside the state (90 %)";
-  }
-  const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
-  auto plan_here = [&] {
-    try {
-      return plan_slabs(request);
-    } catch (const InputError& e) {
-      throw InputError(source_prefix(config) + e.what());
-    }
-  };
-  SlabPlan plan;
-  agree_on_failure(comm, [&] { plan = plan_here(); });
-  if (comm != MPI_COMM_NULL && request.time_block == 0) {
-    // Every rank sweeps alike (the halo refresh is collective): the smallest time_block chosen by any rank.
-    int k = plan.time_block;
-    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MIN, comm));
-    request.time_block = k;
-    agree_on_failure(comm, [&] { plan = plan_here(); });
-  }
-  // The halo copies, and on cpu the "device" buffers too.
-  const double total_host_bytes = host_bytes + 2.0 * plan.halo * double(request.plane_bytes) +
-                                  (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
-  if (available > 0 && total_host_bytes > 0.95 * double(available)) {
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "the out-of-core block of %d x %d x %d cells needs %.3g GB of host memory (pinned populations, "
-                  "flags, halos, one read-out%s) but only %.3g GB are available; use a smaller domain%s or more "
-                  "ranks",
-                  shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9,
-                  backend::is_gpu() ? "" : ", the slab buffers", double(available) * 1e-9,
-                  config.precision == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")");
-    throw DeviceError(text, true);
-  }
+std::unique_ptr<Simulation> make_out_of_core_simulation(const CaseConfig& config, const Decomposition& decomposition,
+                                                       const SlabRequest& request, const SlabPlan& plan) {
   switch (config.precision) {
     case Precision::float64:
       return std::make_unique<OutOfCoreSimulation<double>>(config, decomposition, request, plan);
