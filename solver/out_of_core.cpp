@@ -67,7 +67,7 @@ class OutOfCoreSimulation final : public Simulation {
     std::memcpy(flags_.data(), flags.data(), flags.size());
     const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
     for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
-    if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(halo_values);
+    if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(2 * halo_values);
     for (int e = 0; e < 5 * plan_.slabs(); ++e) timing_.push_back(std::make_unique<backend::Event>(true));
     initialize();
   }
@@ -236,7 +236,7 @@ class OutOfCoreSimulation final : public Simulation {
   void carry(const SlabGeometry& g, int b, int lo, int hi, bool into_buffer, const backend::Stream& stream) {
     if (hi <= lo) return;
     const PopulationView<T> dev = device_view(b, g);
-    const std::int64_t carried = std::int64_t(plan_.halo) * plane_cells_;
+    const std::int64_t carried = 2 * std::int64_t(plan_.halo) * plane_cells_;
     const std::size_t count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(T);
     for (int i = 0; i < d3q19::Q; ++i) {
       T* in_buffer = dev.f + i * dev.n_cells + std::int64_t(lo - g.lo) * plane_cells_;
@@ -315,10 +315,11 @@ class OutOfCoreSimulation final : public Simulation {
     }
   }
 
-  /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight. A slab's lower
-  /// halo comes from the carry (the previous slab's top planes as uploaded, before any step), the rest of its planes
-  /// from the host; its own planes go back to the host as soon as it is done. Host planes are thus only read before
-  /// they are written, and no copy waits for another slab's copy in the other direction.
+  /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight. The planes a
+  /// slab shares with the previous one (its lower halo and its first k + 1 own planes, 2 (k + 1) in all) come from
+  /// the carry, copied from the previous slab's buffer before any step; the rest from the host. Each host plane is
+  /// thus uploaded once per sweep and read before it is written back, and no copy waits for another slab's copy in
+  /// the other direction. A slab's own planes go back to the host as soon as it is done.
   void sweep(int steps) {
     const auto start = std::chrono::steady_clock::now();
     refresh_halos();
@@ -328,17 +329,16 @@ class OutOfCoreSimulation final : public Simulation {
       const int b = j % kSlabBuffers;
       const backend::Stream& stream = streams_[b];
       const SlabGeometry g = geometry(j, h);
-      const int own = plan_.first[j];
+      const int shared = j == 0 ? g.lo : geometry(j - 1, h).hi;  // planes [g.lo, shared) come from the carry
       event(j, 0).record(stream);
-      stats_.bytes_up += upload(g, j == 0 ? g.lo : own, b, stream);
+      stats_.bytes_up += upload(g, shared, b, stream);
       if (j > 0) {
         carried_.wait(stream);
-        carry(g, b, g.lo, own, true, stream);
+        carry(g, b, g.lo, shared, true, stream);
       }
       event(j, 1).record(stream);
       if (j + 1 < n) {
-        const SlabGeometry next = geometry(j + 1, h);
-        carry(g, b, next.lo, plan_.first[j + 1], false, stream);
+        carry(g, b, geometry(j + 1, h).lo, g.hi, false, stream);
         carried_.record(stream);
       }
       compute(g, b, steps, stream);
@@ -510,7 +510,7 @@ class OutOfCoreSimulation final : public Simulation {
   PinnedBuffer<T> below_, above_;    // halo planes beyond the block's z ends, [i * h * plane + ...]
   PinnedBuffer<CellFlag> flags_;     // flags of host planes 1 - h .. nz + h
   DeviceBuffer<unsigned char> buffers_[kSlabBuffers];
-  DeviceBuffer<T> carry_;  // halo planes of populations handed from one slab to the next, [i * h * plane + ...]
+  DeviceBuffer<T> carry_;  // planes shared by consecutive slabs, handed over on the device, [i * 2 h * plane + ...]
   backend::Stream streams_[kSlabBuffers];
   backend::Event carried_;  // the carry holds the planes the next slab needs
   std::vector<std::unique_ptr<backend::Event>> timing_;  // per slab: upload begins, ends, compute ends, download begins, ends

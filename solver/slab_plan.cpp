@@ -32,9 +32,9 @@ int buffer_for(const SlabRequest& r, int n, int halo) {
   return buffer;
 }
 
-/// Device bytes of the buffers and, with more than one slab, the carry.
+/// Device bytes of the buffers and, with more than one slab, the carry of 2 halo planes.
 std::int64_t bytes_for(const SlabRequest& r, int buffer_planes, int halo, int slabs) {
-  return (std::int64_t(kSlabBuffers) * buffer_planes + (slabs > 1 ? halo : 0)) * std::int64_t(r.plane_bytes);
+  return (std::int64_t(kSlabBuffers) * buffer_planes + (slabs > 1 ? 2 * halo : 0)) * std::int64_t(r.plane_bytes);
 }
 
 /// The fewest slabs (at most nz) that fit the budget with this halo; 0 if none.
@@ -77,8 +77,8 @@ SlabPlan plan_slabs(const SlabRequest& r) {
   int k = r.time_block;
   const bool both_walls = r.wall_below && r.wall_above;
   if (k <= 0) {
-    // Each buffer: slab of S >= 4 (k + 1) planes and 2 (k + 1) halo planes; the carry k + 1 more.
-    k = int(std::clamp<std::int64_t>(planes / 13 - 1, 1, kMaxDefaultTimeBlock));
+    // Each buffer: slab of S >= 4 (k + 1) planes and 2 (k + 1) halo planes; the carry 2 (k + 1) more.
+    k = int(std::clamp<std::int64_t>(planes / 14 - 1, 1, kMaxDefaultTimeBlock));
     // A one-slab plan needs no redundant planes: then take the largest k that still fits.
     while (k > 1 && fewest_slabs(r, k + 1) == 0) --k;
     // Halo planes on a non-wall side are redundant work: at most a quarter of the block's own planes.
@@ -107,7 +107,7 @@ SlabPlan plan_slabs(const SlabRequest& r) {
     throw InputError(r.budget_name + " = " + gib(r.budget) + " is too small for even one slab: a " +
                      std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) +
                      " needs at least " + gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
-                     " slab buffers and a carry of " + std::to_string(k + 1) + " planes, " +
+                     " slab buffers and a carry of " + std::to_string(2 * (k + 1)) + " planes, " +
                      std::to_string(r.plane_bytes) + " bytes per z-plane); raise numerics.device_memory_limit" +
                      (k > 1 ? " or lower numerics.time_block" : ""));
   }

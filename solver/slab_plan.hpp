@@ -34,8 +34,9 @@ struct SlabRequest {
 };
 
 /// Buffers on the device: two, so that one slab computes while the other's planes travel. Beside them a carry
-/// buffer of halo planes hands each slab's top planes, as they were before the sweep, to the next slab: a slab's
-/// lower halo then never comes from host planes already written back, and no slab waits for its neighbour's copy.
+/// buffer of 2 halo planes hands the planes two consecutive slabs share (the next slab's lower halo and its first
+/// halo-deep own planes), as they were before the sweep, to the next slab: each host plane is uploaded once per
+/// sweep, never after it was written back, and no slab waits for its neighbour's copy.
 inline constexpr int kSlabBuffers = 2;
 
 struct SlabPlan {
@@ -43,7 +44,7 @@ struct SlabPlan {
   int halo = 2;                   ///< k + 1: planes carried beyond a slab's own on each non-wall side
   std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
   int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
-  /// (kSlabBuffers * buffer_planes + halo) * plane_bytes: buffers and carry (no carry with one slab)
+  /// (kSlabBuffers * buffer_planes + 2 halo) * plane_bytes: buffers and carry (no carry with one slab)
   std::int64_t device_bytes = 0;
   int slabs() const { return int(first.size()) - 1; }
   int planes(int slab) const { return first[slab + 1] - first[slab]; }

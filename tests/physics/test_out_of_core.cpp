@@ -140,8 +140,8 @@ TEST(OutOfCoreBudget, TooSmallForOneSlabNamesTheMinimumAndTheMinimumRuns) {
   ASSERT_NE(message, "") << "a 100000-byte budget was accepted";
   EXPECT_NE(message.find("numerics.device_memory_limit"), std::string::npos) << message;
   EXPECT_NE(message.find("too small for even one slab"), std::string::npos) << message;
-  // The minimum it names: slabs of one plane, each buffer 1 + 2 (k + 1) = 7 planes, and a carry of k + 1 = 3.
-  const std::int64_t minimum = (2 * 7 + 3) * 16 * 12 * 77;
+  // The minimum it names: slabs of one plane, each buffer 1 + 2 (k + 1) = 7 planes, and a carry of 2 (k + 1) = 6.
+  const std::int64_t minimum = (2 * 7 + 6) * 16 * 12 * 77;
   EXPECT_NE(message.find("(" + std::to_string(minimum) + " bytes)"), std::string::npos) << message;
   // That budget runs, with the most slabs it allows, and one byte less does not.
   c.out_of_core.device_memory_limit = minimum;

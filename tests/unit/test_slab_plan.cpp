@@ -42,7 +42,7 @@ void expect_consistent(const SlabPlan& plan, const SlabRequest& r) {
   EXPECT_GE(thinnest, 1);
   EXPECT_LE(thickest - thinnest, 1) << "slabs are not even";
   EXPECT_EQ(plan.halo, plan.time_block + 1);
-  EXPECT_EQ(plan.device_bytes, (std::int64_t(kSlabBuffers) * plan.buffer_planes + (plan.slabs() > 1 ? plan.halo : 0)) *
+  EXPECT_EQ(plan.device_bytes, (std::int64_t(kSlabBuffers) * plan.buffer_planes + (plan.slabs() > 1 ? 2 * plan.halo : 0)) *
                                    std::int64_t(r.plane_bytes));
   EXPECT_LE(plan.device_bytes, r.budget);
 }
@@ -94,11 +94,11 @@ TEST(SlabPlan, TheNamedMinimumRunsAndOneByteLessDoesNot) {
 
 TEST(SlabPlan, DefaultTimeBlockKeepsFourHalosOfOwnPlanes) {
   // A budget of P planes: buffers of 2 (k + 1) halo planes around at least 4 (k + 1) own ones, and the carry.
-  for (const std::int64_t planes : {13, 50, 130, 236, 1000}) {
+  for (const std::int64_t planes : {14, 50, 130, 236, 1000}) {
     const SlabRequest r = request(2000, false, planes * 1000);
     const SlabPlan plan = plan_slabs(r);
     expect_consistent(plan, r);
-    const int expected = int(std::clamp<std::int64_t>(planes / 13 - 1, 1, 32));
+    const int expected = int(std::clamp<std::int64_t>(planes / 14 - 1, 1, 32));
     EXPECT_EQ(plan.time_block, expected) << planes;
     if (expected > 1 && expected < 32) EXPECT_GE(plan.planes(0), 4 * plan.halo) << planes;
   }
