@@ -55,8 +55,8 @@ struct SlabPlan {
 };
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:
-///   - default time_block: the largest k <= 32 whose slabs still have at least 4 (k + 1) own planes (redundant
-///     halo work at most half the useful work), at least 1; with a z side that is not a wall also k + 1 <= nz / 4,
+///   - default time_block: the largest k <= 32 whose slabs still have at least 2 (k + 1) own planes (redundant
+///     halo work at most the useful work), at least 1; with a z side that is not a wall also k + 1 <= nz / 4,
 ///     and k + 1 <= neighbour_planes when the halo comes from another rank;
 ///   - default slabs: as few as fit the budget, sizes differing by at most one plane.
 /// Throws InputError naming request.budget_name and the minimum budget when even one slab does not fit, and naming

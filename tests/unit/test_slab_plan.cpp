@@ -92,15 +92,15 @@ TEST(SlabPlan, TheNamedMinimumRunsAndOneByteLessDoesNot) {
   }
 }
 
-TEST(SlabPlan, DefaultTimeBlockKeepsFourHalosOfOwnPlanes) {
-  // A budget of P planes: buffers of 2 (k + 1) halo planes around at least 4 (k + 1) own ones, and the carry.
+TEST(SlabPlan, DefaultTimeBlockKeepsTwoHalosOfOwnPlanes) {
+  // A budget of P planes: buffers of 2 (k + 1) halo planes around at least 2 (k + 1) own ones, and the carry.
   for (const std::int64_t planes : {14, 50, 130, 236, 1000}) {
     const SlabRequest r = request(2000, false, planes * 1000);
     const SlabPlan plan = plan_slabs(r);
     expect_consistent(plan, r);
-    const int expected = int(std::clamp<std::int64_t>(planes / 14 - 1, 1, 32));
+    const int expected = int(std::clamp<std::int64_t>(planes / 10 - 1, 1, 32));
     EXPECT_EQ(plan.time_block, expected) << planes;
-    if (expected > 1 && expected < 32) EXPECT_GE(plan.planes(0), 4 * plan.halo) << planes;
+    if (expected > 1 && expected < 32) EXPECT_GE(plan.planes(0), 2 * plan.halo) << planes;
   }
   // Bounded by a quarter of the block when halos are redundant work, and by the next rank's block they come from.
   EXPECT_EQ(plan_slabs(request(40, false, 1000000)).time_block, 9);
