@@ -406,6 +406,17 @@ class OutOfCoreSimulation final : public Simulation {
     MPI_Type_free(&packed);
   }
 
+  /// Loads `slab` with `depth` halo planes into device buffer 0 for a read-out of the current state (on stream 0),
+  /// the periodic x and y ghosts filled as the in-core exchange would before reading neighbours.
+  SlabGeometry load_for_readout(int slab, int depth) {
+    const SlabGeometry g = geometry(slab, depth);
+    upload(g, g.lo, 0, streams_[0]);
+    if (layout_ == PopulationLayout::swapped) {
+      copy_periodic_xy(device_view(0, g), FlagView{device_flags(0)}, g.shape, true, streams_[0]);
+    }
+    return g;
+  }
+
   /// Computes rho and u of the current time slab by slab and calls fn(part, slab, first, cells) for each
   /// (solver/moment_readout.hpp). Collective along z (the halos are refreshed first).
   template <class Fn>
@@ -415,11 +426,9 @@ class OutOfCoreSimulation final : public Simulation {
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
     std::vector<R> part;
     for (int j = 0; j < plan_.slabs(); ++j) {
-      const SlabGeometry g = geometry(j, 1);
-      upload(g, g.lo, 0, streams_[0]);
+      const SlabGeometry g = load_for_readout(j, 1);
       const PopulationView<T> view = device_view(0, g);
       const FlagView flags{device_flags(0)};
-      if (layout_ == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, streams_[0]);
       const std::int64_t slab = plane * plan_.planes(j);
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // the other buffer holds the moments
       const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
@@ -451,11 +460,9 @@ class OutOfCoreSimulation final : public Simulation {
     const backend::Stream& stream = streams_[0];
     std::vector<R> all;
     for (int j = 0; j < plan_.slabs(); ++j) {
-      const SlabGeometry g = geometry(j, 2);
-      upload(g, g.lo, 0, stream);
+      const SlabGeometry g = load_for_readout(j, 2);
       const PopulationView<T> view = device_view(0, g);
       const FlagView flags{device_flags(0)};
-      if (layout_ == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
       const std::size_t cells = std::size_t(g.shape.n_cells());
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
       R* const u[3] = {base, base + cells, base + 2 * cells};

@@ -70,10 +70,7 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
   // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
-  bool derived = false;
-  for (const std::string& f : config.output_fields) {
-    derived = derived || f == "vorticity" || f == "q_criterion" || f == "strain_rate";
-  }
+  const bool derived = std::any_of(config.output_fields.begin(), config.output_fields.end(), is_derived_field);
   const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
          slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
