@@ -25,19 +25,28 @@
 namespace eddy {
 namespace {
 
-/// kCoupled: with a per-cell force (particles, buoyancy) and/or the velocity written out. A template parameter, not
-/// a runtime branch: the branch alone raised the plain kernel from 64 to 94 registers and cost fp16 22 %
-/// (docs/performance.md). Inside the coupled variant the parts present are chosen at run time.
-template <class T, bool kOdd, class Index, bool kCoupled>
+/// What acts on the fluid besides the collision, a template parameter of the kernel rather than a runtime branch
+/// (a branch for `coupled` alone raised the plain kernel from 64 to 94 registers and cost fp16 22 %,
+/// docs/performance.md):
+///   none:    no force at all (Relaxation::force zero, no per-cell force, velocity not written): the Guo source
+///            terms are left out of the collision (collide<false>, kernels/collision.hpp);
+///   uniform: a body force, the same in every cell;
+///   coupled: a per-cell force (particles, buoyancy) and/or the velocity written out; the parts present are
+///            chosen at run time.
+enum class Source { none, uniform, coupled };
+
+template <class T, bool kOdd, class Index, Source kSource>
 struct StreamCollide {
+  static constexpr bool kCoupled = kSource == Source::coupled;
   using R = compute_t<T>;
   // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
   // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (48: -0.4 to -1 %, 64: -5 to
   // -6 %; 40 spills).
-  // With 64-bit population offsets (blocks of more than 2^32 / 19 cells, about 609^3) every neighbour address of
-  // the odd step is a 64-bit sum: under the caps above it spilled 370-720 bytes (fp16, float) and ran 2.6 (fp16)
-  // and 1.8 (float) times slower at 640^3 on the H200. Measured there: fp16 +64 registers 24,961 MLUPS (+32:
-  // 21,873), float +32 21,553 (+64: 20,732); double (60 bytes spilled, 8 at +32) is not measured.
+  // With 64-bit population offsets (blocks of more than 2^32 / 19 cells, about 609^3) the caps are higher: when
+  // every address was a 64-bit sum held in registers, the caps above made the odd step spill 370-720 bytes and
+  // run 2.6 (fp16) and 1.8 (float) times slower at 640^3 on the H200. Since the offsets are per-direction
+  // pointers (StepSlots) these kernels need 56-72 registers (fp16, float) and 104-134 (double), below the caps,
+  // and fp16 at 640^3 runs at 32,603 MLUPS, float at 21,503 (docs/performance.md).
   static constexpr int kMaxRegisters = sizeof(Index) == 8 ? (sizeof(T) == 2 ? 120 : sizeof(T) == 4 ? 96 : 160)
                                                           : (sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128);
   // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
@@ -45,11 +54,10 @@ struct StreamCollide {
   // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
   // about 30 % (docs/performance.md).
   static constexpr bool kLoadBeforeFlag = backend::is_gpu();
+  // Fluid cells read and write through per-direction pointers (StepSlots, kernels/streaming.hpp); the odd step's
+  // cells next to a wall use CellSlots on `a` with the neighbour flags.
+  StepSlots<T, Index> slots;
   PopulationView<T> a;
-  // The even step writes through a second view of the same array. Seeing two base pointers, the compiler stops
-  // keeping the 19 load addresses live across the collision for the stores: 112 -> 64 registers per thread for
-  // float on sm_90 (ptxas -v), which doubles the resident warps (docs/performance.md).
-  PopulationView<T> a_out;
   Index stride;  // a.n_cells as a kernel parameter of the offset type (CellSlots)
   FlagView flags;
   BlockShape shape;
@@ -62,26 +70,20 @@ struct StreamCollide {
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
     const CellFlag own = flags.flag[cell];
-    const CellSlots<T, Index> slot(a.f, cell, stride);
+    // Even steps touch only the cell's own slots, so every fluid cell takes the plain path; odd steps take it
+    // when no neighbour is solid.
+    const bool plain = !kOdd || own == kFluid;
     R f[d3q19::Q];
     if (kLoadBeforeFlag) {
-      // The fluid-cell loads stay in the block (a box cell's neighbours are at most one cell away); a solid cell
-      // discards them, a cell next to a wall gathers again with its bounce-backs.
-      if (kOdd) {
-        gather_swapped(slot, flags, shape, cell, kFluid, walls, f);
-      } else {
-        load_own(slot, f);
-      }
+      // A solid cell discards the loads (they stay in the block: a box cell's neighbours are at most one cell
+      // away); a cell next to a wall gathers again below, with its bounce-backs.
+      load_step(slots, cell, f);
       if (is_solid(own)) return;
-      if (kOdd && own != kFluid) gather_swapped(slot, flags, shape, cell, own, walls, f);
     } else {
       if (is_solid(own)) return;
-      if (kOdd) {
-        gather_swapped(slot, flags, shape, cell, own, walls, f);
-      } else {
-        load_own(slot, f);
-      }
+      if (plain) load_step(slots, cell, f);
     }
+    if (!plain) gather_swapped(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, own, walls, f);
     R rho, u[3];
     if (kCoupled) {
       Relaxation<R> local = relax;
@@ -91,29 +93,31 @@ struct StreamCollide {
         for (int d = 0; d < 3; ++d) velocity_out.u[d][cell] = u[d];
       }
     } else {
-      collide(f, relax, rho, u, Stored<T>::kScale);
+      collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
     RoundingBits bits(key, x, y, z, finite_moments(rho, u));
-    if (kOdd) {
-      scatter_own(slot, flags, shape, cell, own, walls, f, bits);
+    if (plain) {
+      store_step(slots, cell, f, bits);
     } else {
-      store_swapped(CellSlots<T, Index>(a_out.f, cell, stride), f, bits);
+      scatter_own(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, own, walls, f, bits);
     }
   }
 };
 
-template <class T, class Index, bool kCoupled>
+template <class T, class Index, Source kSource>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
             const VelocityOutView<compute_t<T>>& velocity_out) {
   if (layout == PopulationLayout::swapped) {
-    const StreamCollide<T, true, Index, kCoupled> k{a,     a,   Index(a.n_cells), flags,       shape, relax,
-                                                    walls, key, force_field,      velocity_out};
+    const StreamCollide<T, true, Index, kSource> k{
+        step_slots<T, Index>(a, shape, true), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
+        velocity_out};
     parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
   } else {
-    const StreamCollide<T, false, Index, kCoupled> k{a,     a,   Index(a.n_cells), flags,       shape, relax,
-                                                     walls, key, force_field,      velocity_out};
+    const StreamCollide<T, false, Index, kSource> k{
+        step_slots<T, Index>(a, shape, false), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
+        velocity_out};
     parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
   }
 }
@@ -124,9 +128,14 @@ void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView&
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
             const VelocityOutView<compute_t<T>>& velocity_out) {
   if (force_field.present() || velocity_out.present()) {
-    launch<T, Index, true>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
+    launch<T, Index, Source::coupled>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
+                                      velocity_out);
+  } else if (relax.force[0] != 0 || relax.force[1] != 0 || relax.force[2] != 0) {
+    launch<T, Index, Source::uniform>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
+                                      velocity_out);
   } else {
-    launch<T, Index, false>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
+    launch<T, Index, Source::none>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
+                                   velocity_out);
   }
 }
 

@@ -61,6 +61,76 @@ struct CellSlots {
   EDDY_HOST_DEVICE T& operator()(int i, Index d = Index(0)) const { return at[Index(i) * n + d]; }
 };
 
+/// A fluid cell's 19 reads and 19 writes in one kind of step: the cell reads the population it collides as
+/// direction i from slot read(i) and writes its f*_i to slot write(i), where
+///   even step:                      read(i) = slot (i, cell),             write(i) = slot (opp(i), cell);
+///   odd step, no solid neighbour:   read(i) = slot (opp(i), cell - c_i),  write(i) = slot (i, cell + c_i).
+/// The same accesses as load_own/store_swapped and the fluid paths of gather_swapped/scatter_own, in the same
+/// order, with every direction's offset (i * n_cells + neighbour offset) formed once on the host (step_slots)
+/// and passed as a kernel parameter. How an offset is held depends on Index (measured on the H200,
+/// docs/performance.md):
+///   std::uint32_t: a 32-bit offset from the array's start, added to the cell index in 32 bits; the address is
+///                  then one 32 x 32 -> 64-bit multiply-add onto the base pointer, as in CellSlots;
+///   std::int64_t:  a pointer per direction. CellSlots' 64-bit offsets i * n + d were each a register pair held
+///                  through the kernel: the odd step needed 117 registers (fp16) and spilled at float's 96; with
+///                  the pointers it needs 72 and 71, and fp16 at 640^3 ran 25 % faster.
+template <class T, class Index>
+struct StepSlots;
+
+template <class T>
+struct StepSlots<T, std::uint32_t> {
+  T* read_base;   // the array; two copies, so the compiler does not keep the read addresses live for the writes
+  T* write_base;  // (112 -> 64 registers for the float even step on sm_90, docs/performance.md)
+  std::uint32_t read_offset[d3q19::Q];
+  std::uint32_t write_offset[d3q19::Q];
+  EDDY_HOST_DEVICE T& read(int i, std::uint32_t cell) const { return read_base[read_offset[i] + cell]; }
+  EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return write_base[write_offset[i] + cell]; }
+};
+
+template <class T>
+struct StepSlots<T, std::int64_t> {
+  T* read_at[d3q19::Q];
+  T* write_at[d3q19::Q];
+  EDDY_HOST_DEVICE T& read(int i, std::int64_t cell) const { return read_at[i][cell]; }
+  EDDY_HOST_DEVICE T& write(int i, std::int64_t cell) const { return write_at[i][cell]; }
+};
+
+/// StepSlots of array `a` of a block of shape `shape` for the even (odd = false) or odd step (host side). Every
+/// offset is >= 0 and, with 32-bit offsets, offset + cell < 19 n_cells <= 2^32 for the cells a step updates.
+template <class T, class Index>
+inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockShape& shape, bool odd) {
+  StepSlots<T, Index> s;
+  for (int i = 0; i < d3q19::Q; ++i) {
+    const std::int64_t ahead = odd ? shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)) : 0;
+    const std::int64_t read = std::int64_t(odd ? d3q19::opp(i) : i) * a.n_cells - ahead;
+    const std::int64_t write = std::int64_t(odd ? i : d3q19::opp(i)) * a.n_cells + ahead;
+    if constexpr (sizeof(Index) == 4) {
+      s.read_offset[i] = std::uint32_t(read);
+      s.write_offset[i] = std::uint32_t(write);
+    } else {
+      s.read_at[i] = a.f + read;
+      s.write_at[i] = a.f + write;
+    }
+  }
+  if constexpr (sizeof(Index) == 4) s.read_base = s.write_base = a.f;
+  return s;
+}
+
+/// Reads of a fluid cell through StepSlots (even step; odd step without solid neighbours), scaled.
+template <class T, class R, class Index>
+EDDY_HOST_DEVICE inline void load_step(const StepSlots<T, Index>& slots, Index cell, R (&f)[d3q19::Q]) {
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load_scaled(slots.read(i, cell));
+}
+
+/// Writes of a fluid cell through StepSlots (even step; odd step without solid neighbours); f is scaled.
+template <class T, class R, class Index>
+EDDY_HOST_DEVICE inline void store_step(const StepSlots<T, Index>& slots, Index cell, const R (&f)[d3q19::Q],
+                                        RoundingBits& bits) {
+EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) slots.write(i, cell) = Stored<T>::store_scaled(f[i], bits.next());
+}
+
 /// Even step, read: the populations that have arrived at `cell` ("own" layout), scaled.
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void load_own(const CellSlots<T, Index>& slot, R (&f)[d3q19::Q]) {
