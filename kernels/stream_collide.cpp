@@ -54,7 +54,7 @@ struct StreamCollide {
   // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
   // about 30 % (docs/performance.md).
   static constexpr bool kLoadBeforeFlag = backend::is_gpu();
-  // Fluid cells read and write through per-direction pointers (StepSlots, kernels/streaming.hpp); the odd step's
+  // Fluid cells read and write through per-direction offsets (StepSlots, kernels/streaming.hpp); the odd step's
   // cells next to a wall use CellSlots on `a` with the neighbour flags.
   StepSlots<T, Index> slots;
   PopulationView<T> a;

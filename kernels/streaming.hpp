@@ -65,26 +65,27 @@ struct CellSlots {
 /// direction i from slot read(i) and writes its f*_i to slot write(i), where
 ///   even step:                      read(i) = slot (i, cell),             write(i) = slot (opp(i), cell);
 ///   odd step, no solid neighbour:   read(i) = slot (opp(i), cell - c_i),  write(i) = slot (i, cell + c_i).
-/// The same accesses as load_own/store_swapped and the fluid paths of gather_swapped/scatter_own, in the same
-/// order, with every direction's offset (i * n_cells + neighbour offset) formed once on the host (step_slots)
-/// and passed as a kernel parameter. How an offset is held depends on Index (measured on the H200,
-/// docs/performance.md):
+/// The even step's writes give the "swapped" layout; the odd step makes the same accesses as the fluid paths of
+/// gather_swapped/scatter_own, in the same order. Every direction's offset (i * n_cells + neighbour offset) is
+/// formed once on the host (step_slots) and passed as a kernel parameter. How an offset is held depends on
+/// Index (measured on the H200, docs/performance.md):
 ///   std::uint32_t: a 32-bit offset from the array's start, added to the cell index in 32 bits; the address is
 ///                  then one 32 x 32 -> 64-bit multiply-add onto the base pointer, as in CellSlots;
 ///   std::int64_t:  a pointer per direction. CellSlots' 64-bit offsets i * n + d were each a register pair held
 ///                  through the kernel: the odd step needed 117 registers (fp16) and spilled at float's 96; with
-///                  the pointers it needs 72 and 71, and fp16 at 640^3 ran 25 % faster.
+///                  the pointers it needs 63-72, and fp16 at 640^3 runs 31 % faster (32,603 MLUPS). For 32-bit
+///                  offsets the pointers were slower (fp16 -1.5 % at 512^3): sm_90 formed each address from a
+///                  uniform register in three instructions.
 template <class T, class Index>
 struct StepSlots;
 
 template <class T>
 struct StepSlots<T, std::uint32_t> {
-  T* read_base;   // the array; two copies, so the compiler does not keep the read addresses live for the writes
-  T* write_base;  // (112 -> 64 registers for the float even step on sm_90, docs/performance.md)
+  T* base;  // the array
   std::uint32_t read_offset[d3q19::Q];
   std::uint32_t write_offset[d3q19::Q];
-  EDDY_HOST_DEVICE T& read(int i, std::uint32_t cell) const { return read_base[read_offset[i] + cell]; }
-  EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return write_base[write_offset[i] + cell]; }
+  EDDY_HOST_DEVICE T& read(int i, std::uint32_t cell) const { return base[read_offset[i] + cell]; }
+  EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return base[write_offset[i] + cell]; }
 };
 
 template <class T>
@@ -112,7 +113,7 @@ inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockSha
       s.write_at[i] = a.f + write;
     }
   }
-  if constexpr (sizeof(Index) == 4) s.read_base = s.write_base = a.f;
+  if constexpr (sizeof(Index) == 4) s.base = a.f;
   return s;
 }
 
@@ -131,19 +132,12 @@ EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) slots.write(i, cell) = Stored<T>::store_scaled(f[i], bits.next());
 }
 
-/// Even step, read: the populations that have arrived at `cell` ("own" layout), scaled.
+/// The populations that have arrived at `cell` in the "own" layout (after an odd step), scaled: the even step's
+/// reads, for read-outs (load_arrived).
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void load_own(const CellSlots<T, Index>& slot, R (&f)[d3q19::Q]) {
 EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load_scaled(slot(i));
-}
-
-/// Even step, write: f*_i to slot opp(i) of the same cell (giving the "swapped" layout).
-template <class T, class R, class Index>
-EDDY_HOST_DEVICE inline void store_swapped(const CellSlots<T, Index>& slot, const R (&f)[d3q19::Q],
-                                           RoundingBits& bits) {
-EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) slot(d3q19::opp(i)) = Stored<T>::store_scaled(f[i], bits.next());
 }
 
 /// Odd step, read ("swapped" layout): gathers into f the populations arriving at fluid `cell` whose own flag is
