@@ -99,7 +99,7 @@ struct StreamCollide {
     if (plain) {
       store_step(slots, cell, f, bits);
     } else {
-      scatter_own(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, own, walls, f, bits);
+      scatter_own(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, walls, f, bits);
     }
   }
 };

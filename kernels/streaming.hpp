@@ -65,8 +65,8 @@ struct CellSlots {
 /// direction i from slot read(i) and writes its f*_i to slot write(i), where
 ///   even step:                      read(i) = slot (i, cell),             write(i) = slot (opp(i), cell);
 ///   odd step, no solid neighbour:   read(i) = slot (opp(i), cell - c_i),  write(i) = slot (i, cell + c_i).
-/// The even step's writes give the "swapped" layout; the odd step makes the same accesses as the fluid paths of
-/// gather_swapped/scatter_own, in the same order. Every direction's offset (i * n_cells + neighbour offset) is
+/// The even step's writes give the "swapped" layout; the odd step makes the same accesses, in the same order, as
+/// gather_swapped's fluid path and as scatter_own where no neighbour is solid. Every direction's offset (i * n_cells + neighbour offset) is
 /// formed once on the host (step_slots) and passed as a kernel parameter. How an offset is held depends on
 /// Index (measured on the H200, docs/performance.md):
 ///   std::uint32_t: a 32-bit offset from the array's start, added to the cell index in 32 bits; the address is
@@ -86,6 +86,16 @@ struct StepSlots<T, std::uint32_t> {
   std::uint32_t write_offset[d3q19::Q];
   EDDY_HOST_DEVICE T& read(int i, std::uint32_t cell) const { return base[read_offset[i] + cell]; }
   EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return base[write_offset[i] + cell]; }
+  /// From offsets into array f (host side).
+  static StepSlots from(T* f, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
+    StepSlots s;
+    s.base = f;
+    for (int i = 0; i < d3q19::Q; ++i) {
+      s.read_offset[i] = std::uint32_t(read[i]);
+      s.write_offset[i] = std::uint32_t(write[i]);
+    }
+    return s;
+  }
 };
 
 template <class T>
@@ -94,27 +104,28 @@ struct StepSlots<T, std::int64_t> {
   T* write_at[d3q19::Q];
   EDDY_HOST_DEVICE T& read(int i, std::int64_t cell) const { return read_at[i][cell]; }
   EDDY_HOST_DEVICE T& write(int i, std::int64_t cell) const { return write_at[i][cell]; }
+  /// From offsets into array f (host side).
+  static StepSlots from(T* f, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
+    StepSlots s;
+    for (int i = 0; i < d3q19::Q; ++i) {
+      s.read_at[i] = f + read[i];
+      s.write_at[i] = f + write[i];
+    }
+    return s;
+  }
 };
 
 /// StepSlots of array `a` of a block of shape `shape` for the even (odd = false) or odd step (host side). Every
 /// offset is >= 0 and, with 32-bit offsets, offset + cell < 19 n_cells <= 2^32 for the cells a step updates.
 template <class T, class Index>
 inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockShape& shape, bool odd) {
-  StepSlots<T, Index> s;
+  std::int64_t read[d3q19::Q], write[d3q19::Q];
   for (int i = 0; i < d3q19::Q; ++i) {
     const std::int64_t ahead = odd ? shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)) : 0;
-    const std::int64_t read = std::int64_t(odd ? d3q19::opp(i) : i) * a.n_cells - ahead;
-    const std::int64_t write = std::int64_t(odd ? i : d3q19::opp(i)) * a.n_cells + ahead;
-    if constexpr (sizeof(Index) == 4) {
-      s.read_offset[i] = std::uint32_t(read);
-      s.write_offset[i] = std::uint32_t(write);
-    } else {
-      s.read_at[i] = a.f + read;
-      s.write_at[i] = a.f + write;
-    }
+    read[i] = std::int64_t(odd ? d3q19::opp(i) : i) * a.n_cells - ahead;
+    write[i] = std::int64_t(odd ? i : d3q19::opp(i)) * a.n_cells + ahead;
   }
-  if constexpr (sizeof(Index) == 4) s.base = a.f;
-  return s;
+  return StepSlots<T, Index>::from(a.f, read, write);
 }
 
 /// Reads of a fluid cell through StepSlots (even step; odd step without solid neighbours), scaled.
@@ -168,19 +179,12 @@ EDDY_UNROLL
 }
 
 /// Odd step, write: f*_i(x) to slot i of x + c_i ("own" layout there), or, when x + c_i is solid, bounced back
-/// at once into slot opp(i) of x. f is scaled.
+/// at once into slot opp(i) of x. f is scaled. Reads the neighbour flags: for cells next to a wall (fluid cells
+/// write through StepSlots, store_step).
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void scatter_own(const CellSlots<T, Index>& slot, const FlagView& flags,
-                                         const BlockShape& shape, Index cell, CellFlag own,
-                                         const WallVelocities<R>& walls, const R (&f)[d3q19::Q], RoundingBits& bits) {
-  if (own == kFluid) {
-EDDY_UNROLL
-    for (int i = 0; i < d3q19::Q; ++i) {
-      const Index ahead = Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
-      slot(i, ahead) = Stored<T>::store_scaled(f[i], bits.next());
-    }
-    return;
-  }
+                                         const BlockShape& shape, Index cell, const WallVelocities<R>& walls,
+                                         const R (&f)[d3q19::Q], RoundingBits& bits) {
 EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) {
     const Index ahead = Index(shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)));
