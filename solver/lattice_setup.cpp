@@ -10,26 +10,26 @@ BlockShape block_shape(const Decomposition& d) { return BlockShape{{d.local_size
 
 namespace {
 
-/// Flag of a block cell from the global faces it lies beyond (none: fluid).
+/// Flag of a block cell from the global faces it lies beyond (none: fluid), by the edge rule of
+/// kernels/cell_flags.hpp (cases/README.md, "Edges and corners").
 CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x, int y, int z) {
   const int p[3] = {x, y, z};
-  bool any_wall = false;
-  int moving_face = -1;
+  int faces[3];
+  int count = 0;
   for (int axis = 0; axis < 3; ++axis) {
     const int global = d.offset[axis] + p[axis] - 1;
     int face = -1;
     if (global < 0) face = 2 * axis;
     if (global >= d.global_size[axis]) face = 2 * axis + 1;
-    if (face < 0) continue;
-    const FaceKind kind = config.faces[face].kind;
-    if (kind == FaceKind::wall) any_wall = true;
-    if (kind == FaceKind::moving_wall && moving_face < 0) moving_face = face;
+    if (face >= 0 && config.faces[face].kind != FaceKind::periodic) faces[count++] = face;
   }
-  if (any_wall) return kWall;
-  if (moving_face >= 0) return static_cast<CellFlag>(kMovingWall + moving_face);
-  return kFluid;
+  if (count == 0) return kFluid;
+  const auto velocity = [&](int face) {
+    return config.faces[face].kind == FaceKind::moving_wall ? config.faces[face].velocity
+                                                            : std::array<double, 3>{0.0, 0.0, 0.0};
+  };
+  return solid_flag(faces, count, velocity);
 }
-
 }  // namespace
 
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {

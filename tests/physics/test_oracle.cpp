@@ -41,8 +41,12 @@ class FusedKernelVsOracle : public ::testing::TestWithParam<OracleCase> {};
 CaseConfig all_boundaries_case(const OracleCase& p) {
   CaseConfig c = test::box_case(30, 30, 8, 0.7);
   test::make_periodic(c, 0);
+  // Every branch of the edge rule (kernels/cell_flags.hpp): y_max meets z_min and z_max with other velocities (the
+  // edges rest), y_min meets z_max with the same velocity (the edge moves with it), y_min meets z_min (rests).
+  c.faces[2] = {FaceKind::moving_wall, {0.04, 0.0, 0.0}};    // y_min
   c.faces[3] = {FaceKind::moving_wall, {0.05, 0.0, 0.02}};   // y_max: a lid moving in x and z
-  c.faces[4] = {FaceKind::moving_wall, {0.03, -0.02, 0.0}};  // z_min: meets the lid along an edge
+  c.faces[4] = {FaceKind::moving_wall, {0.03, -0.02, 0.0}};  // z_min
+  c.faces[5] = {FaceKind::moving_wall, {0.04, 0.0, 0.0}};    // z_max: as y_min
   if (p.body_force) c.body_force = {1e-5, -2e-5, 5e-6};
   c.collision = p.collision;
   c.precision = p.precision;

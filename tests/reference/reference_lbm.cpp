@@ -69,9 +69,11 @@ std::vector<double> ReferenceLbm::stream() const {
         const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
         for (int i = 0; i < 19; ++i) {
           int target[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
-          // Which non-periodic faces does the link cross? No-slip beats moving; lower face index first.
-          bool wall = false;
-          int moving = -1;
+          // Which non-periodic faces does the link cross? Its wall moves with their velocity if they all share
+          // it (a resting wall counts as 0), and rests where they differ (the edge rule, kernels/cell_flags.hpp).
+          int crossed = 0;
+          bool same = true;
+          double uw[3] = {0.0, 0.0, 0.0};
           for (int a = 0; a < 3; ++a) {
             const int n = config_.size[a];
             if (target[a] >= 0 && target[a] < n) continue;
@@ -79,19 +81,21 @@ std::vector<double> ReferenceLbm::stream() const {
             const FaceKind kind = config_.faces[face].kind;
             if (kind == FaceKind::periodic) {
               target[a] = (target[a] + n) % n;
-            } else if (kind == FaceKind::wall) {
-              wall = true;
-            } else if (moving < 0) {
-              moving = face;
+              continue;
+            }
+            double v[3] = {0.0, 0.0, 0.0};
+            if (kind == FaceKind::moving_wall)
+              for (int b = 0; b < 3; ++b) v[b] = config_.faces[face].velocity[b];
+            if (crossed++ == 0) {
+              for (int b = 0; b < 3; ++b) uw[b] = v[b];
+            } else if (v[0] != uw[0] || v[1] != uw[1] || v[2] != uw[2]) {
+              same = false;
             }
           }
           const double value = f_[i * n_ + k];
-          if (wall || moving >= 0) {
-            double correction = 0.0;
-            if (!wall) {
-              const double* uw = config_.faces[moving].velocity.data();
-              correction = 2.0 * kWeight[i] * 1.0 * dot(kVelocity[i], uw) / kCs2;  // rho_w = 1
-            }
+          if (crossed > 0) {
+            if (!same) uw[0] = uw[1] = uw[2] = 0.0;
+            const double correction = 2.0 * kWeight[i] * 1.0 * dot(kVelocity[i], uw) / kCs2;  // rho_w = 1
             out[opposite(i) * n_ + k] = value - correction;
           } else {
             const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
