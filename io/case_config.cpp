@@ -44,7 +44,6 @@ namespace {
 constexpr double kMachLimit = 0.3;
 constexpr double kMaxTemperature = 1e30;
 constexpr double kMinUnitsCells = 8.0;          ///< [units]: fewest cells across the characteristic length
-constexpr double kMinUnitsViscosity = 0.01 / 3;  ///< [units]: tau >= 0.51
 constexpr double kMaxUnitsViscosity = 0.5;       ///< [units]: tau <= 2  ///< largest |temperature| ([thermal], float arithmetic)
 /// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
 constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
@@ -1092,6 +1091,7 @@ void read_numerics(const Section& section, CaseConfig& config) {
   config.collision = section.choice<Collision>("collision", {{"trt", Collision::trt}, {"bgk", Collision::bgk}})
                          .value_or(Collision::trt);
   config.magic = section.number("magic").value_or(3.0 / 16.0);
+  config.min_tau = section.number("min_tau").value_or(config.min_tau);
   config.precision = section
                          .choice<Precision>("storage", {{"float", Precision::float32},
                                                         {"fp16", Precision::float16},
@@ -1563,6 +1563,56 @@ void check_tau(const Source& source, const std::string& key, double value, doubl
   }
 }
 
+/// nu at tau = numerics.min_tau: the smallest viscosity a run accepts.
+double min_viscosity(const CaseConfig& config) { return (config.min_tau - 0.5) / 3.0; }
+
+/// numerics.min_tau in (0.5, 1] (before it is used by finalize_units and finalize_physics).
+void finalize_min_tau(const CaseConfig& config, const Source& source) {
+  require_finite(source, "numerics.min_tau", config.min_tau);
+  if (!(config.min_tau > 0.5) || config.min_tau > 1.0) {
+    source.fail("numerics.min_tau", "numerics.min_tau = " + fmt(config.min_tau) +
+                                        " is out of range: min_tau must be > 0.5 and <= 1 (0.51 is the default)");
+  }
+}
+
+/// "tau = ... is too close to tau = 1/2 ...": the common part of the messages that refuse a tau too close to 1/2.
+std::string below_min_tau(const CaseConfig& config, double tau) {
+  return "tau = " + fmt(tau, 6) + " is too close to tau = 1/2 to stay stable (below numerics.min_tau = " +
+         fmt(config.min_tau) + ")";
+}
+
+/// The way to run anyway: the closing part of the same messages.
+std::string accept_low_tau(double tau) {
+  return "; or, to accept the risk of an instability, set numerics.min_tau to at most " + fmt(tau, 9) + " (> 0.5)";
+}
+
+/// Refuses tau below numerics.min_tau for a viscosity fixed in lattice units by `key`, naming the fix: more cells
+/// across L (Re = U L / nu fixed), a larger U where Ma allows it, or a larger tau or viscosity. Cases in SI are
+/// checked, with their own fixes, by finalize_units.
+void check_min_tau(const CaseConfig& config, const Source& source, const std::string& key, double value,
+                   const std::string& how) {
+  if (config.tau >= config.min_tau || config.units.enabled) return;
+  const double nu_min = min_viscosity(config);
+  const double max_velocity = kMachLimit / std::sqrt(3.0);
+  std::string fix;
+  if (key == "physics.tau") {
+    fix = "raise physics.tau to at least " + fmt(config.min_tau);
+  } else if (key == "physics.viscosity") {
+    fix = "raise physics.viscosity to at least " + fmt(nu_min, 6) + " (lattice units)";
+  } else {
+    // nu = U L / Re, or U L sqrt(Pr / Ra) for the free-fall velocity: nu grows with L and with U alike.
+    const double per_length_velocity = config.nu / (config.velocity * config.length);
+    const double cells = std::ceil(nu_min / (per_length_velocity * config.velocity));
+    const double velocity = nu_min / (per_length_velocity * config.length);
+    fix = "resolve the flow with at least " + fmt(cells) + " cells across the characteristic length (now " +
+          fmt(config.length) + "; domain.size and physics.length)" +
+          (velocity <= max_velocity ? ", or raise physics.velocity to at least " + fmt(velocity, 4)
+                                    : std::string(" (a larger physics.velocity cannot do it within Ma <= 0.3)"));
+  }
+  source.fail(key, key + " = " + fmt(value) + how + ": " + below_min_tau(config, config.tau) + "; " + fix +
+                       accept_low_tau(config.tau));
+}
+
 /// Derives nu, tau and Re from whichever fixes the viscosity: tau > 0, else nu > 0, else reynolds > 0 (needs U > 0),
 /// else, with [thermal] and Ra > 0, the free-fall velocity U: nu = U L sqrt(Pr / Ra) (finalize_thermal_inputs has
 /// checked Pr and Ra). A second call finds tau set and keeps nu, which gives that tau exactly (nu = (tau - 1/2)/3
@@ -1604,9 +1654,11 @@ void finalize_physics(CaseConfig& config, const Source& source) {
   if (config.tau > 0) {
     check_tau(source, "physics.tau", config.tau, config.tau, "");
     if (!(config.nu > 0) || tau_of(config.nu) != config.tau) config.nu = (config.tau - 0.5) / 3.0;
+    check_min_tau(config, source, "physics.tau", config.tau, "");
   } else if (config.nu > 0) {
     config.tau = tau_of(config.nu);
     check_tau(source, "physics.viscosity", config.nu, config.tau, " (tau = " + fmt(config.tau) + ")");
+    check_min_tau(config, source, "physics.viscosity", config.nu, "");
   } else if (config.reynolds > 0) {
     if (config.velocity <= 0) {
       source.fail("physics.reynolds", "physics.reynolds = " + fmt(config.reynolds) +
@@ -1617,6 +1669,9 @@ void finalize_physics(CaseConfig& config, const Source& source) {
     config.tau = tau_of(config.nu);
     check_tau(source, "physics.reynolds", config.reynolds, config.tau,
               " (nu = U L / Re = " + fmt(config.nu) + ", tau = " + fmt(config.tau) + ")");
+    check_min_tau(config, source, "physics.reynolds", config.reynolds,
+                  " (U = " + fmt(config.velocity) + ", L = " + fmt(config.length) + " cells, nu = U L / Re = " +
+                      fmt(config.nu, 6) + ")");
   } else if (config.thermal.enabled && config.thermal.rayleigh > 0) {
     const ThermalConfig& t = config.thermal;
     if (!(config.velocity > 0)) {
@@ -1633,6 +1688,9 @@ void finalize_physics(CaseConfig& config, const Source& source) {
               " (the free-fall velocity: nu = U L sqrt(Pr / Ra) = " + fmt(config.nu) + " with L = " +
                   fmt(config.length) + ", Pr = " + fmt(t.prandtl) + ", Ra = " + fmt(t.rayleigh) +
                   ", tau = " + fmt(config.tau) + ")");
+    check_min_tau(config, source, "physics.velocity", config.velocity,
+                  " (the free-fall velocity: nu = U L sqrt(Pr / Ra) = " + fmt(config.nu, 6) + " with L = " +
+                      fmt(config.length) + " cells)");
   } else {
     source.fail("physics",
                 "one of physics.reynolds, physics.tau, physics.viscosity must be given and positive (each "
@@ -1681,17 +1739,19 @@ void finalize_mach(const CaseConfig& config, const Source& source) {
   if (ma <= kMachLimit) return;
   if (config.units.enabled) {  // U is units.lattice_velocity: the fix is there
     source.fail(key, "Mach number Ma = " + fmt(ma, 4) + " exceeds the limit " + fmt(kMachLimit) +
-                         " (u_max = " + fmt(speed, 6) + " lattice units from " + key + "); lower " +
+                         " (u_max = " + fmt(speed, 6) + " lattice units from " + key + "; tau = " +
+                         fmt(config.tau, 6) + "); lower " +
                          "units.lattice_velocity to at most " +
                          fmt(config.units.lattice_velocity * kMachLimit / ma, 4) + " (the speeds scale with it), or " +
                          "slow the fastest wall");
   }
   source.fail(
       key, "Mach number Ma = " + fmt(ma, 4) + " exceeds the limit " + fmt(kMachLimit) +
-               " (Ma = sqrt(3) u_max, u_max = " + fmt(speed, 6) + " lattice units from " + key +
-               "); use a smaller velocity: u_max <= " + fmt(kMachLimit / std::sqrt(3.0), 4) +
-               " keeps Ma <= 0.3 (lower physics.velocity; at fixed reynolds this also lowers tau, so refine the grid "
-               "if tau nears 0.5)");
+               " (Ma = sqrt(3) u_max, u_max = " + fmt(speed, 6) + " lattice units from " + key + "; tau = " +
+               fmt(config.tau, 6) + ", nu = " + fmt(config.nu, 6) + "); use a smaller velocity: u_max <= " +
+               fmt(kMachLimit / std::sqrt(3.0), 4) +
+               " keeps Ma <= 0.3 (lower physics.velocity; at fixed reynolds this also lowers tau, which must stay >= "
+               "numerics.min_tau = " + fmt(config.min_tau) + ", so refine the grid as U drops)");
 }
 
 void finalize_numerics_run_output(CaseConfig& config, const Source& source) {
@@ -2164,18 +2224,20 @@ void finalize_units(CaseConfig& config, const Source& source) {
   }
   // nu_lat = U_lat L_cells / Re: the lattice velocity that gives a wanted nu_lat on this grid.
   const auto lattice_velocity_for = [&](double nu_lat) { return nu_lat * reynolds / cells; };
-  if (nu < kMinUnitsViscosity) {
-    const double cells_needed = std::ceil(kMinUnitsViscosity * reynolds / u.lattice_velocity);
-    const double faster = lattice_velocity_for(kMinUnitsViscosity);
+  const double nu_min = min_viscosity(config);
+  if (tau_of(nu) < config.min_tau) {
+    const double cells_needed = std::ceil(nu_min * reynolds / u.lattice_velocity);
+    const double faster = lattice_velocity_for(nu_min);
     source.fail("units.viscosity",
                 "units.viscosity = " + fmt(u.viscosity) + " m^2/s gives Re = U L / nu = " + fmt(reynolds, 6) +
                     ", which on " + fmt(cells) + " cells at lattice velocity " + fmt(u.lattice_velocity) +
-                    " needs nu = " + fmt(nu, 4) + " (tau = " + fmt(3.0 * nu + 0.5, 6) +
-                    "), too close to tau = 1/2 to stay stable: use at least " + fmt(cells_needed) +
+                    " needs nu = " + fmt(nu, 4) + " (lattice): " + below_min_tau(config, tau_of(nu)) +
+                    "; use at least " + fmt(cells_needed) +
                     " cells across the length (domain.size and physics.length)" +
                     (faster <= kMachLimit / std::sqrt(3.0)
                          ? ", or units.lattice_velocity >= " + fmt(faster, 4)
-                         : std::string(" (a larger units.lattice_velocity cannot do it within Ma <= 0.3)")));
+                         : std::string(" (a larger units.lattice_velocity cannot do it within Ma <= 0.3)")) +
+                    accept_low_tau(tau_of(nu)));
   }
   if (nu > kMaxUnitsViscosity) {
     source.fail("units.viscosity",
@@ -2198,6 +2260,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   }
   finalize_domain(config, source);
   finalize_thermal_inputs(config, source);  // Pr and Ra first: with Ra > 0 they may fix nu
+  finalize_min_tau(config, source);         // the tau limit of both unit systems
   finalize_units(config, source);           // SI values fix U and nu
   finalize_physics(config, source);
   finalize_initial(config, source);
@@ -2218,7 +2281,7 @@ const std::vector<CaseSection>& case_file_schema() {
       {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
       {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
       {"initial", {"type", "amplitude"}},
-      {"numerics", {"collision", "magic", "storage", "out_of_core", "device_memory_limit", "time_block", "slabs"}},
+      {"numerics", {"collision", "magic", "min_tau", "storage", "out_of_core", "device_memory_limit", "time_block", "slabs"}},
       {"run", {"steps", "report_every"}},
       {"output", {"every", "directory", "vtk", "centerlines", "fields"}},
       {"parallel", {"ranks", "transport", "overlap", "device"}},

@@ -210,7 +210,7 @@ struct CaseConfig {
   double length = 0.0;     ///< characteristic length L in cells (default: size[0])
   double reynolds = 0.0;   ///< Re = U L / nu (derived when tau, viscosity or the free-fall velocity fixes nu)
   double nu = 0.0;         ///< lattice kinematic viscosity, nu = (tau - 1/2) / 3
-  double tau = 0.0;        ///< BGK relaxation time, tau = 3 nu + 1/2; must be > 0.5
+  double tau = 0.0;        ///< BGK relaxation time, tau = 3 nu + 1/2; must be >= min_tau (> 0.5)
   std::array<double, 3> body_force = {0.0, 0.0, 0.0};  ///< force density F (lattice units), Guo forcing
 
   InitialCondition initial{};
@@ -218,6 +218,10 @@ struct CaseConfig {
   // [numerics]
   Collision collision = Collision::trt;
   double magic = 3.0 / 16.0;  ///< TRT magic parameter Lambda = (tau_plus - 1/2)(tau_minus - 1/2)
+  /// The smallest tau a run accepts ([numerics] min_tau, in (0.5, 1]): the stability margin over tau = 1/2, the
+  /// same rule for cases in lattice units and in SI. A smaller tau is refused with the resolution that would
+  /// reach it; a case that accepts the risk of an instability lowers min_tau.
+  double min_tau = 0.51;
   Precision precision = Precision::float32;
   /// Populations on the device (in-core) or in pinned host memory streamed through it in z-slabs ([numerics]
   /// out_of_core, device_memory_limit, time_block, slabs); default "auto": out-of-core only when the block does not

@@ -458,6 +458,58 @@ TEST(CaseConfigErrors, ViscosityRules) {
   EXPECT_INPUT_ERROR(t, "boundary.y_max.velocity", "physics.velocity");
 }
 
+TEST(CaseConfigErrors, TauBelowTheStabilityMarginIsRefusedWithTheResolutionNeeded) {
+  // The 2D cavity of the report: U = 0.1, nu = 0.001 on 128 cells, tau = 0.503, Re = 12,800 (it blows up).
+  CaseText t;
+  t.domain = "size = [128, 128, 1]\nperiodic = [false, false, true]\n";
+  t.physics = "velocity = 0.1\nviscosity = 0.001\n";
+  EXPECT_INPUT_ERROR(t, "physics.viscosity = 0.001", "tau = 0.503", "numerics.min_tau = 0.51",
+                     "physics.viscosity to at least 0.00333333", "numerics.min_tau to at most 0.503");
+  // The same flow given by its Reynolds number: nu_min Re / U = (0.01 / 3) 12800 / 0.1 = 426.7 cells.
+  t.physics = "velocity = 0.1\nreynolds = 12800\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds = 12800", "tau = 0.503", "at least 427 cells", "now 128",
+                     "cannot do it within Ma <= 0.3");
+  // Here a faster U reaches the margin within the Mach limit: nu_min Re / L = (0.01 / 3) 2900 / 128 = 0.0755,
+  // and nu_min Re / U = 193.3 cells.
+  t.physics = "velocity = 0.05\nreynolds = 2900\n";
+  EXPECT_INPUT_ERROR(t, "physics.reynolds = 2900", "at least 194 cells", "physics.velocity to at least 0.07552");
+  t.physics = "velocity = 0.1\ntau = 0.505\n";
+  EXPECT_INPUT_ERROR(t, "physics.tau = 0.505", "too close to tau = 1/2", "raise physics.tau to at least 0.51");
+  // A case that accepts the risk runs; the limit itself is checked.
+  t.physics = "velocity = 0.1\nviscosity = 0.001\n";
+  t.extra = "[numerics]\nmin_tau = 0.502\n";
+  const CaseConfig accepted = parse_case(t.str(), "test.toml");
+  EXPECT_NEAR(accepted.tau, 0.503, 1e-12);
+  EXPECT_EQ(accepted.min_tau, 0.502);
+  t.extra = "[numerics]\nmin_tau = 0.5\n";
+  EXPECT_INPUT_ERROR(t, "numerics.min_tau = 0.5", "> 0.5 and <= 1");
+  t.extra = "[numerics]\nmin_tau = 1.5\n";
+  EXPECT_INPUT_ERROR(t, "numerics.min_tau = 1.5", "> 0.5 and <= 1");
+  // The same rule in SI: Re = 1e4 on 128 cells at U_lat 0.1 gives tau = 0.5038, refused unless accepted.
+  CaseText si = t;
+  si.extra = "[units]\nlength = 0.1\nvelocity = 0.1\nviscosity = 1e-6\n";
+  si.physics = "";
+  EXPECT_INPUT_ERROR(si, "units.viscosity", "tau = 0.50384", "numerics.min_tau = 0.51",
+                     "numerics.min_tau to at most 0.50384");
+  si.extra += "[numerics]\nmin_tau = 0.503\n";
+  EXPECT_NEAR(parse_case(si.str(), "test.toml").tau, 0.5 + 3 * 0.1 * 128 / 1e4, 1e-9);
+  // Built in code, as the tests and eddy bench do: the same limit.
+  CaseConfig c;
+  c.size = {128, 128, 1};
+  for (auto& f : c.faces) f.kind = FaceKind::wall;
+  c.faces[4].kind = c.faces[5].kind = FaceKind::periodic;
+  c.tau = 0.503;
+  c.steps = 1;
+  EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.tau", "too close to tau = 1/2"}));
+}
+
+TEST(CaseConfigErrors, MachMessageNamesTau) {
+  // U = 1.0, nu = 0.05: Ma = 1.73 with tau = 0.65 (the report's U = 1, nu = 0.001 now stops at tau first).
+  CaseText t;
+  t.physics = "velocity = 1.0\nviscosity = 0.05\n";
+  EXPECT_INPUT_ERROR(t, "Ma = 1.732", "tau = 0.65", "nu = 0.05", "numerics.min_tau");
+}
+
 TEST(CaseConfigErrors, MachLimit) {
   CaseText t;
   t.physics = "velocity = 0.2\nreynolds = 100\n";  // Ma = 0.346
