@@ -9,7 +9,8 @@
 //  - EDDY_ALWAYS_INLINE: forces inlining of a per-cell function into its kernel;
 //  - EDDY_GPU_CHECK(call): the checked wrapper for every GPU runtime call (throws DeviceError with file, line,
 //    call text and the runtime's error string);
-//  - eddy::atomic_add: relaxed 64-bit atomic integer addition usable in kernels on every backend;
+//  - eddy::atomic_add, eddy::atomic_min: relaxed atomic integer addition (64-bit) and minimum (32-bit) usable in
+//    kernels on every backend;
 //  - eddy::backend: memory, copies and synchronisation with the same names on every backend. On the CPU
 //    backend "device" memory is ordinary (64-byte aligned) host memory.
 #pragma once
@@ -145,6 +146,8 @@ class Event {
   void record(const Stream& stream);
   /// Work queued on `stream` after this call starts only when the recorded point has been reached.
   void wait(const Stream& stream) const;
+  /// Blocks the host until the recorded point has been reached (at once when nothing was recorded).
+  void synchronize() const;
   /// Seconds from reaching `start` to reaching `end`: both created with timing, recorded and reached (synchronize
   /// first). On cpu, where work runs at once, the host clock when record() ran.
   static double seconds_between(const Event& start, const Event& end);
@@ -192,6 +195,21 @@ EDDY_HOST_DEVICE inline void atomic_add(unsigned long long* address, unsigned lo
   atomicAdd(address, value);
 #else
   __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+
+/// Atomic 32-bit minimum *address = min(*address, value) (relaxed ordering), from any thread of a kernel:
+/// atomicMin on cuda/hip device code, a compare-and-swap loop on the host (cpu backend, OpenMP threads). Used for
+/// the rare report of the first unstable step (StabilityView, kernels/views.hpp).
+EDDY_HOST_DEVICE inline void atomic_min(unsigned int* address, unsigned int value) {
+#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
+    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
+  atomicMin(address, value);
+#else
+  unsigned int seen = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < seen &&
+         !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
 #endif
 }
 

@@ -31,14 +31,18 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// `force_field` (when present) adds each cell's force density to the uniform body force of `relax`;
 /// `velocity_out` (when present) receives each updated fluid cell's velocity (with the F/2 shift) of the time the
 /// step collides, i.e. the fields before the step (+3 * sizeof(R) written per cell).
-/// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16).
+/// `stability` (when its word is set) records the first step at which an updated cell's |u| leaves the stable range
+/// and, with its `freeze`, leaves the populations alone in every later step (StabilityView, kernels/views.hpp).
+/// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16);
+/// the stability word is one 4-byte value per step that every thread reads from cache.
 template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                     const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
                     const WallVelocities<compute_t<T>>& walls, const RoundingKey& key,
                     const backend::Stream* stream = nullptr, bool wide_index = false,
                     const ForceFieldView<compute_t<T>>& force_field = {},
-                    const VelocityOutView<compute_t<T>>& velocity_out = {});
+                    const VelocityOutView<compute_t<T>>& velocity_out = {},
+                    const StabilityView<compute_t<T>>& stability = {});
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
 /// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.

@@ -12,7 +12,9 @@
 // The force density is the uniform body force plus, with two-way coupled particles, the cell's deposited force
 // (ForceFieldView: +3 * sizeof(R) read per cell when present) and, with a buoyant scalar, its Boussinesq force
 // (+1 * sizeof(R) read). With the scalar transport the kernel also writes the velocity it computed
-// (VelocityOutView: +3 * sizeof(R) written), so no separate pass over the populations is needed.
+// (VelocityOutView: +3 * sizeof(R) written), so no separate pass over the populations is needed. Every cell also
+// compares its |u| with the stability limit and, once a step has found one beyond it, stops updating
+// (StabilityView, kernels/views.hpp: one 4-byte word per step, read from cache).
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
@@ -66,6 +68,7 @@ struct StreamCollide {
   RoundingKey key;
   ForceFieldView<R> force_field;    // particles, buoyancy (kCoupled only)
   VelocityOutView<R> velocity_out;  // kCoupled only
+  StabilityView<R> stability;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -78,9 +81,9 @@ struct StreamCollide {
       // A solid cell discards the loads (they stay in the block: a box cell's neighbours are at most one cell
       // away); a cell next to a wall gathers again below, with its bounce-backs.
       load_step(slots, cell, f);
-      if (is_solid(own)) return;
+      if (is_solid(own) || stability.frozen(key.step)) return;
     } else {
-      if (is_solid(own)) return;
+      if (is_solid(own) || stability.frozen(key.step)) return;
       if (plain) load_step(slots, cell, f);
     }
     if (!plain) gather_swapped(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, own, walls, f);
@@ -95,6 +98,7 @@ struct StreamCollide {
     } else {
       collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
+    stability.watch(key.step, u);
     RoundingBits bits(key, x, y, z, finite_moments(rho, u));
     if (plain) {
       store_step(slots, cell, f, bits);
@@ -108,16 +112,16 @@ template <class T, class Index, Source kSource>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out) {
+            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
   if (layout == PopulationLayout::swapped) {
     const StreamCollide<T, true, Index, kSource> k{
         step_slots<T, Index>(a, shape, true), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out};
+        velocity_out, stability};
     parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
   } else {
     const StreamCollide<T, false, Index, kSource> k{
         step_slots<T, Index>(a, shape, false), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out};
+        velocity_out, stability};
     parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
   }
 }
@@ -126,16 +130,16 @@ template <class T, class Index>
 void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
             const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
             const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out) {
+            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
   if (force_field.present() || velocity_out.present()) {
     launch<T, Index, Source::coupled>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out);
+                                      velocity_out, stability);
   } else if (relax.force[0] != 0 || relax.force[1] != 0 || relax.force[2] != 0) {
     launch<T, Index, Source::uniform>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out);
+                                      velocity_out, stability);
   } else {
     launch<T, Index, Source::none>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                   velocity_out);
+                                   velocity_out, stability);
   }
 }
 
@@ -146,12 +150,14 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
                     const ForceFieldView<compute_t<T>>& force_field,
-                    const VelocityOutView<compute_t<T>>& velocity_out) {
+                    const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
-    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
+    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
+                             stability);
   } else {
-    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out);
+    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
+                            stability);
   }
 }
 
@@ -159,7 +165,8 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
   template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,   \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
                                   const RoundingKey&, const backend::Stream*, bool,                                 \
-                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&);
+                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,     \
+                                  const StabilityView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -60,6 +60,27 @@ struct VelocityOutView {
   EDDY_HOST_DEVICE bool present() const { return u[0] != nullptr; }
 };
 
+/// The fused kernel's stability watch: a device word that every updated fluid cell whose velocity (the moments it
+/// collides, lattice units) has |u|^2 > max_speed_squared, or a NaN or infinite moment, lowers to the step's index
+/// (RoundingKey::step) with an atomic minimum. It holds kNoInstability until a cell does. With `freeze`, every later
+/// step (index above the word) leaves the populations as they are: the state stays that after the first unstable
+/// step, finite wherever it was finite then, however long the host takes to look (solver/simulation.cpp). A null
+/// word watches nothing.
+template <class R>
+struct StabilityView {
+  static constexpr std::uint32_t kNoInstability = 0xffffffffu;
+  std::uint32_t* first_step = nullptr;
+  R max_speed_squared = R(0);
+  bool freeze = false;
+  /// True when a step before `step` found an unstable cell and the watch freezes the state.
+  EDDY_HOST_DEVICE bool frozen(std::uint32_t step) const { return freeze && first_step != nullptr && *first_step < step; }
+  /// Records `step` when u is outside the stable range (the comparison is false for NaN, so a NaN records too).
+  EDDY_HOST_DEVICE void watch(std::uint32_t step, const R (&u)[3]) const {
+    if (first_step == nullptr) return;
+    if (!(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] <= max_speed_squared)) atomic_min(first_step, step);
+  }
+};
+
 /// Velocity of each of the 6 faces' moving walls (lattice units), indexed by face (see cell_flags.hpp).
 template <class R>
 struct WallVelocities {

@@ -75,6 +75,7 @@ void Event::record(const Stream& /*stream*/) {
 }
 double Event::seconds_between(const Event& start, const Event& end) { return end.host_seconds_ - start.host_seconds_; }
 void Event::wait(const Stream& /*stream*/) const {}
+void Event::synchronize() const {}
 
 void* allocate_pinned(std::size_t bytes) { return allocate(bytes); }
 void release_pinned(void* ptr) noexcept { release(ptr); }

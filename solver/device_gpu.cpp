@@ -101,6 +101,7 @@ void Event::record(const Stream& stream) {
 void Event::wait(const Stream& stream) const {
   EDDY_GPU_CHECK(gpu(StreamWaitEvent)(stream_of(stream), static_cast<gpu(Event_t)>(handle_), 0));
 }
+void Event::synchronize() const { EDDY_GPU_CHECK(gpu(EventSynchronize)(static_cast<gpu(Event_t)>(handle_))); }
 
 void* allocate_pinned(std::size_t bytes) {
   void* ptr = nullptr;

@@ -49,6 +49,15 @@ double checkpoint_gigabytes(const std::string& manifest_path) {
 /// The time loop checks for a stop signal at least every this many steps.
 constexpr std::int64_t kStopCheckSteps = 100;
 
+/// The first unstable step the fused kernel found on any rank (Simulation::unstable_step), or -1. Collective.
+std::int64_t first_unstable_step(Simulation& sim, MPI_Comm comm) {
+  const std::int64_t mine = sim.unstable_step();
+  if (comm == MPI_COMM_NULL) return mine;
+  std::int64_t first = mine < 0 ? INT64_MAX : mine;
+  EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+  return first == INT64_MAX ? -1 : first;
+}
+
 std::string format(const char* fmt, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, value);
@@ -235,9 +244,10 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
   log << "  wrote " << path << " (u/U on x = 0.5 and v/U on y = 0.5; positions divided by the cavity side, velocities by U)\n";
 }
 
-/// Stops the run when the state is not finite or too fast: writes what it has, then throws.
+/// Stops the run when the state is not finite or too fast, or when the fused kernel found a cell so in step
+/// `unstable` (>= 0; -1: it found none): writes what it has, then throws.
 void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnostics& t, Simulation& sim,
-           SnapshotWriter& snapshots, std::ostream& log) {
+           SnapshotWriter& snapshots, std::ostream& log, std::int64_t unstable = -1) {
   std::string problem, hint;
   if (!d.finite) {
     problem = "non-finite density or velocity (NaN/inf) at cell " + cell_text(d.first_nonfinite_cell);
@@ -292,6 +302,13 @@ void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnost
              std::string(th.rayleigh > 0 ? ", thermal.rayleigh" : "") + "), or raise the resolution";
     }
   }
+  if (problem.empty() && unstable >= 0) {
+    // The kernel saw the velocity it collided in that step; the state written is the one after it, which the
+    // checks above may find back in range.
+    problem = "|u| exceeded the lattice limit " + format("%.1f", kMaxLatticeSpeed) +
+              " or became NaN during step " + std::to_string(unstable + 1) + "; now max |u| = " +
+              format("%.3g", d.max_speed) + " at cell " + cell_text(d.fastest_cell);
+  }
   if (problem.empty()) return;
   if (hint.empty()) {
     hint = std::string("lower the velocity, raise the resolution or tau") +
@@ -302,7 +319,8 @@ void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnost
                                      : "");
   }
   const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " + problem +
-                              " (0-based global cell indices; checked every report and output step); " + hint;
+                              " (0-based global cell indices; the flow is checked every " +
+                              std::to_string(kStabilityCheckSteps) + " steps, the rest at reports); " + hint;
   if (config.write_vtk) {
     log << "  instability detected; writing the current fields before stopping\n";
     try {
@@ -512,8 +530,16 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
       next = std::min(next, (t / config.checkpoint_every + 1) * config.checkpoint_every);
     }
     next = std::min(next, t + kStopCheckSteps);  // a stop signal is noticed within this many steps
+    next = std::min(next, (t / kStabilityCheckSteps + 1) * kStabilityCheckSteps);
     sim->advance(next - t);
     interval_steps += next - t;
+    // Collective. On one rank the state went back to the first unstable step (Simulation::unstable_step).
+    const std::int64_t unstable = first_unstable_step(*sim, comm);
+    if (unstable >= 0) {
+      sim->synchronize();
+      const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
+      guard(config, d, sim->thermal_diagnostics(), *sim, snapshots, log, unstable);  // throws
+    }
     const std::int64_t now = sim->time_step();
 
     if (const int signal = stop_signal(comm)) {  // collective

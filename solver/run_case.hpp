@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -10,22 +11,25 @@
 
 namespace eddy {
 
-/// Thrown when the flow blows up (NaN, or |u| above kMaxLatticeSpeed); main() exits with kExitUnstable (3).
+/// Thrown when the flow blows up (NaN, or |u| above kMaxLatticeSpeed, solver/simulation.hpp); main() exits with
+/// kExitUnstable (3).
 class InstabilityError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-/// Largest lattice speed accepted during a run: beyond it the lattice Boltzmann model is meaningless.
-inline constexpr double kMaxLatticeSpeed = 0.5;
+/// The time loop asks the fused kernel's stability watch (Simulation::unstable_step) every this many steps,
+/// whatever run.report_every: a blow-up stops the run within twice this many steps of its start.
+inline constexpr std::int64_t kStabilityCheckSteps = 10;
 /// Largest particle speed accepted (cells per step): the velocity interpolation and the hand-over between ranks
 /// assume a particle crosses at most half a cell per step.
 inline constexpr double kMaxParticleSpeed = 0.5;
 
 /// Runs the (finalized) case: prints the parameter table, advances config.steps steps, reports progress every
 /// config.report_every steps, writes VTK every config.output_every steps and at the end, and the centreline CSV
-/// when asked. On NaN or |u| > 0.5 it writes the current fields, then throws InstabilityError naming the step and
-/// cell. Throws OutputError, DeviceError as they arise.
+/// when asked. On NaN or |u| > 0.5 (found by the fused kernel within kStabilityCheckSteps steps, whatever
+/// report_every, or at a report) it writes the fields (on one rank those right after the first unstable step,
+/// Simulation::unstable_step), then throws InstabilityError naming the step and cell. Throws OutputError, DeviceError as they arise.
 /// Collective over `world`: the case is decomposed over its ranks (one rank: the whole grid); only rank 0 writes to
 /// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
 /// With checkpoint.every > 0 it writes a checkpoint every that many steps and at the end (solver/checkpointing.hpp);

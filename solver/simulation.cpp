@@ -123,6 +123,7 @@ class LatticeSimulation final : public Simulation {
     flags_.upload(flags);
     const InitialField init = initial_field(config, decomposition);
     initialize_equilibrium(view(), shape_, init);  // the "own" layout
+    reset_watch();
     split_interior(shape_, decomposition_, inner_, shell_);
     if (config.particles.enabled) particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
@@ -158,6 +159,28 @@ class LatticeSimulation final : public Simulation {
 
   void synchronize() override { backend::synchronize(); }
   std::int64_t time_step() const override { return step_; }
+
+  std::int64_t unstable_step() override {
+    if (unstable_step_ < 0) {
+      watch_copied_.synchronize();  // the copy asked for by the previous call (queued behind the steps before it)
+      const std::uint32_t seen = *watch_seen_.data();
+      if (seen == StabilityView<R>::kNoInstability) {
+        backend::copy_to_host_async(watch_seen_.data(), watch_.data(), sizeof(std::uint32_t), compute_);
+        watch_copied_.record(compute_);
+        return -1;
+      }
+      unstable_step_ = std::int64_t(seen);
+    }
+    const std::int64_t frozen_at = unstable_step_ + 1;
+    if (freezes() && step_ != frozen_at) {
+      // The steps after the unstable one left the populations alone (StabilityView::frozen) but turned the host's
+      // layout over: undo that, and go back to the time right after the unstable step.
+      backend::synchronize();
+      if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
+      step_ = frozen_at;
+    }
+    return unstable_step_;
+  }
   const Decomposition& decomposition() const override { return decomposition_; }
 
   MacroscopicFields fields() override { return to_fields(download_moments(), decomposition_); }
@@ -248,6 +271,7 @@ class LatticeSimulation final : public Simulation {
     f_.upload(all);
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
     halo_pending_ = halo_.active();
+    reset_watch();
   }
 
   bool has_particles() const override { return particles_ != nullptr; }
@@ -311,6 +335,7 @@ class LatticeSimulation final : public Simulation {
     // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
     // the state was taken.
     halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    reset_watch();
     if (thermal_) {
       std::vector<R> t(static_cast<std::size_t>(n));
       std::memcpy(t.data(), state.temperature.data(), state.temperature.size());
@@ -348,9 +373,21 @@ class LatticeSimulation final : public Simulation {
 
  private:
   void update(const Box& box, const RoundingKey& key) {
+    const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
-                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{});
+                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability);
   }
+
+  /// A fresh stability watch, for a new state.
+  void reset_watch() {
+    watch_.upload({StabilityView<R>::kNoInstability});
+    *watch_seen_.data() = StabilityView<R>::kNoInstability;
+    unstable_step_ = -1;
+  }
+
+  /// The fused kernel freezes the state at the first unstable step on one rank only: on several, the other
+  /// blocks would run on and the ranks' times would disagree.
+  bool freezes() const { return decomposition_.size == 1; }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
   /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
@@ -416,6 +453,10 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<R> moments_;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
+  DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
+  PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host
+  backend::Event watch_copied_;
+  std::int64_t unstable_step_ = -1;
   PopulationLayout layout_ = PopulationLayout::own;
   bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
   std::int64_t step_ = 0;

@@ -18,6 +18,9 @@
 
 namespace eddy {
 
+/// Largest lattice speed accepted during a run: beyond it the lattice Boltzmann model is meaningless.
+inline constexpr double kMaxLatticeSpeed = 0.5;
+
 /// Macroscopic fields on the interior cells of this rank's block, lattice units, x fastest:
 /// k = x + nx * (y + ny * z), 0-based local indices; global index = offset + local.
 struct MacroscopicFields {
@@ -104,6 +107,15 @@ class Simulation {
   virtual void synchronize() = 0;
   /// Time steps done so far.
   virtual std::int64_t time_step() const = 0;
+  /// The first step (0-based index) whose collision found a fluid cell beyond the stability limit, |u| >
+  /// kMaxLatticeSpeed or a NaN or infinite moment (the fused kernel's watch, StabilityView in kernels/views.hpp),
+  /// or -1 while none has. Cheap, for every few steps: it returns what the device had reported when the previous
+  /// call was made, and asks for the current report without waiting for the queued steps. On one rank the fused
+  /// kernel then stops updating the populations, and the first call that returns a step s waits for the queued
+  /// work and sets the time back to s + 1: fields() and write_vti() show the state right after the instability
+  /// appeared (particles and temperature, which go on, as they are). On several ranks each block runs on, and
+  /// the state is that of the time of the call. Out-of-core runs return -1 (their state is checked at reports).
+  virtual std::int64_t unstable_step() { return -1; }
 
   /// Fields at the current time (moments of the populations streaming in; at step 0 of the initial populations),
   /// copied to the host.

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +187,27 @@ TEST_F(CliErrors, UnknownKeyFromSet) {
 TEST_F(CliErrors, BadValueFromSet) {
   const auto path = write_case("valid.toml", valid_case());
   expect_input_error(run_eddy({path, "--set", "physics.tau=0.4"}), {"physics.tau"});
+}
+
+TEST_F(CliErrors, BlowUpStopsWithinTheStabilityCheckWhateverReportEvery) {
+  // U = 0.1, nu = 0.001 on 128 cells (tau = 0.503, accepted explicitly): NaN by about step 500 in float. With
+  // reports every 5000 steps the run used to go on to step 5000 before it looked; the fused kernel's watch stops
+  // it within kStabilityCheckSteps (10) of the first step beyond |u| = 0.5 and writes the fields of right after it.
+  std::string text = replaced(valid_case(), "size = [8, 8, 1]", "size = [128, 128, 1]");
+  text = replaced(text, "velocity = 0.05\nreynolds = 10", "velocity = 0.1\nviscosity = 0.001");
+  text = replaced(text, "steps = 2", "steps = 5000\nreport_every = 5000");
+  text = replaced(text, "vtk = false", "vtk = true\nevery = 0");
+  text += "[numerics]\nmin_tau = 0.502\n";
+  const CliResult result = run_eddy({write_case("blow_up.toml", text)});
+  expect_input_error(result, {"became unstable by step ", "exceeded the lattice limit 0.5"}, 3);
+  const auto at = result.err.find("by step ");
+  ASSERT_NE(at, std::string::npos);
+  const long step = std::stol(result.err.substr(at + 8));
+  EXPECT_GT(step, 100);
+  EXPECT_LT(step, 600) << result.err;
+  char name[64];
+  std::snprintf(name, sizeof name, "blow_up_%08ld.vti", step);  // the case is named after its file
+  EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << "the fields of step " << step << " were not written";
 }
 
 TEST_F(CliErrors, BenchValidRunExitsZero) {
