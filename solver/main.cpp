@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <mpi.h>
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -130,6 +131,11 @@ eddy::HaloTransport parse_transport(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout (eddy run ... | head) must not end the run: progress writes then fail quietly (EPIPE) and the
+  // run goes on to its output. A file-size limit (ulimit -f) must not kill it either: the write fails with EFBIG
+  // and is reported as an output error (exit 5), its temporary file removed.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   MpiSession mpi(argc, argv);
   CLI::App app{"eddy: a D3Q19 lattice Boltzmann solver (CPU/OpenMP, CUDA, HIP; MPI across ranks)", "eddy"};
   app.require_subcommand(1);

@@ -91,10 +91,17 @@ class CliErrors : public ::testing::Test {
 
   /// Runs `eddy <subcommand> <args...>` with no stdin, capturing stdout and stderr in the test's directory.
   CliResult eddy_command(const std::string& subcommand, const std::vector<std::string>& args) const {
-    std::string command = shell_quote(EDDY_EXECUTABLE) + " " + subcommand;
+    std::string command = "exec " + shell_quote(EDDY_EXECUTABLE) + " " + subcommand;
     for (const auto& arg : args) command += " " + shell_quote(arg);
-    command += " </dev/null >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
-               shell_quote((dir_ / "stderr.txt").string());
+    return shell(command);
+  }
+
+  /// Runs `script` with bash (no stdin), capturing stdout and stderr; the exit code is the script's, and `exited`
+  /// is false when the script itself (or the program it exec'd) was killed by a signal.
+  CliResult shell(const std::string& script) const {
+    const std::string command = "bash -c " + shell_quote(script) + " </dev/null >" +
+                                shell_quote((dir_ / "stdout.txt").string()) + " 2>" +
+                                shell_quote((dir_ / "stderr.txt").string());
     const int status = std::system(command.c_str());
     CliResult result;
     result.exited = status != -1 && WIFEXITED(status);
@@ -208,6 +215,37 @@ TEST_F(CliErrors, BlowUpStopsWithinTheStabilityCheckWhateverReportEvery) {
   char name[64];
   std::snprintf(name, sizeof name, "blow_up_%08ld.vti", step);  // the case is named after its file
   EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << "the fields of step " << step << " were not written";
+}
+
+TEST_F(CliErrors, FileSizeLimitIsAnOutputErrorNotASignal) {
+  // Under `ulimit -f` a write past the limit raised SIGXFSZ, which killed eddy with partial .tmp files. Ignored, the
+  // write fails with EFBIG: exit 5 with eddy's message, and no temporary left. A 512^2 float checkpoint is 19 MB,
+  // above the 8000 KiB limit (MPI's own start-up files need a few MB, so the limit cannot be much smaller).
+  std::string text = replaced(valid_case(), "size = [8, 8, 1]", "size = [512, 512, 1]");
+  text = replaced(text, "steps = 2", "steps = 10");
+  text += "[checkpoint]\nevery = 10\n";
+  const std::string path = write_case("limit.toml", text);
+  const CliResult result = shell("ulimit -f 8000; " + shell_quote(EDDY_EXECUTABLE) + " run " + shell_quote(path) +
+                                 " --output " + shell_quote((dir_ / "out").string()));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 5) << result.err;
+  EXPECT_NE(result.err.find("eddy: error: cannot write checkpoint"), std::string::npos) << result.err;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "out")) {
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << "left behind: " << entry.path();
+  }
+}
+
+TEST_F(CliErrors, ClosedStdoutDoesNotStopTheRun) {
+  // `eddy run ... | head -n 2`: head exits after two lines and the next progress line used to kill eddy with
+  // SIGPIPE, with no output written. Ignored, the run finishes and writes its final snapshot.
+  std::string text = replaced(valid_case(), "steps = 2", "steps = 400\nreport_every = 1");
+  text = replaced(text, "vtk = false", "vtk = true\nevery = 0");
+  const std::string path = write_case("pipe.toml", text);
+  const CliResult result = shell(shell_quote(EDDY_EXECUTABLE) + " run " + shell_quote(path) + " --output " +
+                                 shell_quote((dir_ / "out").string()) + " | head -n 2 >/dev/null; exit ${PIPESTATUS[0]}");
+  ASSERT_TRUE(result.exited) << result.err;
+  EXPECT_EQ(result.exit_code, 0) << "eddy's exit status (141 = SIGPIPE); stderr:\n" << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "pipe_00000400.vti")) << "the final snapshot was not written";
 }
 
 TEST_F(CliErrors, BenchValidRunExitsZero) {
