@@ -46,16 +46,29 @@ double checkpoint_gigabytes(const std::string& manifest_path) {
   return ec ? 0.0 : double(bytes) * 1e-9;
 }
 
-/// The time loop checks for a stop signal at least every this many steps.
-constexpr std::int64_t kStopCheckSteps = 100;
+/// The time loop checks for stop signals and the stability watch after chunks of at most kStabilityCheckSteps
+/// steps, fewer when steps are slow: a chunk takes about this long, so a stop acts within about a second.
+constexpr double kCheckSeconds = 0.25;
 
-/// The first unstable step the fused kernel found on any rank (Simulation::unstable_step), or -1. Collective.
-std::int64_t first_unstable_step(Simulation& sim, MPI_Comm comm) {
-  const std::int64_t mine = sim.unstable_step();
-  if (comm == MPI_COMM_NULL) return mine;
-  std::int64_t first = mine < 0 ? INT64_MAX : mine;
-  EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, comm));
-  return first == INT64_MAX ? -1 : first;
+/// What the time loop learns after each chunk of steps, the same on every rank.
+struct LoopCheck {
+  int signal = 0;               ///< a stop signal received on any rank (0: none)
+  std::int64_t unstable = -1;   ///< the first unstable step on any rank (Simulation::unstable_step), or -1
+  double step_seconds = 0.0;    ///< wall seconds per step of the chunk, on the slowest rank
+};
+
+/// One reduction over the ranks of the stop signal, the stability watch and the chunk's speed. Collective.
+LoopCheck check_loop(Simulation& sim, MPI_Comm comm, double chunk_seconds, std::int64_t chunk_steps) {
+  const std::int64_t unstable = sim.unstable_step();
+  // All as maxima: the smallest unstable step as INT64_MAX - step, none as -1; seconds in nanoseconds.
+  std::int64_t values[3] = {stop_signal(MPI_COMM_NULL), unstable >= 0 ? INT64_MAX - unstable : -1,
+                            std::int64_t(chunk_seconds / double(std::max<std::int64_t>(chunk_steps, 1)) * 1e9)};
+  if (comm != MPI_COMM_NULL) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values, 3, MPI_INT64_T, MPI_MAX, comm));
+  LoopCheck check;
+  check.signal = int(values[0]);
+  check.unstable = values[1] >= 0 ? INT64_MAX - values[1] : -1;
+  check.step_seconds = double(values[2]) * 1e-9;
+  return check;
 }
 
 std::string format(const char* fmt, double value) {
@@ -460,7 +473,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
         << (config.parallel.overlap ? " with overlap" : "");
   }
   log << "\n";
-  const StopSignalScope stop_signals;  // before the set-up: a signal during it stops the run at its first check
+  const StopSignalScope stop_signals(decomposition.rank == 0);  // before the set-up: a signal during it stops the run at its first check
   if (config.write_vtk || config.write_centerlines) {
     agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
   }
@@ -521,6 +534,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   const auto start = Clock::now();
   auto interval_start = start;
   std::int64_t interval_steps = 0;
+  log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
+  std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them
   while (sim->time_step() < config.steps) {
     const std::int64_t t = sim->time_step();
     std::int64_t next = config.steps;
@@ -529,30 +544,39 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     if (config.checkpoint_every > 0) {
       next = std::min(next, (t / config.checkpoint_every + 1) * config.checkpoint_every);
     }
-    next = std::min(next, t + kStopCheckSteps);  // a stop signal is noticed within this many steps
-    next = std::min(next, (t / kStabilityCheckSteps + 1) * kStabilityCheckSteps);
+    next = std::min(next, t + chunk);
+    const auto chunk_start = Clock::now();
     sim->advance(next - t);
     interval_steps += next - t;
-    // Collective. On one rank the state went back to the first unstable step (Simulation::unstable_step).
-    const std::int64_t unstable = first_unstable_step(*sim, comm);
-    if (unstable >= 0) {
+    const LoopCheck check =
+        check_loop(*sim, comm, std::chrono::duration<double>(Clock::now() - chunk_start).count(), next - t);
+    chunk = check.step_seconds > 0 ? std::clamp<std::int64_t>(std::int64_t(kCheckSeconds / check.step_seconds), 1,
+                                                                kStabilityCheckSteps)
+                                   : kStabilityCheckSteps;
+    if (check.unstable >= 0) {
+      // On one rank the state went back to right after the first unstable step (Simulation::unstable_step).
       sim->synchronize();
       const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
-      guard(config, d, sim->thermal_diagnostics(), *sim, snapshots, log, unstable);  // throws
+      guard(config, d, sim->thermal_diagnostics(), *sim, snapshots, log, check.unstable);  // throws
     }
     const std::int64_t now = sim->time_step();
+    const bool output = config.output_every > 0 && now % config.output_every == 0;
 
-    if (const int signal = stop_signal(comm)) {  // collective
+    if (check.signal != 0) {
       sim->synchronize();
+      // A run that is unstable already stops as one (exit 3) and keeps its last good checkpoint; a sound one writes
+      // the snapshot due at this step, then the checkpoint to resume from.
+      guard(config, reduce_diagnostics(sim->diagnose(), decomposition), sim->thermal_diagnostics(), *sim, snapshots,
+            log);
+      if (output && snapshots.last_step() != now) snapshots.write(*sim, log);
       const std::string path = last_checkpoint == now ? checkpoints.back() : checkpoint();
-      log << "stopped by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " at step " << now << " of "
-          << config.steps << "; resume with the same case and options (--set, mpirun) and:\n  eddy run "
+      log << "stopped by " << stop_signal_name(check.signal) << " at step " << now << " of " << config.steps
+          << "; resume with the same case and options (--set, mpirun) and:\n  eddy run "
           << (config.source_file.empty() ? std::string("CASE.toml") : config.source_file) << " ... --restart " << path
           << "\n";
       return;
     }
     const bool report = now % config.report_every == 0 || now == config.steps;
-    const bool output = config.output_every > 0 && now % config.output_every == 0;
     const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
     if (!report && !output && !save) continue;
     sim->synchronize();

@@ -34,8 +34,11 @@ inline constexpr double kMaxParticleSpeed = 0.5;
 /// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
 /// With checkpoint.every > 0 it writes a checkpoint every that many steps and at the end (solver/checkpointing.hpp);
 /// `restart` (a checkpoint's manifest) continues that state up to config.steps, bit for bit as if uninterrupted.
-/// SIGTERM or SIGINT ends the run after the current chunk of at most 100 steps with a checkpoint and a line saying
-/// how to resume (no exception: the exit code is 0). Throws CheckpointError for an unusable `restart`.
+/// SIGTERM, SIGINT, SIGHUP or SIGUSR1 ends the run after the current chunk of steps (at most
+/// kStabilityCheckSteps, fewer when steps take long: about a quarter of a second of work) with the snapshot due
+/// at that step, a checkpoint and a line saying how to resume (no exception: the exit code is 0); a run found
+/// unstable then throws InstabilityError instead, writing no checkpoint. Throws CheckpointError for an unusable
+/// `restart`.
 void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log, const std::string& restart = "");
 
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
