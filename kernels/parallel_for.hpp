@@ -25,6 +25,7 @@
 #else
 #include <algorithm>
 #include <execution>
+#include <vector>
 #endif
 
 namespace eddy {
@@ -455,7 +456,9 @@ void parallel_for_tiled(const Box& box, const F& f, const char* /*name*/, const 
   const int tz = (box.hi[2] - box.lo[2] + kStencilTileZ - 1) / kStencilTileZ;
 #pragma omp parallel
   {
-    V staged[C * kStencilHaloCells];
+    // On the heap: three double components of a tile and its halo are 19.6 KB, more than a small OMP_STACKSIZE.
+    std::vector<V> staged_values(std::size_t(C) * kStencilHaloCells);
+    V* const staged = staged_values.data();
 #pragma omp for collapse(3) schedule(static)
     for (int bz = 0; bz < tz; ++bz) {
       for (int by = 0; by < ty; ++by) {

@@ -248,6 +248,21 @@ TEST_F(CliErrors, ClosedStdoutDoesNotStopTheRun) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "pipe_00000400.vti")) << "the final snapshot was not written";
 }
 
+TEST_F(CliErrors, SmallThreadStacksWithDerivedFields) {
+  // OMP_STACKSIZE=16K: the cpu backend staged each stencil tile (19.6 KB in double) on the thread's stack, and
+  // the vorticity and Q-criterion output crashed with a segmentation fault; the tiles are on the heap now.
+  std::string text = replaced(valid_case(), "size = [8, 8, 1]", "size = [40, 12, 6]");
+  text = replaced(text, "periodic = [false, false, true]", "periodic = [false, false, false]");
+  text = replaced(text, "vtk = false", "vtk = true\nfields = [\"velocity\", \"vorticity\", \"q_criterion\"]");
+  text += "[numerics]\nstorage = \"double\"\n";
+  const std::string path = write_case("stack.toml", text);
+  const CliResult result = shell("OMP_STACKSIZE=16K OMP_NUM_THREADS=2 exec " + shell_quote(EDDY_EXECUTABLE) +
+                                 " run " + shell_quote(path) + " --output " + shell_quote((dir_ / "out").string()));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "stack_00000002.vti"));
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
