@@ -6,11 +6,14 @@
 #include <mpi.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/case_config.hpp"
@@ -73,7 +76,43 @@ int report(const MpiSession& mpi, const std::string& message, int code, bool col
   return code;
 }
 
+/// FNV-1a 64-bit hash (Fowler, Noll & Vo) of the case file's bytes and the --set overrides, and the file's size: the
+/// same on every rank when the ranks run one case.
+std::pair<std::uint64_t, std::uint64_t> case_fingerprint(const std::string& path,
+                                                         const std::vector<std::string>& overrides) {
+  std::uint64_t hash = 14695981039346656037ull, bytes = 0;
+  auto add = [&](unsigned char c) { hash = (hash ^ c) * 1099511628211ull; };
+  std::ifstream in(path, std::ios::binary);
+  for (char c; in.get(c); ++bytes) add(static_cast<unsigned char>(c));
+  for (const std::string& o : overrides) {
+    add(0);  // separates the file and each override
+    for (char c : o) add(static_cast<unsigned char>(c));
+  }
+  return {hash, bytes};
+}
+
+/// With several ranks: an error naming the first rank whose case file (or --set options) differs from rank 0's,
+/// or empty. Ranks with their own copies of the case (node-local directories) that disagree would otherwise run
+/// different cases against each other. Collective.
+std::string case_mismatch(const MpiSession& mpi, const std::string& path, const std::vector<std::string>& overrides) {
+  if (mpi.size == 1) return "";
+  const auto [hash, bytes] = case_fingerprint(path, overrides);
+  std::uint64_t root[2] = {hash, bytes};
+  MPI_Bcast(root, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  const int mine = hash != root[0] ? mpi.rank : mpi.size;
+  int first = mine;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == mpi.size) return "";
+  std::uint64_t theirs = bytes;
+  MPI_Bcast(&theirs, 1, MPI_UINT64_T, first, MPI_COMM_WORLD);
+  return path + ": rank " + std::to_string(first) + " of " + std::to_string(mpi.size) + " read a different case (" +
+         std::to_string(theirs) + " bytes) than rank 0 (" + std::to_string(root[1]) +
+         " bytes), or was given other --set options: every rank must run the same case; give them one file on a "
+         "shared file system, or identical copies";
+}
+
 /// Loads the case on every rank; if any rank fails, the lowest failing rank prints its message and all return 2.
+/// Ranks whose case files differ fail too (case_mismatch), with one message from rank 0.
 std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, const std::string& path,
                                                      const std::vector<std::string>& overrides, int& exit_code) {
   std::optional<eddy::CaseConfig> config;
@@ -90,7 +129,13 @@ std::optional<eddy::CaseConfig> load_case_everywhere(const MpiSession& mpi, cons
   const int mine = error.empty() ? mpi.size : mpi.rank;
   int first_failure = mine;
   MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first_failure == mpi.size) return config;
+  if (first_failure == mpi.size) {
+    const std::string mismatch = case_mismatch(mpi, path, overrides);
+    if (mismatch.empty()) return config;
+    if (mpi.rank == 0) print_error(mismatch);
+    exit_code = eddy::kExitInputError;
+    return std::nullopt;
+  }
   if (mpi.rank == first_failure) print_error(error);
   MPI_Bcast(&code, 1, MPI_INT, first_failure, MPI_COMM_WORLD);
   exit_code = code;

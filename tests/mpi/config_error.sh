@@ -31,4 +31,17 @@ expect_one_error "tau <= 0.5" 2 run "$dir/bad_tau.toml"
 printf '[domain]\nsize = [8, 8, 1]\n[physics]\ntau = 0.8\n[run]\nsteps = 10\n[parallel]\nranks = [1, 1, 1]\n' >"$dir/ranks.toml"
 expect_one_error "parallel.ranks product != 2" 7 run "$dir/ranks.toml"
 expect_one_error "missing case file" 8 run "$dir/does_not_exist.toml"
+# Each rank in its own working directory with its own copy of the case (the node-local mistake), the copies
+# differing in run.steps: this hung (one rank in MPI_Finalize, the other in the halo exchange); a different Re ran
+# to exit 0 with pieces that disagree. Now one message from rank 0, exit 2.
+for r in 0 1; do
+  mkdir -p "$dir/rank$r"
+  printf '[domain]\nsize = [8, 8, 1]\n[physics]\ntau = 0.8\n[run]\nsteps = %d\n[output]\nvtk = false\ncenterlines = false\n' \
+    $((10 + 10 * r)) >"$dir/rank$r/case.toml"
+done
+printf '#!/usr/bin/env bash\ncd "%s/rank${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" && exec "%s" run case.toml\n' \
+  "$dir" "$eddy" >"$dir/per_rank.sh"
+chmod +x "$dir/per_rank.sh"
+eddy="$dir/per_rank.sh" expect_one_error "ranks with different case files" 2
+grep -q "rank 1 of 2 read a different case" "$dir/err" || { echo "FAIL: the message does not name rank 1"; status=1; }
 exit $status
