@@ -4,6 +4,7 @@
 //   abort. Each bad case is written to a fresh temporary directory that the test removes.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -261,6 +262,16 @@ TEST_F(CliErrors, SmallThreadStacksWithDerivedFields) {
   ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(fs::exists(dir_ / "out" / "stack_00000002.vti"));
+}
+
+TEST_F(CliErrors, ExitCodesAsTheReadmeSays) {
+  // A FIFO as the case file is an error of the file (8), like a directory; parallel.ranks larger than its axis is a
+  // bad value in the case (2), not a rank count the job cannot split (7). The README's table says so.
+  const std::string fifo = (dir_ / "pipe.toml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_input_error(run_eddy({fifo}), {"pipe.toml"}, 8);
+  expect_input_error(run_eddy({write_case("ranks.toml", valid_case() + "[parallel]\nranks = [16, 1, 1]\n")}),
+                     {"parallel.ranks", "exceeds"}, 2);
 }
 
 TEST_F(CliErrors, BenchValidRunExitsZero) {
