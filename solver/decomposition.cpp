@@ -37,6 +37,32 @@ Decomposition serial_decomposition(const CaseConfig& config) {
   return d;
 }
 
+std::array<int, 3> fitting_dims(int ranks, const std::array<int, 3>& size, const std::array<int, 3>& preferred) {
+  const auto fits = [&](const std::array<int, 3>& dims) {
+    return dims[0] <= size[0] && dims[1] <= size[1] && dims[2] <= size[2];
+  };
+  if (fits(preferred)) return preferred;
+  std::array<int, 3> best = preferred;
+  double best_area = -1.0;
+  const double cells = double(size[0]) * size[1] * size[2];
+  for (int px = 1; px <= ranks; ++px) {
+    if (ranks % px != 0) continue;
+    for (int py = 1; py <= ranks / px; ++py) {
+      if ((ranks / px) % py != 0) continue;
+      const std::array<int, 3> dims = {px, py, ranks / px / py};
+      if (!fits(dims)) continue;
+      double area = 0.0;
+      for (int a = 0; a < 3; ++a) area += double(dims[a] - 1) * cells / size[a];
+      // Candidates come with px, then py, rising: on a tie the first has the most ranks on z, then on y.
+      if (best_area < 0 || area < best_area) {
+        best = dims;
+        best_area = area;
+      }
+    }
+  }
+  return best;
+}
+
 Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
   Decomposition d = serial_decomposition(config);
   int ranks = 1;
@@ -68,6 +94,7 @@ Decomposition decompose(const CaseConfig& config, MPI_Comm parent) {
     } else {
       dims[0] = ranks;  // a single cell: only one rank fits, the check below says so
     }
+    dims = fitting_dims(ranks, config.size, dims);  // e.g. 3 ranks on 2 x 64 x 2: [1, 3, 1], not [1, 1, 3]
   }
   for (int a = 0; a < 3; ++a) {
     if (dims[a] > config.size[a]) {

@@ -68,6 +68,12 @@ struct Decomposition {
 /// or more ranks along an axis than cells (for out-of-core: more ranks than nz).
 Decomposition decompose(const CaseConfig& config, MPI_Comm parent);
 
+/// Rank counts per axis for `ranks` ranks on a grid of `size` cells: `preferred` (MPI_Dims_create's balanced
+/// choice) when each count fits its axis (at most one rank per cell), else the factorisation px py pz = ranks that
+/// fits with the least halo area (planes cut times their cells; ties: the larger count on the slower axis), else
+/// `preferred` (it does not fit: decompose says so). Pure.
+std::array<int, 3> fitting_dims(int ranks, const std::array<int, 3>& size, const std::array<int, 3>& preferred);
+
 /// The decomposition of a one-rank run without MPI.
 Decomposition serial_decomposition(const CaseConfig& config);
 
