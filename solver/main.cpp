@@ -245,6 +245,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return mpi.rank == 0 ? app.exit(e) : 0;  // --help, --version
+    // CLI11 says "A subcommand is required" for a misspelt one too: name it.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && !app.get_subcommands().size()) {
+      return report(mpi, "unknown subcommand '" + first + "': use run, info or bench (see eddy --help)",
+                    eddy::kExitInputError, true);
+    }
     return report(mpi, std::string(e.what()) + " (see eddy --help)", eddy::kExitInputError, true);
   }
 

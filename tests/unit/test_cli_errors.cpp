@@ -274,6 +274,11 @@ TEST_F(CliErrors, ExitCodesAsTheReadmeSays) {
                      {"parallel.ranks", "exceeds"}, 2);
 }
 
+TEST_F(CliErrors, UnknownSubcommandIsNamed) {
+  // It used to say "A subcommand is required", as if none had been given.
+  expect_input_error(eddy_command("runn", {"case.toml"}), {"unknown subcommand 'runn'", "run, info or bench"});
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
