@@ -48,6 +48,8 @@ constexpr double kMaxUnitsViscosity = 0.5;       ///< [units]: tau <= 2  ///< la
 /// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
 constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
                                                            "q_criterion", "strain_rate", "temperature"};
+/// Smallest particle diameter (cells): d^2 stays far from float's underflow in the drag's response time.
+constexpr double kMinParticleDiameter = 1e-6;
 /// Largest particle count with the all-pairs pair force (count^2 interactions per step).
 constexpr std::int64_t kMaxAllPairsParticles = std::int64_t(1) << 20;
 /// Input limits (cases/README.md, "Limits"): keep every derived size and scale representable.
@@ -1922,6 +1924,14 @@ void finalize_particles(CaseConfig& config, const Source& source) {
                 "particles.diameter = " + fmt(p.diameter) +
                     " is out of range: diameter must be > 0 and below the smallest domain side, " + fmt(smallest) +
                     " cells (domain.size = " + fmt3(config.size) + "; a periodic axis of one cell does not count)");
+  }
+  // The drag's response time rho_p d^2 / (18 nu) must stay a normal number in float arithmetic: d^2 of 1e-300
+  // is 0, and the particle update divides by it.
+  if (p.diameter < kMinParticleDiameter) {
+    source.fail("particles.diameter",
+                "particles.diameter = " + fmt(p.diameter) + " is out of range: diameter must be >= " +
+                    fmt(kMinParticleDiameter) + " cells (its square enters the drag's response time); particles "
+                    "that small follow the flow: use kind = \"tracer\"");
   }
   require_finite(source, "particles.density", p.density);
   if (!(p.density > 0.0)) {

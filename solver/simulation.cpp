@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 #include "io/vtk_output.hpp"
@@ -125,7 +126,15 @@ class LatticeSimulation final : public Simulation {
     initialize_equilibrium(view(), shape_, init);  // the "own" layout
     reset_watch();
     split_interior(shape_, decomposition_, inner_, shell_);
-    if (config.particles.enabled) particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
+    if (config.particles.enabled) {
+      try {
+        particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
+      } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
+        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
+                              " particles; use fewer particles (particles.count) or more ranks",
+                          true);
+      }
+    }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
     backend::synchronize();
   }

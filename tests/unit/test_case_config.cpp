@@ -503,6 +503,15 @@ TEST(CaseConfigErrors, TauBelowTheStabilityMarginIsRefusedWithTheResolutionNeede
   EXPECT_TRUE(HasAll(error_of_struct(c), {"physics.tau", "too close to tau = 1/2"}));
 }
 
+TEST(CaseConfigErrors, ParticleDiameterHasAFloor) {
+  // 1e-300 passed and the run blew up at step 10 with a hint about the velocity (d^2 underflows to 0).
+  CaseText t;
+  t.extra = "[particles]\ncount = 10\ndiameter = 1e-300\n";
+  EXPECT_INPUT_ERROR(t, "particles.diameter = 1e-300", ">= 1e-06 cells", "kind = \"tracer\"");
+  t.extra = "[particles]\ncount = 10\ndiameter = 1e-6\n";
+  EXPECT_EQ(parse_case(t.str(), "test.toml").particles.diameter, 1e-6);
+}
+
 TEST(CaseConfigErrors, MachMessageNamesTau) {
   // U = 1.0, nu = 0.05: Ma = 1.73 with tau = 0.65 (the report's U = 1, nu = 0.001 now stops at tau first).
   CaseText t;
