@@ -275,12 +275,12 @@ TEST_F(CliErrors, ExitCodesAsTheReadmeSays) {
 }
 
 TEST_F(CliErrors, TooManyParticlesForHostMemoryNamesTheParticles) {
-  // 10^8 particles under a 6 GB address-space limit: "out of host memory; use a smaller domain" named the wrong
+  // 10^8 particles under a 3 GB address-space limit: "out of host memory; use a smaller domain" named the wrong
   // cause.
   const std::string path = write_case(
       "many.toml", replaced(valid_case(), "size = [8, 8, 1]", "size = [64, 64, 1]") +
                        "[particles]\ncount = 100000000\ndiameter = 0.5\n");
-  const CliResult result = shell("ulimit -v 6000000; OMP_NUM_THREADS=1 exec " + shell_quote(EDDY_EXECUTABLE) +
+  const CliResult result = shell("ulimit -v 3000000; OMP_NUM_THREADS=1 exec " + shell_quote(EDDY_EXECUTABLE) +
                                  " run " + shell_quote(path) + " --output " + shell_quote((dir_ / "out").string()));
   expect_input_error(result, {"out of host memory", "particles (particles.count)"}, 4);
 }
