@@ -51,6 +51,15 @@ class OutOfCoreSimulation final : public Simulation {
     stats_.buffer_planes = plan_.buffer_planes;
     stats_.device_bytes = plan_.device_bytes;
     stats_.budget = request_.budget;
+    stats_.work_factor = plan_.work_factor(request_);
+    if (request_.time_block > 0 || request_.slabs > 0) {
+      SlabRequest chosen = request_;
+      chosen.time_block = chosen.slabs = 0;
+      try {
+        stats_.default_work_factor = plan_slabs(chosen).work_factor(chosen);
+      } catch (const InputError&) {  // no plan of its own fits: nothing to suggest
+      }
+    }
     for (int axis = 0; axis < 2; ++axis) periodic_xy_[axis] = decomposition_.exchanges(axis);
     const int h = plan_.halo;
     host_ = PinnedBuffer<T>(std::size_t(d3q19::Q) * std::size_t(shape_.n_cells()));

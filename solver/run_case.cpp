@@ -50,6 +50,9 @@ double checkpoint_gigabytes(const std::string& manifest_path) {
 /// steps, fewer when steps are slow: a chunk takes about this long, so a stop acts within about a second.
 constexpr double kCheckSeconds = 0.25;
 
+/// An out-of-core plan that updates more than this many times the block's planes per step is warned about.
+constexpr double kWorkFactorWarning = 3.0;
+
 /// What the time loop learns after each chunk of steps, the same on every rank.
 struct LoopCheck {
   int signal = 0;               ///< a stop signal received on any rank (0: none)
@@ -492,6 +495,16 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
         << out_of_core.buffer_planes << " planes" << (out_of_core.slabs > 1 ? " and a carry" : "") << " ("
         << format_bytes(double(out_of_core.device_bytes)) << " of a budget of " << format_bytes(double(out_of_core.budget))
         << "), time_block " << out_of_core.time_block << "\n";
+    if (out_of_core.work_factor > kWorkFactorWarning) {
+      log << "  warning: each step of this plan updates " << format("%.3g", out_of_core.work_factor)
+          << "x the block's z-planes (halos of time_block + 1 planes on each side of every slab), so expect about 1/"
+          << format("%.3g", out_of_core.work_factor) << " of the speed; "
+          << (out_of_core.default_work_factor > 0 && out_of_core.default_work_factor < out_of_core.work_factor
+                  ? "the plan eddy chooses (leave out numerics.time_block and numerics.slabs) updates " +
+                        format("%.3g", out_of_core.default_work_factor) + "x"
+                  : std::string("fewer slabs or a smaller numerics.time_block cost less"))
+          << "\n";
+    }
   }
   if (!restart.empty()) {
     const auto begin = Clock::now();

@@ -85,6 +85,9 @@ struct OutOfCoreStats {
   int buffer_planes = 0;          ///< z-planes of each of the two device buffers
   std::int64_t device_bytes = 0;  ///< the device buffers' bytes
   std::int64_t budget = 0;        ///< the device memory budget (bytes)
+  double work_factor = 1.0;       ///< planes updated per step over the block's planes (SlabPlan::work_factor)
+  /// The same for the plan eddy chooses from the budget alone, when the case set time_block or slabs (else 0).
+  double default_work_factor = 0.0;
   std::int64_t sweeps = 0;        ///< sweeps over the block (each advances time_block steps or fewer)
   double bytes_up = 0.0, bytes_down = 0.0;  ///< host -> device, device -> host
   /// Sums over the slab visits of the time each phase took on its stream (timing events), and the wall time of

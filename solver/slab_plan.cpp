@@ -63,6 +63,16 @@ void SlabPlan::device_range(int slab, int depth, const SlabRequest& request, int
   if (request.wall_above) hi = std::min(hi, request.nz + 2);
 }
 
+double SlabPlan::work_factor(const SlabRequest& request) const {
+  double planes = 0.0;
+  for (int s = 0; s < slabs(); ++s) {
+    int lo = 0, hi = 0;
+    device_range(s, halo, request, lo, hi);
+    planes += double(hi - lo - 2);
+  }
+  return planes / double(request.nz);
+}
+
 std::int64_t minimum_slab_budget(const SlabRequest& request) {
   const int halo = std::max(1, request.time_block) + 1;
   // Slabs of one plane, or one slab (smaller on a thin block between walls).

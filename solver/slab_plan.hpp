@@ -52,6 +52,9 @@ struct SlabPlan {
   /// ghost plane on a wall side; host plane 0 and nz + 1 are the ghost planes, planes outside [0, nz + 1] lie beyond
   /// a periodic face or in the next rank.
   void device_range(int slab, int depth, const SlabRequest& request, int& lo, int& hi) const;
+  /// z-planes updated per step, summed over the slabs (own planes and halos, the device block's outermost planes
+  /// left out), divided by the block's nz: 1 is no redundant work; the halos add about 2 (k + 1) planes per slab.
+  double work_factor(const SlabRequest& request) const;
 };
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:

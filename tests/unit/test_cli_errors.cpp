@@ -285,6 +285,25 @@ TEST_F(CliErrors, TooManyParticlesForHostMemoryNamesTheParticles) {
   expect_input_error(result, {"out of host memory", "particles (particles.count)"}, 4);
 }
 
+TEST_F(CliErrors, CostlyOutOfCorePlanIsWarnedAbout) {
+  // time_block 64 over 32 slabs of a 32^3 cavity: every slab carries the whole block as halos (32x the work, 0.03
+  // MLUPS) and nothing said so.
+  std::string text = replaced(valid_case(), "size = [8, 8, 1]", "size = [32, 32, 32]");
+  text = replaced(text, "periodic = [false, false, true]", "periodic = [false, false, false]");
+  text = replaced(text, "steps = 2", "steps = 0");
+  text += "[numerics]\nout_of_core = true\ntime_block = 64\nslabs = 32\n";
+  const CliResult costly = run_eddy({write_case("costly.toml", text)});
+  EXPECT_EQ(costly.exit_code, 0) << costly.err;
+  EXPECT_NE(costly.out.find("warning: each step of this plan updates 32x the block's z-planes"), std::string::npos)
+      << costly.out;
+  EXPECT_NE(costly.out.find("the plan eddy chooses (leave out numerics.time_block and numerics.slabs) updates 1x"),
+            std::string::npos)
+      << costly.out;
+  const CliResult chosen = run_eddy({write_case("chosen.toml", replaced(text, "time_block = 64\nslabs = 32\n", ""))});
+  EXPECT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_EQ(chosen.out.find("warning"), std::string::npos) << chosen.out;
+}
+
 TEST_F(CliErrors, UnknownSubcommandIsNamed) {
   // It used to say "A subcommand is required", as if none had been given.
   expect_input_error(eddy_command("runn", {"case.toml"}), {"unknown subcommand 'runn'", "run, info or bench"});
