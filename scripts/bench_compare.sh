@@ -5,7 +5,7 @@
 # alternately, REPEAT rounds (absolute speeds drift between runs; ratios of neighbours are what to quote). Writes
 # each bench's JSON and log to OUTDIR and prints a table of MLUPS (mean of the rounds) and new / old last.
 # Usage: ./scripts/bench_compare.sh OUTDIR OLD_SRC [sizes...]   (default size 512; .device-deps staged here)
-#        EDDY_COMPARE_STORAGES="float fp16" EDDY_COMPARE_ROUNDS=2 (defaults)
+#        EDDY_COMPARE_STORAGES="float fp16" EDDY_COMPARE_ROUNDS=2 (defaults); EDDY_COMPARE_NEW_BUILD (below)
 set -uo pipefail
 out=${1:?usage: bench_compare.sh OUTDIR OLD_SRC [sizes...]}
 old_src=$(cd "${2:?usage: bench_compare.sh OUTDIR OLD_SRC [sizes...]}" && pwd)
@@ -23,16 +23,21 @@ build() {  # source dir, build dir, log
     -DCMAKE_PREFIX_PATH="$deps" -DEDDY_WITH_VTK=OFF -DEDDY_BUILD_TESTS=OFF >"$3" 2>&1 &&
     cmake --build "$2" -j "$(( $(nproc) / 2 ))" --target eddy >>"$3" 2>&1
 }
+# EDDY_COMPARE_NEW_BUILD: a build directory of this checkout that already holds eddy (then only the old one is built).
+new_build=${EDDY_COMPARE_NEW_BUILD:-$root/build/compare-new}
 build "$old_src" "$root/build/compare-old" "$out/build_old.log" & old_pid=$!
-build "$root" "$root/build/compare-new" "$out/build_new.log" & new_pid=$!
+if [[ -z ${EDDY_COMPARE_NEW_BUILD:-} ]]; then
+  build "$root" "$new_build" "$out/build_new.log" & new_pid=$!
+  wait "$new_pid" || { tail -30 "$out/build_new.log"; exit 1; }
+fi
 wait "$old_pid" || { tail -30 "$out/build_old.log"; exit 1; }
-wait "$new_pid" || { tail -30 "$out/build_new.log"; exit 1; }
+declare -A binary=([old]="$root/build/compare-old/eddy" [new]="$new_build/eddy")
 
 for n in "${sizes[@]}"; do
   for p in "${storages[@]}"; do
     for r in $(seq 1 "$rounds"); do
       for v in old new; do
-        "$root/build/compare-$v/eddy" bench --size "$n" --storage "$p" --repeat 3 \
+        "${binary[$v]}" bench --size "$n" --storage "$p" --repeat 3 \
           --json "$out/${v}_${n}_${p}_${r}.json" >"$out/${v}_${n}_${p}_${r}.log" 2>&1 ||
           echo "bench $v $n $p round $r failed: $(tail -1 "$out/${v}_${n}_${p}_${r}.log")"
       done
