@@ -10,15 +10,9 @@
 #           3 ranks along x write the same data file as 1 rank (three runs).
 # "Bit for bit" compares the final checkpoint's data file of the restarted run with an uninterrupted run's.
 # Usage: restart.sh EDDY CASES_DIR serial|mpi [MPIEXEC NP_FLAG "MPI FLAGS"]
-set -u
 eddy=$1 cases=$2 mode=$3 mpiexec=${4:-} np_flag=${5:-} mpi_flags=${6:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export OMP_NUM_THREADS=1
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=tests/restart/script_support.sh
+source "$(dirname "${BASH_SOURCE[0]}")/script_support.sh"
 
 heated=(--set 'domain.size=[24,24,1]' --set output.vtk=false --set checkpoint.every=25)
 parts=(--set output.vtk=false --set checkpoint.every=25 --set particles.two_way=true)
@@ -190,8 +184,4 @@ else
   done
   two_to_one p "$cases/particles_cavity_2d.toml" particles_cavity_2d same_checksum toml "particles: " "${parts[@]}"
 fi
-if ((failures > 0)); then
-  echo "$failures check(s) failed; work directory kept: $work"
-  trap - EXIT
-  exit 1
-fi
+finish

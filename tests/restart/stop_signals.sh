@@ -9,15 +9,9 @@
 #   - a run that is unstable when the signal comes exits 3 and writes no checkpoint (out of core, where the fused
 #     kernel's stability watch does not run, so only the stop's own check can find it).
 # Usage: stop_signals.sh EDDY CASES_DIR
-set -u
 eddy=$1 cases=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export OMP_NUM_THREADS=1
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=tests/restart/script_support.sh
+source "$(dirname "${BASH_SOURCE[0]}")/script_support.sh"
 L=$cases/lid_driven_cavity_2d.toml
 quiet=(--set output.vtk=false --set output.centerlines=false --set run.steps=100000000 --set run.report_every=100000000)
 
@@ -92,9 +86,5 @@ else
   fail "SIGTERM on an unstable run: exit $rc (3 wanted), checkpoints: $(ls nan/checkpoints 2>/dev/null)"
 fi
 
-if ((failures > 0)); then
-  echo "$failures check(s) failed; work directory kept: $work"
-  trap - EXIT
-  exit 1
-fi
+finish
 echo "all stop-signal checks passed"
