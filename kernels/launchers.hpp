@@ -65,14 +65,15 @@ void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, con
 
 /// Analytic initial fields; populations start at f_eq(rho, u) plus the first-order non-equilibrium part of the
 /// field's velocity gradient, f_neq = -(w_i rho tau / c_s^2) Q_iab d_a u_b (kernels/nonequilibrium.hpp), so the
-/// initial viscous stress is that of the flow (zero for the rest state: there f = f_eq).
+/// initial viscous stress is that of the flow (zero for the rest state: there f = f_eq). The 2D Taylor-Green
+/// velocity also gets the small compressive part the weakly compressible fluid has (kernels/initialize.cpp).
 struct InitialField {
   enum Kind : int { kRest = 0, kTaylorGreen2d = 1, kTaylorGreen3d = 2 };
   int kind;
   double amplitude;  ///< velocity amplitude U0 (lattice units)
   double k[3];       ///< wave numbers 2 pi / n per axis (lattice units)
   int offset[3];     ///< global index of the block's first interior cell (decomposed runs)
-  double tau;        ///< relaxation time 1 / omega_plus of the first collision (steps); 0: no f_neq, f = f_eq
+  double tau;        ///< relaxation time 1 / omega_plus (steps), > 1/2; 0: f = f_eq of the divergence-free field
 };
 
 /// Taylor-Green initial state at node (px, py, pz) (lattice units, node centres): velocity and density.
@@ -81,6 +82,8 @@ struct InitialField {
 ///   3d: u = U0 sin x cos y cos z, v = -U0 (kx/ky) cos x sin y cos z, w = 0,
 ///       p = rho0 U0^2/16 [cos(2 kx x) + cos(2 ky y)] [cos(2 kz z) + 2]              (Brachet et al. 1983)
 ///   rho = 1 + p / c_s^2;  grad_u[a][b] = d u_b / d x_a, the analytic gradient of u (1/step; zero at rest).
+///   2d with tau > 0: u also holds the potential flow grad(phi), lap(phi) = -3 (d_t p + u . grad p), of relative
+///   size O(nu k U0, U0^2) (kernels/initialize.cpp, taylor_green_2d_compression), so div u != 0 there.
 void initial_state(const InitialField& init, double px, double py, double pz, double& rho, double (&u)[3],
                    double (&grad_u)[3][3]);
 
