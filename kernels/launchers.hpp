@@ -67,13 +67,17 @@ template <class T>
 void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape, int axis,
                           bool into_ghosts, const backend::Stream* stream = nullptr);
 
-/// Analytic initial fields; populations start at f_eq(rho, u).
+/// Analytic initial fields; populations start at f_eq(rho, u) plus the first-order non-equilibrium part of the
+/// field's velocity gradient, f_neq = -(w_i rho tau / c_s^2) Q_iab d_a u_b (kernels/nonequilibrium.hpp), so the
+/// initial viscous stress is that of the flow (zero for the rest state: there f = f_eq). The 2D Taylor-Green
+/// velocity also gets the small compressive part the weakly compressible fluid has (kernels/initialize.cpp).
 struct InitialField {
   enum Kind : int { kRest = 0, kTaylorGreen2d = 1, kTaylorGreen3d = 2 };
   int kind;
   double amplitude;  ///< velocity amplitude U0 (lattice units)
   double k[3];       ///< wave numbers 2 pi / n per axis (lattice units)
   int offset[3];     ///< global index of the block's first interior cell (decomposed runs)
+  double tau;        ///< relaxation time 1 / omega_plus (steps), > 1/2; 0: f = f_eq of the divergence-free field
 };
 
 /// Taylor-Green initial state at node (px, py, pz) (lattice units, node centres): velocity and density.
@@ -81,13 +85,19 @@ struct InitialField {
 ///       p = rho0 U0^2/4 [cos(2 kx x) + (kx/ky)^2 cos(2 ky y)]                       (Taylor & Green 1937)
 ///   3d: u = U0 sin x cos y cos z, v = -U0 (kx/ky) cos x sin y cos z, w = 0,
 ///       p = rho0 U0^2/16 [cos(2 kx x) + cos(2 ky y)] [cos(2 kz z) + 2]              (Brachet et al. 1983)
-///   rho = 1 + p / c_s^2.
-void initial_state(const InitialField& init, double px, double py, double pz, double& rho, double (&u)[3]);
+///   rho = 1 + p / c_s^2;  grad_u[a][b] = d u_b / d x_a, the analytic gradient of u (1/step; zero at rest).
+///   2d with tau > 0: u also holds the potential flow grad(phi), lap(phi) = -3 (d_t p + u . grad p), of relative
+///   size O(nu k U0, U0^2) (kernels/initialize.cpp, taylor_green_2d_compression), so div u != 0 there.
+void initial_state(const InitialField& init, double px, double py, double pz, double& rho, double (&u)[3],
+                   double (&grad_u)[3][3]);
 
-/// Sets every cell of the block (ghosts included) to f_eq of the initial field; node (x, y, z) of the block
-/// sits at (offset + x - 0.5, ...) lattice units from the lower domain corner.
+/// Sets every cell of the block (ghosts included) to f_eq + f_neq of the initial field (InitialField), in the
+/// "own" layout: the pre-collision populations of t = 0, which the first (even) step collides. Node (x, y, z) of
+/// the block sits at (offset + x - 0.5, ...) lattice units from the lower domain corner. Flags are not read:
+/// solid cells get the same values as fluid ones, which no step reads (halfway bounce-back takes a population
+/// coming from a solid cell out of the fluid cell's own slot, kernels/streaming.hpp).
 template <class T>
-void initialize_equilibrium(const PopulationView<T>& f, const BlockShape& shape, const InitialField& init);
+void initialize_populations(const PopulationView<T>& f, const BlockShape& shape, const InitialField& init);
 
 /// STREAM Copy, b[k] = a[k] for k < n (floats), with the lattice kernels' parallel_for: the reference bandwidth
 /// of `eddy bench`. Asynchronous on GPUs.

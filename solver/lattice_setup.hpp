@@ -32,7 +32,7 @@ template <class T>
 Relaxation<T> relaxation(const CaseConfig& config);
 
 /// Analytic initial field of the case on this rank's block (amplitude in lattice units, wave numbers 2 pi / N of
-/// the global grid, block offset).
+/// the global grid, block offset, tau = 1 / omega_plus for the non-equilibrium part of the populations).
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition);
 
 }  // namespace eddy

@@ -498,14 +498,15 @@ class OutOfCoreSimulation final : public Simulation {
     return out;
   }
 
-  /// Sets every cell, ghost planes included, to f_eq of the initial field, slab by slab on the device.
+  /// Sets every cell, ghost planes included, to the initial populations (f_eq + f_neq, initialize_populations),
+  /// slab by slab on the device.
   void initialize() {
     InitialField init = initial_field(config_, decomposition_);
     const int base_offset = init.offset[2];
     for (int j = 0; j < plan_.slabs(); ++j) {
       const SlabGeometry g = geometry(j, 1);
       init.offset[2] = base_offset + g.lo;  // device plane d sits at host plane lo + d
-      initialize_equilibrium(device_view(0, g), g.shape, init);
+      initialize_populations(device_view(0, g), g.shape, init);
       backend::synchronize();  // the launch is on the default stream
       const int lo = j == 0 ? 0 : plan_.first[j];
       const int hi = j == plan_.slabs() - 1 ? shape_.n[2] + 2 : plan_.first[j + 1];

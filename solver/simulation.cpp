@@ -123,7 +123,7 @@ class LatticeSimulation final : public Simulation {
     const std::vector<CellFlag> flags = build_flags(config, decomposition);
     flags_.upload(flags);
     const InitialField init = initial_field(config, decomposition);
-    initialize_equilibrium(view(), shape_, init);  // the "own" layout
+    initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
     split_interior(shape_, decomposition_, inner_, shell_);
     if (config.particles.enabled) {

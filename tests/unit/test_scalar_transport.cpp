@@ -144,7 +144,7 @@ TEST(ScalarTransport, FusedKernelWritesTheMomentsVelocity) {
   const PopulationView<double> a{f.data(), s.n_cells()};
   DeviceBuffer<CellFlag> flags(cells);
   flags.upload(build_flags(c, d));
-  initialize_equilibrium(a, s, initial_field(c, d));
+  initialize_populations(a, s, initial_field(c, d));
   // A buoyancy field: T varies along x, force along y.
   std::vector<double> t(cells);
   for (std::size_t k = 0; k < cells; ++k) t[k] = 0.01 * double(k % 13);

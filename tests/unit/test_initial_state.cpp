@@ -1,0 +1,170 @@
+// The initial populations: the first-order non-equilibrium part (kernels/nonequilibrium.hpp) carries no mass and
+// no momentum and has the viscous stress of the gradient as its second moment; the analytic Taylor-Green gradient
+// matches finite differences of the analytic velocity; and the populations initialize_populations stores have the
+// analytic rho, u and the stress -rho c_s^2 tau (d_a u_b + d_b u_a).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/equilibrium.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/nonequilibrium.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/lattice_setup.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+using d3q19::c;
+using d3q19::Q;
+
+TEST(NonEquilibrium, NoMassNoMomentumAndTheViscousStress) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double rho = 1.03, tau = 0.83, cs2 = 1.0 / 3.0;
+  double grad[3][3];  // any gradient, also with a divergence
+  for (auto& row : grad)
+    for (double& g : row) g = 1e-3 * unit(rng);
+  double m0 = 0, m1[3] = {0, 0, 0}, m2[3][3] = {};
+  for (int i = 0; i < Q; ++i) {
+    const double f = nonequilibrium_from_gradient<double>(i, rho, tau, grad);
+    EXPECT_EQ(f, nonequilibrium_from_gradient<double>(d3q19::opp(i), rho, tau, grad)) << "even in c_i, i = " << i;
+    m0 += f;
+    for (int a = 0; a < 3; ++a) {
+      m1[a] += f * c(i, a);
+      for (int b = 0; b < 3; ++b) m2[a][b] += f * c(i, a) * c(i, b);
+    }
+  }
+  EXPECT_NEAR(m0, 0.0, 1e-18);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(m1[a], 0.0, 1e-18);
+    for (int b = 0; b < 3; ++b)
+      EXPECT_NEAR(m2[a][b], -rho * cs2 * tau * (grad[a][b] + grad[b][a]), 1e-17) << a << "," << b;
+  }
+}
+
+InitialField taylor_green_field(InitialField::Kind kind) {
+  InitialField init{};
+  init.kind = kind;
+  init.amplitude = 0.03;
+  init.k[0] = 2 * M_PI / 24;  // unequal wave numbers: the (kx / ky) factors of v count
+  init.k[1] = 2 * M_PI / 16;
+  init.k[2] = 2 * M_PI / 20;
+  init.tau = 0.7;
+  return init;
+}
+
+TEST(InitialState, TaylorGreenGradientMatchesFiniteDifferences) {
+  for (const auto kind : {InitialField::kTaylorGreen2d, InitialField::kTaylorGreen3d}) {
+    const InitialField init = taylor_green_field(kind);
+    const double p0[3] = {3.3, 7.1, 2.6}, h = 1e-5;
+    double rho, u[3], grad[3][3];
+    initial_state(init, p0[0], p0[1], p0[2], rho, u, grad);
+    for (int a = 0; a < 3; ++a) {
+      double lo[3] = {p0[0], p0[1], p0[2]}, hi[3] = {p0[0], p0[1], p0[2]};
+      lo[a] -= h;
+      hi[a] += h;
+      double r, u_lo[3], u_hi[3], g[3][3];
+      initial_state(init, lo[0], lo[1], lo[2], r, u_lo, g);
+      initial_state(init, hi[0], hi[1], hi[2], r, u_hi, g);
+      for (int b = 0; b < 3; ++b)  // central differences: error ~ h^2 k^3 U0, round-off ~ 1e-16 U0 / h
+        EXPECT_NEAR(grad[a][b], (u_hi[b] - u_lo[b]) / (2 * h), 1e-10) << "kind " << kind << ", d_" << a << " u_" << b;
+    }
+    if (kind == InitialField::kTaylorGreen3d)  // the 2D start has a compressive part (next test)
+      EXPECT_NEAR(grad[0][0] + grad[1][1] + grad[2][2], 0.0, 1e-17) << "divergence-free";
+  }
+  InitialField rest{};
+  double rho, u[3], grad[3][3];
+  initial_state(rest, 1.5, 2.5, 3.5, rho, u, grad);
+  for (auto& row : grad)
+    for (double g : row) EXPECT_EQ(g, 0.0);
+}
+
+/// The 2D start is the Taylor-Green field plus a potential flow (kernels/initialize.cpp): its curl is that of the
+/// Taylor-Green field, and its divergence is the weakly compressible value -3 (d_t p + u . grad p) with
+/// d_t p = -2 nu (kx^2 + ky^2) p, nu = (tau - 1/2) / 3, checked by central differences of initial_state.
+TEST(InitialState, TaylorGreen2dDivergenceFollowsThePressure) {
+  const InitialField init = taylor_green_field(InitialField::kTaylorGreen2d);
+  const double a = init.amplitude, kx = init.k[0], ky = init.k[1], r = kx / ky;
+  const double nu = (init.tau - 0.5) / 3.0, h = 1e-4;
+  double largest = 0.0;
+  for (const double px : {0.5, 3.3, 11.9})
+    for (const double py : {1.5, 7.1, 14.2}) {
+      double u_hx[3], u_lx[3], u_hy[3], u_ly[3], u_c[3], rho, g[3][3];
+      initial_state(init, px + h, py, 0.5, rho, u_hx, g);
+      initial_state(init, px - h, py, 0.5, rho, u_lx, g);
+      initial_state(init, px, py + h, 0.5, rho, u_hy, g);
+      initial_state(init, px, py - h, 0.5, rho, u_ly, g);
+      initial_state(init, px, py, 0.5, rho, u_c, g);
+      const double div = (u_hx[0] - u_lx[0]) / (2 * h) + (u_hy[1] - u_ly[1]) / (2 * h);
+      const double curl = (u_hx[1] - u_lx[1]) / (2 * h) - (u_hy[0] - u_ly[0]) / (2 * h);
+      const double p = (rho - 1.0) / 3.0;
+      const double tg[2] = {a * std::sin(kx * px) * std::cos(ky * py), -a * r * std::cos(kx * px) * std::sin(ky * py)};
+      const double grad_p[2] = {-0.5 * a * a * kx * std::sin(2 * kx * px), -0.5 * a * a * r * r * ky * std::sin(2 * ky * py)};
+      const double dt_p = -2.0 * nu * (kx * kx + ky * ky) * p;
+      const double expected_div = -3.0 * (dt_p + tg[0] * grad_p[0] + tg[1] * grad_p[1]);
+      const double tg_curl = a * (r * kx + ky) * std::sin(kx * px) * std::sin(ky * py);  // d_x v - d_y u
+      // Differences of size a k^3 h^2 ~ 1e-12 and round-off ~ 1e-16 a / h ~ 1e-14; the divergence is ~ 1e-7.
+      EXPECT_NEAR(div, expected_div, 1e-11) << px << ", " << py;
+      largest = std::max(largest, std::abs(expected_div));
+      EXPECT_NEAR(curl, tg_curl, 1e-11) << px << ", " << py;
+    }
+  EXPECT_GT(largest, 1e-7) << "the start must be compressive somewhere";
+}
+
+/// The stored populations of a 3D Taylor-Green start (double) against f_eq + f_neq's moments: rho and u of the
+/// analytic field, Pi - Pi_eq = -rho c_s^2 tau (d_a u_b + d_b u_a) at every interior cell.
+TEST(InitialState, StoredPopulationsHaveTheAnalyticStress) {
+  CaseConfig cfg = test::box_case(12, 10, 8, 0.9);
+  for (int a = 0; a < 3; ++a) test::make_periodic(cfg, a);
+  cfg.velocity = 0.04;
+  cfg.initial = {InitialKind::taylor_green_3d, 0.04};
+  cfg.precision = Precision::float64;
+  finalize_case(cfg);
+  const Decomposition d = serial_decomposition(cfg);
+  const BlockShape s = block_shape(d);
+  const InitialField init = initial_field(cfg, d);
+  ASSERT_EQ(init.tau, 0.9);
+  DeviceBuffer<double> buffer(std::size_t(Q) * std::size_t(s.n_cells()));
+  initialize_populations(PopulationView<double>{buffer.data(), s.n_cells()}, s, init);
+  backend::synchronize();
+  const std::vector<double> g = buffer.download();
+  const double cs2 = 1.0 / 3.0;
+  double worst = 0.0, scale = 0.0;
+  for (int z = 1; z <= s.n[2]; ++z)
+    for (int y = 1; y <= s.n[1]; ++y)
+      for (int x = 1; x <= s.n[0]; ++x) {
+        double rho_exact, u_exact[3], grad[3][3];
+        initial_state(init, x - 0.5, y - 0.5, z - 0.5, rho_exact, u_exact, grad);
+        const std::int64_t cell = s.index(x, y, z);
+        double rho = 0, j[3] = {0, 0, 0}, pi[3][3] = {};
+        for (int i = 0; i < Q; ++i) {
+          const double f = g[std::size_t(i * s.n_cells() + cell)] + d3q19::w<double>(i);
+          rho += f;
+          for (int a = 0; a < 3; ++a) {
+            j[a] += f * c(i, a);
+            for (int b = 0; b < 3; ++b) pi[a][b] += f * c(i, a) * c(i, b);
+          }
+        }
+        EXPECT_NEAR(rho, rho_exact, 1e-15);
+        for (int a = 0; a < 3; ++a) {
+          EXPECT_NEAR(j[a] / rho, u_exact[a], 1e-15);
+          for (int b = 0; b < 3; ++b) {
+            const double pi_eq = rho * u_exact[a] * u_exact[b] + (a == b ? rho * cs2 : 0.0);
+            const double expected = -rho * cs2 * init.tau * (grad[a][b] + grad[b][a]);
+            worst = std::max(worst, std::abs(pi[a][b] - pi_eq - expected));
+            scale = std::max(scale, std::abs(expected));
+          }
+        }
+      }
+  EXPECT_GT(scale, 1e-3) << "the field must have a stress to test";
+  EXPECT_LT(worst, 1e-15);
+}
+
+}  // namespace
+}  // namespace eddy
