@@ -248,6 +248,39 @@ TEST_F(CliErrors, ClosedStdoutDoesNotStopTheRun) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "pipe_00000400.vti")) << "the final snapshot was not written";
 }
 
+/// The shell words of `eddy run <args...>` (no --output added).
+std::string eddy_run_line(const std::vector<std::string>& args) {
+  std::string command = shell_quote(EDDY_EXECUTABLE) + " run";
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  return command;
+}
+
+/// valid_case() running `steps` steps with a checkpoint every 10.
+std::string checkpointed_case(int steps) {
+  return replaced(valid_case(), "steps = 2", "steps = " + std::to_string(steps)) + "[checkpoint]\nevery = 10\n";
+}
+
+TEST_F(CliErrors, LongCheckpointPathReachesMpiIoUnderAShorterName) {
+  // Open MPI 4.1 aborted ("*** buffer overflow detected ***", SIGABRT) inside MPI_File_open for a file name longer
+  // than 244 characters: it formats "<name>.locktest.<rank>" into 256 bytes. eddy hands MPI-IO a shorter name of the
+  // same file (relative, or /proc/self/fd/<n>/<file>): the checkpoint is written and restarts, from any working
+  // directory.
+  const fs::path deep = dir_ / std::string(230, 'd');
+  fs::create_directories(deep);
+  const std::string path = write_case("long.toml", checkpointed_case(10));
+  const std::string manifest = (deep / "checkpoints" / "long_checkpoint_00000010.toml").string();
+  ASSERT_GT(manifest.size(), 260u);  // from / its relative form is too long as well
+  CliResult result = shell("cd / && exec " + eddy_run_line({path, "--output", deep.string()}));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(manifest)) << result.out;
+  result = shell("cd / && exec " +
+                 eddy_run_line({path, "--set", "run.steps=20", "--output", deep.string(), "--restart", manifest}));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("restarted   from"), std::string::npos) << result.out;
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
