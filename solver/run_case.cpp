@@ -26,6 +26,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/output_directory.hpp"
 #include "solver/piece_extension.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/reductions.hpp"
@@ -461,12 +462,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   }
   log << "\n";
   const StopSignalScope stop_signals;  // before the set-up: a signal during it stops the run at its first check
-  if (config.write_vtk || config.write_centerlines) {
-    agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
-  }
-  if (config.checkpoint_every > 0) {  // found now, not after the first checkpoint interval's work
-    agree_on_failure(world, [&] { ensure_writable_directory(checkpoint_directory(config)); });
-  }
+  // Paths checked, directories created, shared by all ranks and locked: found now, not at the first write.
+  const OutputDirectories output_directories(config, world, log);
   auto sim = Simulation::create(config, decomposition);
   OutOfCoreStats out_of_core;
   const bool streamed = sim->out_of_core(out_of_core);

@@ -281,6 +281,53 @@ TEST_F(CliErrors, LongCheckpointPathReachesMpiIoUnderAShorterName) {
   EXPECT_NE(result.out.find("restarted   from"), std::string::npos) << result.out;
 }
 
+TEST_F(CliErrors, CheckpointNameTooLongForMpiIoIsRefusedBeforeTheFirstStep) {
+  // A file name that alone exceeds MPI-IO's limit (a long case.name) has no name MPI_File_open takes: the run is
+  // refused before its first step (exit 5) naming the path, its length and the limit, and a --restart of such a
+  // checkpoint is exit 6, never a crash.
+  const std::string path = write_case("long.toml", checkpointed_case(10));
+  const std::string name(210, 'n');
+  CliResult result = run_eddy({path, "--set", "case.name=\"" + name + "\"", "--set", "run.steps=1000", "--set",
+                               "run.report_every=1"});
+  expect_input_error(result, {(dir_ / "out" / "checkpoints" / name).string(), "characters", "244", "MPI"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+
+  // A checkpoint whose data file has such a name (renamed, the manifest edited to match).
+  ASSERT_EQ(run_eddy({path}).exit_code, 0);
+  const fs::path checkpoints = dir_ / "out" / "checkpoints";
+  const std::string manifest = (checkpoints / "long_checkpoint_00000010.toml").string();
+  const std::string data = std::string(230, 'n') + ".data";  // with /proc/self/fd/<n>/: over 244
+  fs::rename(checkpoints / "long_checkpoint_00000010.data", checkpoints / data);
+  const std::string text = replaced(read_file(manifest), "\"long_checkpoint_00000010.data\"", "\"" + data + "\"");
+  std::ofstream(manifest) << text;
+  result = run_eddy({path, "--set", "run.steps=20", "--restart", manifest});
+  expect_input_error(result, {data, "characters", "244"}, 6);
+}
+
+TEST_F(CliErrors, OverlongCaseNameIsRefusedBeforeTheFirstStep) {
+  // A 300-character case.name used to run the whole case and fail at its first write ("File name too long", exit
+  // 5). Every file name the run will form (snapshots, their temporary names, checkpoints) is checked at the start.
+  std::string text = replaced(valid_case(), "steps = 2", "steps = 2000\nreport_every = 1");
+  text = replaced(text, "vtk = false", "vtk = true\nevery = 0");
+  const std::string path = write_case("name.toml", text);
+  CliResult result = run_eddy({path, "--set", "case.name=\"" + std::string(300, 'n') + "\""});
+  expect_input_error(result, {"case.name", "300 characters", "255"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+  // 240 characters fit a file name, "<name>_<step>.vti.tmp.<pid>" does not.
+  result = run_eddy({path, "--set", "case.name=\"" + std::string(240, 'n') + "\""});
+  expect_input_error(result, {"case.name", ".vti", "255"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+}
+
+TEST_F(CliErrors, OverlongOutputPathIsRefusedNamingTheLimit) {
+  // 17 directories of 250 characters: every name fits NAME_MAX, the whole path not PATH_MAX (4096 with its NUL).
+  fs::path deep = dir_;
+  for (int i = 0; i < 17; ++i) deep /= std::string(250, char('a' + i));
+  const std::string path = write_case("valid.toml", valid_case());
+  const CliResult result = eddy_command("run", {path, "--set", "output.vtk=true", "--output", deep.string()});
+  expect_input_error(result, {"--output", "4095"}, 5);
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
