@@ -3,8 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <random>
+#include <sstream>
+#include <thread>
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
@@ -35,6 +41,29 @@ int size_of(MPI_Comm comm) {
   int size = 1;
   EDDY_MPI_CHECK(MPI_Comm_size(comm, &size));
   return size;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "?";
+  return name;
+}
+
+/// `text` from rank 0 on every rank of `comm`.
+std::string broadcast(std::string text, MPI_Comm comm) {
+  int length = static_cast<int>(text.size());
+  EDDY_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
+  text.resize(std::size_t(length));
+  EDDY_MPI_CHECK(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
+  return text;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 /// `file` as messages show it: the 7-digit PID of a temporary name as "<pid>".
@@ -159,6 +188,64 @@ std::string path_problem(const PlannedDirectory& d, const std::string& case_name
   return {};
 }
 
+// ---- 3. one directory on every rank ----------------------------------------------------------------------------
+
+/// Random hexadecimal digits (std::random_device).
+std::string random_hex(int digits) {
+  std::random_device device;
+  std::string text;
+  const char* hex = "0123456789abcdef";
+  while (int(text.size()) < digits) {
+    unsigned value = device();
+    for (int i = 0; i < 8 && int(text.size()) < digits; ++i, value >>= 4) text += hex[value & 15u];
+  }
+  return text;
+}
+
+std::string absolute_text(const std::string& dir) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(dir, ec);
+  return ec ? dir : absolute.lexically_normal().string();
+}
+
+/// Shows that `dir` is the same directory on every rank of `comm` (collective; nothing to do on one rank).
+void check_same_directory(const std::string& dir, const std::string& what, MPI_Comm comm) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  if (size == 1) return;
+  std::string token, name, host0 = host_name(), where0 = absolute_text(dir);
+  if (rank == 0) {
+    token = "eddy: rank 0 checks that every rank sees this directory; " + random_hex(32) + "\n";
+    name = ".eddy_shared_check." + std::to_string(::getpid()) + "." + random_hex(8);
+  }
+  token = broadcast(token, comm);
+  name = broadcast(name, comm);
+  host0 = broadcast(host0, comm);
+  where0 = broadcast(where0, comm);
+  const std::string path = (fs::path(dir.empty() ? "." : dir) / name).string();
+  agree_on_failure(comm, [&] {
+    if (rank == 0) write_file_atomically(path, token);
+  });
+  try {
+    agree_on_failure(comm, [&] {
+      if (rank == 0) return;
+      for (int attempt = 0; attempt < 10; ++attempt) {  // another node's client may take a moment to see it
+        if (read_all(path) == token) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      throw OutputError(what + " '" + dir + "' is not the same directory on every rank: rank " +
+                        std::to_string(rank) + " (host " + host_name() + ", '" + absolute_text(dir) +
+                        "') does not see the file that rank 0 (host " + host0 + ", '" + where0 +
+                        "') wrote into it, so the ranks would write separate files and hang in MPI-IO (a node-local "
+                        "directory such as /tmp on several nodes, or a relative path from different working "
+                        "directories?); give a directory on a file system that all ranks share");
+    });
+  } catch (...) {
+    if (rank == 0) ::unlink(path.c_str());
+    throw;
+  }
+  if (rank == 0) ::unlink(path.c_str());
+}
+
 }  // namespace
 
 OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log) {
@@ -186,6 +273,10 @@ OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, s
   // 2. The directories.
   if (writes_output) agree_on_failure(world, [&] { ensure_writable_directory(output.path); });
   if (checkpoints) agree_on_failure(world, [&] { ensure_writable_directory(saved.path); });
+
+  // 3. The same directories on every rank.
+  if (writes_output) check_same_directory(output.path, "the output directory", world);
+  if (checkpoints) check_same_directory(saved.path, "the checkpoint directory", world);
 }
 
 }  // namespace eddy

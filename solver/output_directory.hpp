@@ -1,5 +1,5 @@
 // The directories a run writes into, prepared before its first step: every path it will form is checked against
-// the system's limits and the directories are created.
+// the system's limits, the directories are created and all ranks are shown to see the same ones.
 #pragma once
 
 #include <mpi.h>
@@ -23,6 +23,8 @@ namespace eddy {
 ///     (only a stop signal writes one) as a warning.
 ///  2. The output directory (with output.vtk or output.centerlines) and the checkpoint directory (with
 ///     checkpoint.every > 0) are created (ensure_writable_directory).
+///  3. On several ranks: rank 0 writes a file of random content into each, every rank reads it back, rank 0 removes
+///     it; a rank that does not read the same content means the directory is not one directory shared by the ranks.
 /// Throws CollectiveOutputError (exit code 5) on every rank, with the lowest failing rank's message.
 class OutputDirectories {
  public:

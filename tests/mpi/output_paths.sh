@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Checkpoint paths under mpiexec with 2 ranks (CTest, label mpi):
+# Output directories and checkpoint paths under mpiexec with 2 ranks (CTest, label mpi):
+#   - ranks whose output directory is not the same directory (a relative --output from different working
+#     directories: the node-local /tmp mistake of a multi-node job) used to hang in MPI_File_open at the first
+#     checkpoint; now every rank exits 5 before the first step with one message;
 #   - a checkpoint path over Open MPI's 244-character MPI_File_open limit (it aborted with "buffer overflow
 #     detected") is written and restarted through a shorter name of the same file, and refused with exit 5 before
 #     the first step where there is none.
@@ -40,6 +43,14 @@ expect() {
     fail "$name: exit $rc (want $want), $lines error lines (want 1, matching '$pattern'); stderr: $(head -c 2000 "$err")"
   fi
 }
+
+# Per-rank working directories, one relative --output: two different directories.
+mkdir -p "$work/rank0" "$work/rank1"
+mpirun2 sh -c "cd '$work'/rank\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}} && exec '$eddy' run '$work/cav.toml' --output out" \
+  >"$work/split.log" 2>"$work/split.err"
+expect "output directory not shared by the ranks" 5 "not the same directory" $? "$work/split.log" "$work/split.err"
+left=$(find "$work"/rank*/out -type f 2>/dev/null)
+[[ -z $left ]] && pass "no file left behind in the ranks' directories" || fail "left behind: $left"
 
 # A checkpoint directory deeper than MPI-IO takes: reached under a shorter name.
 deep=$work/$(printf 'd%.0s' {1..230})
