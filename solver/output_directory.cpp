@@ -1,10 +1,13 @@
 #include "solver/output_directory.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -119,6 +122,7 @@ PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
     d.files.push_back(f);
     d.files.push_back(f + kTemporarySuffix);
   }
+  d.files.push_back(kLockFileName);
   return d;
 }
 
@@ -133,6 +137,7 @@ PlannedDirectory planned_checkpoints(const CaseConfig& config) {
     d.files.push_back(f);
     d.files.push_back(f + kTemporarySuffix);
   }
+  d.files.push_back(kLockFileName);
   return d;
 }
 
@@ -246,6 +251,139 @@ void check_same_directory(const std::string& dir, const std::string& what, MPI_C
   if (rank == 0) ::unlink(path.c_str());
 }
 
+// ---- 4. locks ----------------------------------------------------------------------------------------------------
+
+/// The start time of process `pid` in clock ticks after boot (field 22 of /proc/<pid>/stat), or -1.
+long long process_start(long long pid) {
+  const std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string field;
+  for (int k = 3; k <= 22; ++k) {  // fields after "pid (comm)" start at 3
+    if (!(fields >> field)) return -1;
+  }
+  try {
+    return std::stoll(field);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+struct LockOwner {
+  long long pid = -1;
+  long long start = -1;  ///< -1: not recorded
+  std::string host, case_name;
+};
+
+/// The value of `key = value` in the lock's text (quotes removed), or "".
+std::string lock_value(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::size_t at = line.find('=', key.size());
+    if (at == std::string::npos || line.find_first_not_of(' ', key.size()) != at) continue;
+    std::string value = line.substr(at + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.pop_back();
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    return value;
+  }
+  return {};
+}
+
+bool parse_owner(const std::string& text, LockOwner& owner) {
+  try {
+    owner.pid = std::stoll(lock_value(text, "pid"));
+  } catch (const std::exception&) {
+    return false;
+  }
+  owner.host = lock_value(text, "host");
+  owner.case_name = lock_value(text, "case");
+  try {
+    const std::string start = lock_value(text, "start");
+    owner.start = start.empty() ? -1 : std::stoll(start);
+  } catch (const std::exception&) {
+    owner.start = -1;
+  }
+  return owner.pid > 0 && !owner.host.empty();
+}
+
+/// Whether the process of `owner` (on this host) still runs: it exists and, where the lock recorded it, started
+/// when the lock says (not a later process that got the same PID).
+bool alive(const LockOwner& owner) {
+  if (::kill(pid_t(owner.pid), 0) != 0 && errno == ESRCH) return false;
+  if (owner.start >= 0) {
+    const long long start = process_start(owner.pid);
+    if (start >= 0 && start != owner.start) return false;
+  }
+  return true;
+}
+
+std::string lock_contents(const CaseConfig& config) {
+  const long long pid = ::getpid();
+  return "# eddy: a run writes into this directory; it removes this file when it ends. Remove it by hand only when\n"
+         "# that process is gone (a run finding it with a process gone from this host takes it over).\n"
+         "pid = " + std::to_string(pid) + "\nhost = \"" + host_name() + "\"\nstart = " +
+         std::to_string(process_start(pid)) + "\ncase = \"" + config.name + "\"\n";
+}
+
+/// Takes the lock of directory `dir` (rank 0), taking over a stale one with a line on `log`. Throws OutputError
+/// naming the holder when another live run holds it (or a run on another host, whose life cannot be checked).
+void take_lock(const std::string& dir, const std::string& contents, std::ostream& log) {
+  const std::string path = (fs::path(dir.empty() ? "." : dir) / kLockFileName).string();
+  const std::string me = host_name();
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const ssize_t written = ::write(fd, contents.data(), contents.size());
+      const int close_error = ::close(fd);
+      if (written != ssize_t(contents.size()) || close_error != 0) {
+        ::unlink(path.c_str());
+        throw OutputError("cannot write the lock file '" + path + "': " + std::strerror(errno));
+      }
+      return;
+    }
+    if (errno != EEXIST) throw OutputError("cannot create the lock file '" + path + "': " + std::strerror(errno));
+    const std::string text = read_all(path);
+    LockOwner owner;
+    if (!parse_owner(text, owner)) {
+      // Another run may be writing it right now: look again, and only then take it as stale.
+      if (attempt < 10) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        continue;
+      }
+      log << "output      took over the stale lock " << path << ", which names no process\n";
+      ::unlink(path.c_str());
+      continue;
+    }
+    const std::string holder = "process " + std::to_string(owner.pid) + " on host " + owner.host +
+                               (owner.case_name.empty() ? std::string() : ", case '" + owner.case_name + "'");
+    if (owner.host != me) {
+      throw OutputError("directory '" + dir + "' is in use by another eddy run: " + holder + " (lock file " + path +
+                        "; if that run has ended, remove the file)");
+    }
+    if (alive(owner)) {
+      throw OutputError("directory '" + dir + "' is in use by another eddy run: " + holder + " (lock file " + path +
+                        "); wait for it to end or give this run another directory (--output, checkpoint.directory)");
+    }
+    log << "output      took over the stale lock " << path << " of " << holder << " (no longer running)\n";
+    ::unlink(path.c_str());
+  }
+  throw OutputError("cannot take the lock file '" + path + "': other runs keep replacing it");
+}
+
+/// Whether `inner` is `outer` or lies inside it (paths as the file system resolves them).
+bool inside(const std::string& inner, const std::string& outer) {
+  std::error_code ec;
+  const fs::path a = fs::weakly_canonical(inner.empty() ? "." : inner, ec);
+  if (ec) return false;
+  const fs::path b = fs::weakly_canonical(outer.empty() ? "." : outer, ec);
+  if (ec) return false;
+  const fs::path relative = a.lexically_relative(b);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
 }  // namespace
 
 OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log) {
@@ -277,6 +415,37 @@ OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, s
   // 3. The same directories on every rank.
   if (writes_output) check_same_directory(output.path, "the output directory", world);
   if (checkpoints) check_same_directory(saved.path, "the checkpoint directory", world);
+
+  // 4. Locks: the output directory (which holds the default checkpoint directory), and a checkpoint directory
+  // elsewhere.
+  std::vector<std::string> locked;
+  if (writes_output || (checkpoints && config.checkpoint_directory.empty())) locked.push_back(output.path);
+  if (checkpoints && (locked.empty() || !inside(saved.path, output.path))) locked.push_back(saved.path);
+  const std::string contents = lock_contents(config);
+  rank_ = rank;
+  try {
+    for (const std::string& dir : locked) {
+      agree_on_failure(world, [&] {
+        if (rank == 0) take_lock(dir, contents, log);
+      });
+      locks_.push_back({(fs::path(dir.empty() ? "." : dir) / kLockFileName).string(), contents});
+    }
+  } catch (...) {
+    release();  // the locks taken so far
+    throw;
+  }
+}
+
+OutputDirectories::~OutputDirectories() { release(); }
+
+void OutputDirectories::release() noexcept {
+  for (const Lock& lock : locks_) {
+    try {
+      if (rank_ == 0 && read_all(lock.path) == lock.contents) ::unlink(lock.path.c_str());  // still ours
+    } catch (...) {
+    }
+  }
+  locks_.clear();
 }
 
 }  // namespace eddy

@@ -1,5 +1,6 @@
 // The directories a run writes into, prepared before its first step: every path it will form is checked against
-// the system's limits, the directories are created and all ranks are shown to see the same ones.
+// the system's limits, the directories are created, all ranks are shown to see the same ones, and each is locked
+// against a second run.
 #pragma once
 
 #include <mpi.h>
@@ -12,8 +13,11 @@
 
 namespace eddy {
 
-/// The output and checkpoint directories of a run, ready for writing. Collective over `world`; rank 0 writes the
-/// lines to `log`.
+/// Name of the lock file a run holds in each directory it writes into.
+inline constexpr const char* kLockFileName = "eddy.lock";
+
+/// The output and checkpoint directories of a run, ready for writing; the locks are released when it is destroyed.
+/// Collective over `world`; rank 0 holds the locks and writes the lines to `log`.
 ///
 /// In order, before anything is written:
 ///  1. Paths: every file name the run can form in them (snapshots, pieces, collections, centerlines, checkpoints,
@@ -25,12 +29,25 @@ namespace eddy {
 ///     checkpoint.every > 0) are created (ensure_writable_directory).
 ///  3. On several ranks: rank 0 writes a file of random content into each, every rank reads it back, rank 0 removes
 ///     it; a rank that does not read the same content means the directory is not one directory shared by the ranks.
+///  4. Each directory is locked (kLockFileName: PID, host, process start time, case); a lock of a live process is an
+///     error naming it, one whose process is gone from this host is taken over with a line saying so.
 /// Throws CollectiveOutputError (exit code 5) on every rank, with the lowest failing rank's message.
 class OutputDirectories {
  public:
   OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log);
+  ~OutputDirectories();
   OutputDirectories(const OutputDirectories&) = delete;
   OutputDirectories& operator=(const OutputDirectories&) = delete;
+
+ private:
+  /// Removes the lock files that still hold this run's contents (rank 0).
+  void release() noexcept;
+
+  struct Lock {
+    std::string path, contents;
+  };
+  std::vector<Lock> locks_;
+  int rank_ = 0;
 };
 
 }  // namespace eddy

@@ -328,6 +328,49 @@ TEST_F(CliErrors, OverlongOutputPathIsRefusedNamingTheLimit) {
   expect_input_error(result, {"--output", "4095"}, 5);
 }
 
+TEST_F(CliErrors, SecondRunIntoALockedOutputDirectoryIsRefused) {
+  // Two runs in one output directory used to mix their files (run A exited 0 with run B's snapshot in its .pvd).
+  // The first holds a lock (eddy.lock: PID and host); the second is refused naming them, exit 5.
+  const std::string snapshots = replaced(valid_case(), "vtk = false", "vtk = true\nevery = 0");
+  const std::string a = write_case("a.toml", replaced(snapshots, "steps = 2", "steps = 100000000\nreport_every = 100"));
+  const std::string b = write_case("b.toml", snapshots);
+  const std::string d = shell_quote(dir_.string()), out = shell_quote((dir_ / "out").string());
+  const CliResult result = shell(
+      "cd " + d + " || exit 1\n" + eddy_run_line({a}) + " --output " + out + " >a.log 2>&1 & a=$!\n"
+      "for i in $(seq 300); do grep -q '^step' " + d + "/a.log && break; sleep 0.1; done\n" +
+      eddy_run_line({b}) + " --output " + out + " >b.log 2>b.err; echo $? >b.rc\n"
+      "kill -TERM $a; wait $a; echo $? >a.rc; echo $a >a.pid");
+  ASSERT_TRUE(result.exited) << result.err;
+  const std::string pid = read_file(dir_ / "a.pid");
+  CliResult second;
+  second.exited = true;
+  second.exit_code = std::stoi(read_file(dir_ / "b.rc"));
+  second.err = read_file(dir_ / "b.err");
+  expect_input_error(second, {"in use", "process " + pid.substr(0, pid.find('\n')), "eddy.lock"}, 5);
+  EXPECT_EQ(read_file(dir_ / "a.rc"), "0\n") << read_file(dir_ / "a.log");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "eddy.lock")) << "run A left its lock behind";
+}
+
+TEST_F(CliErrors, LockOfALiveProcessRefusesAndAStaleOneIsTakenOver) {
+  const std::string path = write_case("valid.toml", replaced(valid_case(), "vtk = false", "vtk = true\nevery = 0"));
+  fs::create_directories(dir_ / "out");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  // This test's own process is alive on this host.
+  std::ofstream(dir_ / "out" / "eddy.lock") << "pid = " << ::getpid() << "\nhost = \"" << host << "\"\n";
+  expect_input_error(run_eddy({path}), {"in use", "process " + std::to_string(::getpid()), host}, 5);
+  // A process that has exited: its lock is stale and taken over, with a line saying so.
+  const CliResult gone = shell("sh -c 'echo $$'");
+  const std::string dead = gone.out.substr(0, gone.out.find('\n'));
+  std::ofstream(dir_ / "out" / "eddy.lock") << "pid = " << dead << "\nhost = \"" << host << "\"\n";
+  const CliResult result = run_eddy({path});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("stale lock"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("process " + dead), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "eddy.lock"));
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
