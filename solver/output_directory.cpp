@@ -384,9 +384,76 @@ bool inside(const std::string& inner, const std::string& outer) {
   return !relative.empty() && *relative.begin() != "..";
 }
 
+// ---- 5. leftover temporary files ----------------------------------------------------------------------------
+
+/// Removes this case's temporary files older than `start` from `dirs` (rank 0) and says so on `log`.
+void remove_leftovers(const std::vector<std::string>& dirs, const std::string& case_name,
+                      fs::file_time_type start, std::ostream& log) {
+  std::vector<std::string> removed;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& file = it->path();
+      std::error_code type_error;
+      if (!it->is_regular_file(type_error) || !is_case_temporary(file.filename().string(), case_name)) continue;
+      const fs::file_time_type written = fs::last_write_time(file, type_error);
+      if (type_error || written >= start) continue;
+      if (fs::remove(file, type_error)) removed.push_back(file.string());
+    }
+  }
+  if (removed.empty()) return;
+  log << "output      removed " << removed.size() << " leftover temporary file" << (removed.size() == 1 ? "" : "s")
+      << " of earlier runs of this case (stopped while writing):";
+  for (std::size_t k = 0; k < removed.size() && k < 3; ++k) log << (k ? ", " : " ") << removed[k];
+  if (removed.size() > 3) log << ", ...";
+  log << "\n";
+}
+
+bool all_digits(const std::string& text, std::size_t from, std::size_t to) {
+  if (from >= to) return false;
+  for (std::size_t k = from; k < to; ++k) {
+    if (text[k] < '0' || text[k] > '9') return false;
+  }
+  return true;
+}
+
+/// Whether `rest` (a file name after "<case>") is one of the names a run of the case writes.
+bool is_case_file_rest(const std::string& rest) {
+  for (const char* fixed : {".pvd", "_particles.pvd", "_centerlines.csv"}) {
+    if (rest == fixed) return true;
+  }
+  std::string body = rest;
+  for (const char* prefix : {"_checkpoint_", "_particles_", "_"}) {
+    if (rest.compare(0, std::strlen(prefix), prefix) != 0) continue;
+    body = rest.substr(std::strlen(prefix));
+    const std::size_t dot = body.find('.');
+    if (dot == std::string::npos) return false;
+    const std::string extension = body.substr(dot), stem = body.substr(0, dot);
+    const std::size_t r = stem.find("_r");
+    const bool piece = r != std::string::npos && all_digits(stem, r + 2, stem.size()) && all_digits(stem, 0, r);
+    const bool plain = all_digits(stem, 0, stem.size());
+    if (std::strcmp(prefix, "_checkpoint_") == 0) return plain && (extension == ".data" || extension == ".toml");
+    if (std::strcmp(prefix, "_particles_") == 0) {
+      return (plain && extension == ".pvtp") || ((plain || piece) && extension == ".vtp");
+    }
+    return (plain && extension == ".pvti") || ((plain || piece) && extension == ".vti");
+  }
+  return false;
+}
+
 }  // namespace
 
+bool is_case_temporary(const std::string& file, const std::string& case_name) {
+  if (file.compare(0, case_name.size(), case_name) != 0) return false;
+  const std::size_t tmp = file.rfind(".tmp");
+  if (tmp == std::string::npos || tmp < case_name.size()) return false;
+  const std::size_t after = tmp + 4;
+  if (after != file.size() && !(file[after] == '.' && all_digits(file, after + 1, file.size()))) return false;
+  return is_case_file_rest(file.substr(case_name.size(), tmp - case_name.size()));
+}
+
 OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log) {
+  const fs::file_time_type start = fs::file_time_type::clock::now();
   const int rank = rank_of(world), ranks = size_of(world);
   const bool writes_output = config.write_vtk || config.write_centerlines;
   const bool checkpoints = config.checkpoint_every > 0;
@@ -433,6 +500,13 @@ OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, s
   } catch (...) {
     release();  // the locks taken so far
     throw;
+  }
+
+  // 5. What killed runs of this case left behind (the directories are ours now).
+  if (rank == 0) {
+    std::vector<std::string> dirs = locked;
+    if (checkpoints && std::find(dirs.begin(), dirs.end(), saved.path) == dirs.end()) dirs.push_back(saved.path);
+    remove_leftovers(dirs, config.name, start, log);
   }
 }
 

@@ -371,6 +371,32 @@ TEST_F(CliErrors, LockOfALiveProcessRefusesAndAStaleOneIsTakenOver) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "eddy.lock"));
 }
 
+TEST_F(CliErrors, LeftoverTemporaryFilesOfThisCaseAreRemoved) {
+  // A killed run leaves "<file>.tmp.<pid>" (and checkpoints' "<stem>.data.tmp") behind; the next run of the case
+  // in that directory removes its own case's, older than its start, with a line saying so.
+  const std::string path = write_case("cav.toml", checkpointed_case(10));
+  const fs::path out = dir_ / "out", checkpoints = out / "checkpoints";
+  fs::create_directories(checkpoints);
+  const std::vector<fs::path> stale = {checkpoints / "cav_checkpoint_00000010.data.tmp",
+                                       checkpoints / "cav_checkpoint_00000020.data.tmp.4242",
+                                       out / "cav_00000100.vti.tmp.4242", out / "cav.pvd.tmp.17",
+                                       out / "cav_00000100_r1.vti.tmp.99"};
+  const std::vector<fs::path> kept = {out / "other_00000100.vti.tmp.4242", out / "cav_notes.txt",
+                                      checkpoints / "cavity_checkpoint_00000010.data.tmp"};
+  for (const auto& file : stale) std::ofstream(file) << "x";
+  for (const auto& file : kept) std::ofstream(file) << "x";
+  ASSERT_EQ(shell("touch -d '1 hour ago' " + shell_quote(out.string()) + "/*.* " +
+                  shell_quote(checkpoints.string()) + "/*")
+                .exit_code,
+            0);
+  const CliResult result = run_eddy({path});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const auto& file : stale) EXPECT_FALSE(fs::exists(file)) << "not removed: " << file;
+  for (const auto& file : kept) EXPECT_TRUE(fs::exists(file)) << "removed: " << file;
+  EXPECT_NE(result.out.find("removed 5 leftover temporary files"), std::string::npos) << result.out;
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});

@@ -1,4 +1,4 @@
-// Path limits (io/path_limits.hpp).
+// Path limits (io/path_limits.hpp) and the names of a case's temporary files (solver/output_directory.hpp).
 #include <gtest/gtest.h>
 #include <mpi.h>  // OPEN_MPI
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/path_limits.hpp"
+#include "solver/output_directory.hpp"
 
 namespace {
 
@@ -44,6 +45,21 @@ TEST(PathLimits, MpiIoNameIsShortOrAbsent) {
               std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+TEST(PathLimits, CaseTemporaryFilesAreRecognisedByName) {
+  for (const char* file : {"cav.pvd.tmp.12", "cav_00000100.vti.tmp.4242", "cav_00000100_r3.vti.tmp.1",
+                           "cav_00000100.pvti.tmp.9", "cav_particles.pvd.tmp.5", "cav_particles_00000100.vtp.tmp.5",
+                           "cav_particles_00000100_r0.vtp.tmp.5", "cav_particles_00000100.pvtp.tmp.5",
+                           "cav_centerlines.csv.tmp.77", "cav_checkpoint_00000010.data.tmp",
+                           "cav_checkpoint_00000010.data.tmp.31", "cav_checkpoint_00000010.toml.tmp.31"}) {
+    EXPECT_TRUE(eddy::is_case_temporary(file, "cav")) << file;
+  }
+  for (const char* file : {"cav_00000100.vti", "cav.pvd", "cavity_00000100.vti.tmp.1", "other.pvd.tmp.1",
+                           "cav_notes.txt.tmp.1", "cav_00000100.vti.tmp.x", "cav_checkpoint_00000010.data.tmpx",
+                           "cav_checkpoint_abc.data.tmp", "cav_00000100_r.vti.tmp.1", "eddy.lock"}) {
+    EXPECT_FALSE(eddy::is_case_temporary(file, "cav")) << file;
+  }
 }
 
 }  // namespace
