@@ -479,12 +479,17 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   }
   if (!restart.empty()) {
     const auto begin = Clock::now();
-    restore_state_checkpoint(config, *sim, restart);
+    const std::string written_by = restore_state_checkpoint(config, *sim, restart);
     const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     const double gigabytes = checkpoint_gigabytes(restart);
     log << "restarted   from " << restart << " at step " << sim->time_step() << " (" << format("%.3g", gigabytes)
         << " GB in " << format("%.3g", seconds) << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
         << " GB/s)\n";
+    if (written_by != config.name) {
+      log << "warning: checkpoint " << restart << " was written by case '" << written_by << "'; it continues as case '"
+          << config.name << "' (" << (config.source_file.empty() ? std::string("case.name") : config.source_file)
+          << ")\n";
+    }
   }
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
 

@@ -397,6 +397,19 @@ TEST_F(CliErrors, LeftoverTemporaryFilesOfThisCaseAreRemoved) {
   EXPECT_NE(result.out.find("removed 5 leftover temporary files"), std::string::npos) << result.out;
 }
 
+TEST_F(CliErrors, CheckpointOfAnotherCaseRestartsWithAWarning) {
+  const std::string path = write_case("first.toml", checkpointed_case(10));
+  ASSERT_EQ(run_eddy({path}).exit_code, 0);
+  const std::string manifest = (dir_ / "out" / "checkpoints" / "first_checkpoint_00000010.toml").string();
+  const CliResult result =
+      run_eddy({path, "--set", "run.steps=20", "--set", "case.name=\"second\"", "--restart", manifest});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("warning: checkpoint " + manifest + " was written by case 'first'"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("'second'"), std::string::npos) << result.out;
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
