@@ -1,6 +1,7 @@
 #include "io/checkpoint.hpp"
 
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/output_error.hpp"
+#include "io/path_limits.hpp"
 
 namespace eddy {
 
@@ -161,18 +163,32 @@ std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
 }  // namespace
 
+std::string checkpoint_data_temporary(const std::string& stem, long writer_pid) {
+  return stem + ".data.tmp." + std::to_string(writer_pid);
+}
+
 std::string write_checkpoint(const std::string& stem, CheckpointManifest manifest,
                              const std::vector<std::vector<unsigned char>>& data,
                              const std::vector<unsigned char>& records, const CheckpointBlock& block, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const std::filesystem::path stem_path(stem);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
   const std::string data_path = stem + ".data", manifest_path = stem + ".toml";
-  const std::string tmp = data_path + ".tmp";  // the same name on every rank
+  long writer = static_cast<long>(::getpid());  // rank 0's: the same temporary name on every rank, unique per run
+  MPI_Bcast(&writer, 1, MPI_LONG, 0, comm);
+  const std::string tmp = checkpoint_data_temporary(stem, writer);
   const std::uint64_t cells = cells_of(manifest.grid), block_cells = cells_of(block.size);
 
+  // Open MPI aborts the process for names beyond its limit: pass a shorter equivalent name, or fail cleanly.
+  const MpiIoName mpi_name(tmp, size);  // held until the file is closed
+  if (!all_ok(mpi_name.found(), comm)) {
+    throw OutputError("cannot write checkpoint " + data_path + ": its temporary file " +
+                      (mpi_name.found() ? std::string("on another rank") : mpi_io_name_problem(tmp, size)));
+  }
   MPI_File file;
-  int rc = MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  int rc = MPI_File_open(comm, mpi_name.name().c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
   if (!all_ok(rc == MPI_SUCCESS, comm)) {
     if (rc == MPI_SUCCESS) MPI_File_close(&file);
     throw OutputError("cannot write checkpoint " + data_path + ": " +
@@ -398,8 +414,18 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
                           (size < manifest.data_bytes ? "truncated" : "longer than written") +
                           "; use an earlier checkpoint");
   }
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const MpiIoName mpi_name(data_path, ranks);  // held until the file is closed
+  if (!all_ok(mpi_name.found(), comm)) {
+    throw CheckpointError("checkpoint data file " +
+                          (mpi_name.found() ? data_path + ": its path is too long for MPI-IO on another rank"
+                                    : mpi_io_name_problem(data_path, ranks)) +
+                          "; restart from a working directory closer to it, or move the checkpoint (its .data and "
+                          ".toml) to a shorter path");
+  }
   MPI_File file;
-  int rc = MPI_File_open(comm, data_path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
+  int rc = MPI_File_open(comm, mpi_name.name().c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
   if (!all_ok(rc == MPI_SUCCESS, comm)) {
     if (rc == MPI_SUCCESS) MPI_File_close(&file);
     throw CheckpointError("checkpoint data file " + data_path + " cannot be opened" +

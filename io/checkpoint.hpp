@@ -69,10 +69,15 @@ struct CheckpointBlock {
   std::array<int, 3> size{};
 };
 
+/// The temporary name of "<stem>.data" while a run writes it: "<stem>.data.tmp.<pid>", `writer_pid` the process ID
+/// of the run's rank 0 (the name is the same on every rank and differs between runs).
+std::string checkpoint_data_temporary(const std::string& stem, long writer_pid);
+
 /// Writes "<stem>.data" and "<stem>.toml" (collective over `comm`; every rank passes its block and, per field of
 /// `manifest.fields`, components x block cells values, component-major, x fastest, and its records of
 /// manifest.record_bytes each, back to back). Fills in checksum, data_file, data_bytes and records. Returns the
-/// manifest's path. Throws OutputError (exit code 5) when a file cannot be written, on every rank.
+/// manifest's path. Throws OutputError (exit code 5) when a file cannot be written, on every rank, also when no name
+/// of the temporary data file fits MPI_File_open's limit (io/path_limits.hpp).
 std::string write_checkpoint(const std::string& stem, CheckpointManifest manifest,
                              const std::vector<std::vector<unsigned char>>& data,
                              const std::vector<unsigned char>& records, const CheckpointBlock& block, MPI_Comm comm);
@@ -82,7 +87,7 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path);
 
 /// Reads this rank's block of every field of the checkpoint (layout as write_checkpoint's `data`) and all records,
 /// after checking the data file's size, and checks the checksum over all ranks (collective). Throws CheckpointError
-/// on every rank.
+/// on every rank, also when no name of the data file fits MPI_File_open's limit (io/path_limits.hpp).
 CheckpointData read_checkpoint_data(const std::string& manifest_path, const CheckpointManifest& manifest,
                                     const CheckpointBlock& block, MPI_Comm comm);
 

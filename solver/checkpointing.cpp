@@ -110,7 +110,7 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   }
 }
 
-void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path) {
+std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path) {
   const CheckpointManifest m = read_checkpoint_manifest(manifest_path);
   const auto mismatch = [&](const std::string& what) {
     return CheckpointError("checkpoint " + manifest_path + " does not fit the case " + config.source_file + ": " +
@@ -170,6 +170,7 @@ void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const s
   } catch (const std::invalid_argument& e) {
     throw mismatch(e.what());
   }
+  return m.case_name;
 }
 
 void remove_checkpoint(const std::string& manifest_path) {

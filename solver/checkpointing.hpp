@@ -20,8 +20,9 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim);
 
 /// Restores the state of the checkpoint whose manifest is `manifest_path` (collective). Throws CheckpointError on
 /// every rank when it is missing, truncated, corrupted, or written for another grid, storage or set of fields, and
-/// CollectiveInputError when its step lies beyond run.steps.
-void restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path);
+/// CollectiveInputError when its step lies beyond run.steps. Returns the name of the case that wrote it (the
+/// manifest's `case`), which may differ from config.name.
+std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path);
 
 /// Removes a checkpoint written earlier (manifest first, so no manifest names a missing data file); rank 0 only,
 /// errors ignored.

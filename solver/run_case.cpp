@@ -26,6 +26,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/output_directory.hpp"
 #include "solver/piece_extension.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/reductions.hpp"
@@ -477,12 +478,8 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   }
   log << "\n";
   const StopSignalScope stop_signals(decomposition.rank == 0);  // before the set-up: a signal during it stops the run at its first check
-  if (config.write_vtk || config.write_centerlines) {
-    agree_on_failure(world, [&] { ensure_writable_directory(config.output_directory); });
-  }
-  if (config.checkpoint_every > 0) {  // found now, not after the first checkpoint interval's work
-    agree_on_failure(world, [&] { ensure_writable_directory(checkpoint_directory(config)); });
-  }
+  // Paths checked, directories created, shared by all ranks and locked: found now, not at the first write.
+  const OutputDirectories output_directories(config, world, log);
   auto sim = Simulation::create(config, decomposition);
   OutOfCoreStats out_of_core;
   const bool streamed = sim->out_of_core(out_of_core);
@@ -508,12 +505,17 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   }
   if (!restart.empty()) {
     const auto begin = Clock::now();
-    restore_state_checkpoint(config, *sim, restart);
+    const std::string written_by = restore_state_checkpoint(config, *sim, restart);
     const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     const double gigabytes = checkpoint_gigabytes(restart);
     log << "restarted   from " << restart << " at step " << sim->time_step() << " (" << format("%.3g", gigabytes)
         << " GB in " << format("%.3g", seconds) << " s, " << format("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
         << " GB/s)\n";
+    if (written_by != config.name) {
+      log << "warning: checkpoint " << restart << " was written by case '" << written_by << "'; it continues as case '"
+          << config.name << "' (" << (config.source_file.empty() ? std::string("case.name") : config.source_file)
+          << ")\n";
+    }
   }
   const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
 

@@ -313,6 +313,168 @@ TEST_F(CliErrors, UnknownSubcommandIsNamed) {
   expect_input_error(eddy_command("runn", {"case.toml"}), {"unknown subcommand 'runn'", "run, info or bench"});
 }
 
+/// The shell words of `eddy run <args...>` (no --output added).
+std::string eddy_run_line(const std::vector<std::string>& args) {
+  std::string command = shell_quote(EDDY_EXECUTABLE) + " run";
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  return command;
+}
+
+/// valid_case() running `steps` steps with a checkpoint every 10.
+std::string checkpointed_case(int steps) {
+  return replaced(valid_case(), "steps = 2", "steps = " + std::to_string(steps)) + "[checkpoint]\nevery = 10\n";
+}
+
+TEST_F(CliErrors, LongCheckpointPathReachesMpiIoUnderAShorterName) {
+  // Open MPI 4.1 aborted ("*** buffer overflow detected ***", SIGABRT) inside MPI_File_open for a file name longer
+  // than 244 characters: it formats "<name>.locktest.<rank>" into 256 bytes. eddy hands MPI-IO a shorter name of the
+  // same file (relative, or /proc/self/fd/<n>/<file>): the checkpoint is written and restarts, from any working
+  // directory.
+  const fs::path deep = dir_ / std::string(230, 'd');
+  fs::create_directories(deep);
+  const std::string path = write_case("long.toml", checkpointed_case(10));
+  const std::string manifest = (deep / "checkpoints" / "long_checkpoint_00000010.toml").string();
+  ASSERT_GT(manifest.size(), 260u);  // from / its relative form is too long as well
+  CliResult result = shell("cd / && exec " + eddy_run_line({path, "--output", deep.string()}));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(manifest)) << result.out;
+  result = shell("cd / && exec " +
+                 eddy_run_line({path, "--set", "run.steps=20", "--output", deep.string(), "--restart", manifest}));
+  ASSERT_TRUE(result.exited) << "killed by a signal; stderr:\n" << result.err;
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("restarted   from"), std::string::npos) << result.out;
+}
+
+TEST_F(CliErrors, CheckpointNameTooLongForMpiIoIsRefusedBeforeTheFirstStep) {
+  // A file name that alone exceeds MPI-IO's limit (a long case.name) has no name MPI_File_open takes: the run is
+  // refused before its first step (exit 5) naming the path, its length and the limit, and a --restart of such a
+  // checkpoint is exit 6, never a crash.
+  const std::string path = write_case("long.toml", checkpointed_case(10));
+  const std::string name(210, 'n');
+  CliResult result = run_eddy({path, "--set", "case.name=\"" + name + "\"", "--set", "run.steps=1000", "--set",
+                               "run.report_every=1"});
+  expect_input_error(result, {(dir_ / "out" / "checkpoints" / name).string(), "characters", "244", "MPI"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+
+  // A checkpoint whose data file has such a name (renamed, the manifest edited to match).
+  ASSERT_EQ(run_eddy({path}).exit_code, 0);
+  const fs::path checkpoints = dir_ / "out" / "checkpoints";
+  const std::string manifest = (checkpoints / "long_checkpoint_00000010.toml").string();
+  const std::string data = std::string(230, 'n') + ".data";  // with /proc/self/fd/<n>/: over 244
+  fs::rename(checkpoints / "long_checkpoint_00000010.data", checkpoints / data);
+  const std::string text = replaced(read_file(manifest), "\"long_checkpoint_00000010.data\"", "\"" + data + "\"");
+  std::ofstream(manifest) << text;
+  result = run_eddy({path, "--set", "run.steps=20", "--restart", manifest});
+  expect_input_error(result, {data, "characters", "244"}, 6);
+}
+
+TEST_F(CliErrors, OverlongCaseNameIsRefusedBeforeTheFirstStep) {
+  // A 300-character case.name used to run the whole case and fail at its first write ("File name too long", exit
+  // 5). Every file name the run will form (snapshots, their temporary names, checkpoints) is checked at the start.
+  std::string text = replaced(valid_case(), "steps = 2", "steps = 2000\nreport_every = 1");
+  text = replaced(text, "vtk = false", "vtk = true\nevery = 0");
+  const std::string path = write_case("name.toml", text);
+  CliResult result = run_eddy({path, "--set", "case.name=\"" + std::string(300, 'n') + "\""});
+  expect_input_error(result, {"case.name", "300 characters", "255"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+  // 240 characters fit a file name, "<name>_<step>.vti.tmp.<pid>" does not.
+  result = run_eddy({path, "--set", "case.name=\"" + std::string(240, 'n') + "\""});
+  expect_input_error(result, {"case.name", ".vti", "255"}, 5);
+  EXPECT_EQ(result.out.find("step "), std::string::npos) << "refused only after running:\n" << result.out;
+}
+
+TEST_F(CliErrors, OverlongOutputPathIsRefusedNamingTheLimit) {
+  // 17 directories of 250 characters: every name fits NAME_MAX, the whole path not PATH_MAX (4096 with its NUL).
+  fs::path deep = dir_;
+  for (int i = 0; i < 17; ++i) deep /= std::string(250, char('a' + i));
+  const std::string path = write_case("valid.toml", valid_case());
+  const CliResult result = eddy_command("run", {path, "--set", "output.vtk=true", "--output", deep.string()});
+  expect_input_error(result, {"--output", "4095"}, 5);
+}
+
+TEST_F(CliErrors, SecondRunIntoALockedOutputDirectoryIsRefused) {
+  // Two runs in one output directory used to mix their files (run A exited 0 with run B's snapshot in its .pvd).
+  // The first holds a lock (eddy.lock: PID and host); the second is refused naming them, exit 5.
+  const std::string snapshots = replaced(valid_case(), "vtk = false", "vtk = true\nevery = 0");
+  const std::string a = write_case("a.toml", replaced(snapshots, "steps = 2", "steps = 100000000\nreport_every = 100"));
+  const std::string b = write_case("b.toml", snapshots);
+  const std::string d = shell_quote(dir_.string()), out = shell_quote((dir_ / "out").string());
+  const CliResult result = shell(
+      "cd " + d + " || exit 1\n" + eddy_run_line({a}) + " --output " + out + " >a.log 2>&1 & a=$!\n"
+      "for i in $(seq 300); do grep -q '^step' " + d + "/a.log && break; sleep 0.1; done\n" +
+      eddy_run_line({b}) + " --output " + out + " >b.log 2>b.err; echo $? >b.rc\n"
+      "kill -TERM $a; wait $a; echo $? >a.rc; echo $a >a.pid");
+  ASSERT_TRUE(result.exited) << result.err;
+  const std::string pid = read_file(dir_ / "a.pid");
+  CliResult second;
+  second.exited = true;
+  second.exit_code = std::stoi(read_file(dir_ / "b.rc"));
+  second.err = read_file(dir_ / "b.err");
+  expect_input_error(second, {"in use", "process " + pid.substr(0, pid.find('\n')), "eddy.lock"}, 5);
+  EXPECT_EQ(read_file(dir_ / "a.rc"), "0\n") << read_file(dir_ / "a.log");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "eddy.lock")) << "run A left its lock behind";
+}
+
+TEST_F(CliErrors, LockOfALiveProcessRefusesAndAStaleOneIsTakenOver) {
+  const std::string path = write_case("valid.toml", replaced(valid_case(), "vtk = false", "vtk = true\nevery = 0"));
+  fs::create_directories(dir_ / "out");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  // This test's own process is alive on this host.
+  std::ofstream(dir_ / "out" / "eddy.lock") << "pid = " << ::getpid() << "\nhost = \"" << host << "\"\n";
+  expect_input_error(run_eddy({path}), {"in use", "process " + std::to_string(::getpid()), host}, 5);
+  // A process that has exited: its lock is stale and taken over, with a line saying so.
+  const CliResult gone = shell("sh -c 'echo $$'");
+  const std::string dead = gone.out.substr(0, gone.out.find('\n'));
+  std::ofstream(dir_ / "out" / "eddy.lock") << "pid = " << dead << "\nhost = \"" << host << "\"\n";
+  const CliResult result = run_eddy({path});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("stale lock"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("process " + dead), std::string::npos) << result.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "eddy.lock"));
+}
+
+TEST_F(CliErrors, LeftoverTemporaryFilesOfThisCaseAreRemoved) {
+  // A killed run leaves "<file>.tmp.<pid>" (and checkpoints' "<stem>.data.tmp") behind; the next run of the case
+  // in that directory removes its own case's, older than its start, with a line saying so.
+  const std::string path = write_case("cav.toml", checkpointed_case(10));
+  const fs::path out = dir_ / "out", checkpoints = out / "checkpoints";
+  fs::create_directories(checkpoints);
+  const std::vector<fs::path> stale = {checkpoints / "cav_checkpoint_00000010.data.tmp",
+                                       checkpoints / "cav_checkpoint_00000020.data.tmp.4242",
+                                       out / "cav_00000100.vti.tmp.4242", out / "cav.pvd.tmp.17",
+                                       out / "cav_00000100_r1.vti.tmp.99"};
+  const std::vector<fs::path> kept = {out / "other_00000100.vti.tmp.4242", out / "cav_notes.txt",
+                                      checkpoints / "cavity_checkpoint_00000010.data.tmp"};
+  for (const auto& file : stale) std::ofstream(file) << "x";
+  for (const auto& file : kept) std::ofstream(file) << "x";
+  ASSERT_EQ(shell("touch -d '1 hour ago' " + shell_quote(out.string()) + "/*.* " +
+                  shell_quote(checkpoints.string()) + "/*")
+                .exit_code,
+            0);
+  const CliResult result = run_eddy({path});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  for (const auto& file : stale) EXPECT_FALSE(fs::exists(file)) << "not removed: " << file;
+  for (const auto& file : kept) EXPECT_TRUE(fs::exists(file)) << "removed: " << file;
+  EXPECT_NE(result.out.find("removed 5 leftover temporary files"), std::string::npos) << result.out;
+}
+
+TEST_F(CliErrors, CheckpointOfAnotherCaseRestartsWithAWarning) {
+  const std::string path = write_case("first.toml", checkpointed_case(10));
+  ASSERT_EQ(run_eddy({path}).exit_code, 0);
+  const std::string manifest = (dir_ / "out" / "checkpoints" / "first_checkpoint_00000010.toml").string();
+  const CliResult result =
+      run_eddy({path, "--set", "run.steps=20", "--set", "case.name=\"second\"", "--restart", manifest});
+  ASSERT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("warning: checkpoint " + manifest + " was written by case 'first'"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("'second'"), std::string::npos) << result.out;
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
