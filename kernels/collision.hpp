@@ -9,7 +9,8 @@
 //   so  S_i^+ = w_i [ (c_i.u)(c_i.F) / c_s^4 - u.F / c_s^2 ],   S_i^- = w_i (c_i.F) / c_s^2.
 // Relaxation rates: omega+ = 1 / tau with nu = c_s^2 (tau - 1/2); omega- from the magic parameter
 //   Lambda = (1/omega+ - 1/2)(1/omega- - 1/2)   (Lambda = 3/16 puts halfway bounce-back walls exactly midway).
-// Mass is conserved exactly and momentum changes by exactly F per step (both to round-off).
+// Mass is conserved exactly and momentum changes by exactly F per step (both to round-off). In R, mass is conserved
+// to unbiased rounding only if the weights of the mass-carrying terms sum to exactly 1: they take d3q19::w_mass.
 // Written for shifted populations g_i = f_i - w_i (kernels/equilibrium.hpp): with g, f_eq - w reads
 //   g_eq_0 = w_0 (drho - 3/2 rho u.u),  g_eq_i^+ = w_i (drho + rho (9/2 (c_i.u)^2 - 3/2 u.u)),  g_eq_i^- = 3 w_i rho c_i.u
 // and the relaxation formula is the same in g as in f.
@@ -61,9 +62,10 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void collide(R (&f)[d3q19::Q], const Relaxat
   const R keep_plus_scaled = keep_plus * scale;
   const R keep_minus_scaled = keep_minus * scale;
 
-  // Rest population: symmetric only.
+  // Rest population: symmetric only. The terms in base and source_base, which carry mass, take the weights w_mass
+  // (sum exactly 1 in R, kernels/d3q19.hpp); with the nearest weights float lost omega 2^-26 |base| per cell and step.
   {
-    const R w = d3q19::w<R>(0) * scale;
+    const R w = d3q19::w_mass<R>(0) * scale;
     if constexpr (kForce) {
       f[0] = f[0] - p.omega_plus * (f[0] - w * base) + w * source_base;
     } else {
@@ -74,7 +76,7 @@ EDDY_UNROLL
   for (int i = 1; i < d3q19::Q; i += 2) {
     const int j = i + 1;  // opp(i)
     const R w = d3q19::w<R>(i);
-    const R ws = w * scale;
+    const R ws = d3q19::w_mass<R>(i) * scale;
     const R cu = d3q19::c_dot(i, u);
     const R feq_plus = ws * base + (R(4.5) * w) * rho_scaled * cu * cu;
     const R feq_minus = (R(3) * w) * rho_scaled * cu;

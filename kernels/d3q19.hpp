@@ -5,6 +5,8 @@
 // opp(i) = i + 1 for odd i, i - 1 for even i > 0. Axis directions 1..6, face diagonals 7..18.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/backend.hpp"
 
 namespace eddy::d3q19 {
@@ -23,6 +25,26 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr int c(int i, int axis) {
 template <class R>
 EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr R w(int i) {
   return i == 0 ? R(1) / R(3) : (i <= 6 ? R(1) / R(18) : R(1) / R(36));
+}
+
+/// Weights for the terms of the collision that carry mass (kernels/collision.hpp): values of R next to 1/3, 1/18,
+/// 1/36 whose sum w_0 + 6 w_axis + 12 w_diagonal is exactly 1 (w<R>, the nearest values, do not sum to 1: float's to
+/// 1 + 2^-26, double's to 1 - 2^-54). The collision gives each direction w_i times a per-cell term B
+/// (drho - 3/2 rho u.u, and the force's -3 u.F), so it changes a cell's mass by omega (sum_i w_i - 1) B per step. B is
+/// about -3/2 u.u wherever drho is small, so with w<float> every moving cell lost mass, every step, and a steady flow
+/// drifted linearly: a 32^2 float lid cavity by -2.2e-11 per step (tests/physics/test_conservation.cpp).
+///   float:  w_0 = 0x1.555558p-2 (1/3 + 4.0e-8, one ulp above the nearest), w_axis = 0x1.c71c7p-5 (1/18 - 3.3e-9,
+///           one ulp below), w_diagonal = w_axis / 2; other choices sum to 1 only further from the rationals;
+///   double: w_0 = 0x1.5555555555556p-2 (one ulp above the nearest), w_axis and w_diagonal the nearest.
+/// Other terms keep w<R>: 4.5 w_i and 9 w_i round to exactly 1/4, 1/8, 1/2, 1/4 from the nearest values (their mass
+/// identities then hold exactly), which these do not for float.
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr R w_mass(int i) {
+  if constexpr (std::is_same_v<R, float>) {
+    return i == 0 ? R(0x1.555558p-2f) : (i <= 6 ? R(0x1.c71c7p-5f) : R(0x1.c71c7p-6f));
+  } else {
+    return i == 0 ? R(0x1.5555555555556p-2) : w<R>(i);
+  }
 }
 
 /// Index of the direction opposite to i: c_opp(i) = -c_i.

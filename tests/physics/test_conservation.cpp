@@ -3,7 +3,8 @@
 // Each claim runs on float, double and fp16 storage. Double keeps its round-off tolerances; float and fp16 derive
 // theirs from the run's populations with tests/physics/rounding_budget.hpp:
 //   float: worst-case round to nearest, kFloatRoundings * u * sum over updates of sum_i |g_i|, summed over steps
-//     (repeating rounding errors of a smooth state need not cancel: the float cavity's mass drifts steadily);
+//     (repeating rounding errors of a smooth state need not cancel; the float cavity's mass drifted steadily while
+//     the collision's weights summed to 1 + 2^-26, FloatMassDrift below);
 //   fp16: the stored values carry zero-mean stochastic-rounding errors, so mass and momentum random-walk:
 //     sigma^2 <= sum over stores of (2^-11 |g|)^2 (times c_ia^2 for momentum), growing like sqrt(cells 19 steps);
 //     allowed: kSigmas sigma + the float-arithmetic bound + the subnormal worst case. The drift is checked every
@@ -150,6 +151,49 @@ TEST_P(Conservation, BodyForceAddsExactlyFPerStep) {
     std::cout << ")\n";
     EXPECT_NEAR(momentum / cells, expected, tolerance) << "axis " << a;
   }
+}
+
+// The float lid cavity's mass has no steady drift. A collision changes a cell's mass by omega (sum_i w_i - 1) B per
+// step plus rounding, with B = drho - 3/2 rho u.u (kernels/collision.hpp, kernels/d3q19.hpp); in a steady flow B < 0
+// almost everywhere and repeats every step, so a weight sum off 1 gives a drift linear in time, while the unbiased
+// rounding errors of a steady state do not add up to one. With the nearest float weights (sum 1 + 2^-26) this cavity
+// (the default case at N = 32: Re = 100, U = 0.1, TRT) drifted by -2.2e-11 per step, -2.2e-7 over the window below
+// (0.89 of the 2^-26 prediction; -8.2e-6 after 400,000 steps, issue 19). With w_mass (sum exactly 1) the window's drift is
+// -9.5e-10 (0.004 of the prediction; +7e-8 after 400,000 steps, not linear). What is left comes from roundings that
+// are not exactly unbiased (products by the constants w_i and omega / 2: 2-9 % of the old bias over random states,
+// either sign, tests/unit/test_collision.cpp) and shows while a flow still settles: the default 128^2 case gained
+// 0.13 of its prediction per step between steps 60,000 and 90,000, then levelled off. Allowed: a quarter of the
+// prediction, so the old bias fails by a factor 3.5.
+TEST(FloatMassDrift, LidCavityHasNoSteadyDrift) {
+  EDDY_REQUIRE_DEVICE();
+  const int n = 32;
+  const double lid = 0.1;
+  CaseConfig c = test::box_case(n, n, 1, 0.0);
+  c.tau = 0.0;
+  c.reynolds = 100.0;
+  c.velocity = lid;
+  test::make_periodic(c, 2);
+  c.faces[3] = {FaceKind::moving_wall, {lid, 0.0, 0.0}};
+  c.precision = Precision::float32;
+  finalize_case(c);
+  auto sim = Simulation::create(c);
+  const std::int64_t transient = 10000, window = 10000;  // steady within ~10 lid passages (L / U = 320 steps)
+  sim->advance(transient);
+  const double mass_before = test::population_mass(test::shifted(sim->populations()));
+  sim->advance(window);
+  const double mass_after = test::population_mass(test::shifted(sim->populations()));
+  const MacroscopicFields f = sim->fields();
+  double sum_b = 0.0;  // sum over cells of B of the steady state
+  for (std::size_t k = 0; k < f.rho.size(); ++k) {
+    const double usq = f.u[0][k] * f.u[0][k] + f.u[1][k] * f.u[1][k] + f.u[2][k] * f.u[2][k];
+    sum_b += (f.rho[k] - 1.0) - 1.5 * f.rho[k] * usq;
+  }
+  const double excess_drift = double(window) * (1.0 / c.tau) * 0x1p-26 * sum_b / mass_before;
+  const double drift = mass_after / mass_before - 1.0;
+  std::cout << "[ conservation ] float lid cavity " << n << "^2, steps " << transient << " to " << transient + window
+            << ": relative mass drift " << drift << " (" << drift / double(window) << " per step); a weight sum of "
+            << "1 + 2^-26 would give " << excess_drift << "\n";
+  EXPECT_LT(std::abs(drift), 0.25 * std::abs(excess_drift));
 }
 
 INSTANTIATE_TEST_SUITE_P(Storage, Conservation,
