@@ -182,14 +182,14 @@ TEST(Collision, WithoutSourceTermsEqualsZeroForce) {
   expect_source_free_collision_equals_zero_force<float>(16384.0f);
 }
 
-/// Float collisions change mass without a systematic part of the size the weights used to cause. A collision in R
-/// changes a cell's mass by omega (sum_i w_i - 1) B plus rounding errors, B = drho - 3/2 rho u.u (plus
-/// keep+ (-3 u.F) / omega with a force), where sum_i w_i is that of the weights its mass terms take (d3q19::w_mass:
-/// exactly 1; the nearest float weights: 1 + 2^-26). Over n random states near equilibrium (|u| = 0.1, so B ~ -0.015;
-/// tau drawn per state, so that no one omega's rounding pattern dominates) the rounding errors (~1e-9 each) grow like
-/// sqrt(n) and a bias like n. With the nearest weights the mean change was 1.01 times the 2^-26 prediction below; with
-/// w_mass it is 0.04 of it (products by constants near simple fractions, w_i ~ 1/3, 1/18 and omega / 2, round
-/// with a small bias of their own); allowed is 0.1.
+/// Float collisions change mass without a systematic part of the size the rest weight used to cause. With the
+/// nearest weights, which sum to 1 + 2^-26, a collision changed a cell's mass by omega 2^-26 B plus rounding errors,
+/// B = drho - 3/2 rho u.u (plus keep+ (-3 u.F) / omega with a force); the rest population now takes its weight in two
+/// parts that complete the sum to 1 (kernels/d3q19.hpp). Over n random states near equilibrium (|u| = 0.1, so
+/// B ~ -0.015; tau drawn per state, so that no one omega's rounding pattern dominates) the rounding errors (~1e-9
+/// each) grow like sqrt(n) and a bias like n. With w_0 the mean change was 1.01 times the 2^-26 prediction below; with
+/// the two parts it is 0.03 of it (other products by constants near simple fractions, w_i ~ 1/18 and omega / 2,
+/// round with a small bias of their own); allowed is a tenth.
 template <bool kForce>
 void expect_no_float_mass_bias(float scale) {
   std::mt19937 rng(7);
