@@ -80,8 +80,8 @@ TEST(Lattice, VelocitiesAreTheNineteenDistinctNeighbours) {
   }
 }
 
-/// 2^58 times a weight of R, as an integer: every weight of R is a multiple of 2^-58 (float's of 2^-29, double's 1/36 of
-/// 2^-58), so the scaled value is an integer below 2^57 and sums of 19 of them are exact in 64 bits.
+/// 2^58 times a weight of R, as an integer: every weight of R is a multiple of 2^-58 (float's of 2^-29, double's 1/36
+/// of 2^-58), so the scaled value is an integer below 2^57 and sums of 19 of them are exact in 64 bits.
 template <class R>
 std::int64_t scaled_weight(R weight) {
   const double scaled = std::ldexp(double(weight), 58);
