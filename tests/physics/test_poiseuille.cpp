@@ -120,24 +120,28 @@ TEST_P(Poiseuille, BgkConvergesAtSecondOrder) {
   std::cout << "[ poiseuille ] BGK tau 0.8, " << name << ": L2 errors " << ch[0].l2_error << ", " << ch[1].l2_error
             << ", " << ch[2].l2_error << "; orders " << order1 << ", " << order2 << "; u_max errors "
             << ch[0].umax_error << ", " << ch[1].umax_error << ", " << ch[2].umax_error << "\n";
-  if (p != Precision::float16) {
+  if (p == Precision::float64) {
     EXPECT_GT(ch[2].l2_error, 1e-8) << "BGK at tau 0.8 should not be exact: the test would not measure an order";
     EXPECT_NEAR(order1, 2.0, 0.1);
     EXPECT_NEAR(order2, 2.0, 0.1);
     return;
   }
-  // fp16: the noise bound at H = 32 (sigma ~8e-4 relative) is as large as the discretisation error there (7e-4),
-  // so the order itself cannot be measured from one snapshot. Checked instead: at every width the fp16 profile
-  // equals the double one (whose second order the double variant checks) within the fp16 budget. With round to
-  // nearest in place of stochastic rounding (the stall) this fails at 3x, 8x and 17x the tolerance at H = 8, 16, 32.
-  for (const Channel& c16 : ch) {
-    const Channel c64 = steady_channel(c16.H, Collision::bgk, 0.8, Precision::float64);
-    const double diff = profile_difference(c16, c64);
-    const double tolerance = test::kSigmas * c16.fp16_noise + c16.float_bound;
-    std::cout << "[ poiseuille ] BGK fp16 H " << c16.H << ": ||u_fp16 - u_double|| / ||u|| " << diff << " (noise sigma "
-              << c16.fp16_noise << ", float bound " << c16.float_bound << ", tolerance " << tolerance
-              << "); u_max error fp16 " << c16.umax_error << ", double " << c64.umax_error << "\n";
-    EXPECT_LT(diff, tolerance) << "H " << c16.H;
+  // float and fp16: the order itself is double's (checked above). Their steady states differ from double's by
+  // rounding: for float about a tenth of the discretisation error at H = 32 (its order there measured 1.87 to 1.93
+  // depending on how the collision's products round, FMA contraction on GPUs included), for fp16 (sigma ~8e-4
+  // relative) as much as the error (7e-4), so an order from one snapshot measures the rounding, not the scheme.
+  // Checked instead: at every width the profile equals the double one within the storage's rounding budget. For
+  // fp16 with round to nearest in place of stochastic rounding (the stall) this fails at 3x, 8x and 17x the
+  // tolerance at H = 8, 16, 32.
+  for (const Channel& c : ch) {
+    const Channel c64 = steady_channel(c.H, Collision::bgk, 0.8, Precision::float64);
+    const double diff = profile_difference(c, c64);
+    const double tolerance = (p == Precision::float16 ? test::kSigmas * c.fp16_noise : 0.0) + c.float_bound;
+    std::cout << "[ poiseuille ] BGK " << name << " H " << c.H << ": ||u_" << name << " - u_double|| / ||u|| "
+              << diff << " (noise sigma " << c.fp16_noise << ", float bound " << c.float_bound << ", tolerance "
+              << tolerance << "); u_max error " << name << " " << c.umax_error << ", double " << c64.umax_error
+              << "\n";
+    EXPECT_LT(diff, tolerance) << "H " << c.H;
   }
 }
 
