@@ -37,6 +37,17 @@ inline void make_periodic(CaseConfig& c, int axis) {
   c.faces[2 * axis + 1].kind = FaceKind::periodic;
 }
 
+/// A periodic nx x ny x nz box holding a 3D Taylor-Green vortex of amplitude U (lattice units) in double, finalized.
+inline CaseConfig periodic_taylor_green_3d(int nx, int ny, int nz, double tau, double amplitude) {
+  CaseConfig c = box_case(nx, ny, nz, tau);
+  for (int a = 0; a < 3; ++a) make_periodic(c, a);
+  c.velocity = amplitude;
+  c.initial = {InitialKind::taylor_green_3d, amplitude};
+  c.precision = Precision::float64;
+  finalize_case(c);
+  return c;
+}
+
 /// max |a - b| / max |b|.
 inline double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double diff = 0.0, scale = 0.0;

@@ -120,12 +120,7 @@ TEST(InitialState, TaylorGreen2dDivergenceFollowsThePressure) {
 /// The stored populations of a 3D Taylor-Green start (double) against f_eq + f_neq's moments: rho and u of the
 /// analytic field, Pi - Pi_eq = -rho c_s^2 tau (d_a u_b + d_b u_a) at every interior cell.
 TEST(InitialState, StoredPopulationsHaveTheAnalyticStress) {
-  CaseConfig cfg = test::box_case(12, 10, 8, 0.9);
-  for (int a = 0; a < 3; ++a) test::make_periodic(cfg, a);
-  cfg.velocity = 0.04;
-  cfg.initial = {InitialKind::taylor_green_3d, 0.04};
-  cfg.precision = Precision::float64;
-  finalize_case(cfg);
+  const CaseConfig cfg = test::periodic_taylor_green_3d(12, 10, 8, 0.9, 0.04);
   const Decomposition d = serial_decomposition(cfg);
   const BlockShape s = block_shape(d);
   const InitialField init = initial_field(cfg, d);

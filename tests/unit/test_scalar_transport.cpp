@@ -131,12 +131,7 @@ TEST(ScalarTransport, MatchesFaceBasedReferenceInFloat) {
 /// Guo F/2 shift with the per-cell buoyancy included).
 TEST(ScalarTransport, FusedKernelWritesTheMomentsVelocity) {
   EDDY_REQUIRE_DEVICE();
-  CaseConfig c = test::box_case(12, 10, 8, 0.7);
-  for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
-  c.velocity = 0.05;
-  c.initial = {InitialKind::taylor_green_3d, 0.05};
-  c.precision = Precision::float64;
-  finalize_case(c);
+  const CaseConfig c = test::periodic_taylor_green_3d(12, 10, 8, 0.7, 0.05);
   const Decomposition d = serial_decomposition(c);
   const BlockShape s = block_shape(d);
   const std::size_t cells = std::size_t(s.n_cells());
