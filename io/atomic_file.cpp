@@ -15,6 +15,7 @@
 #include <string>
 #include <system_error>
 
+#include "io/file_kind.hpp"
 #include "io/output_error.hpp"
 
 namespace eddy {
@@ -64,25 +65,6 @@ int sync_file(const std::string& path) {
   return error;
 }
 
-/// What a non-regular file is, for messages ("a FIFO").
-std::string kind_of(fs::file_type type) {
-  switch (type) {
-    case fs::file_type::directory:
-      return "a directory";
-    case fs::file_type::fifo:
-      return "a FIFO";
-    case fs::file_type::socket:
-      return "a socket";
-    case fs::file_type::character:
-      return "a character device";
-    case fs::file_type::block:
-      return "a block device";
-    default:
-      return "not a regular file";
-  }
-}
-
-
 /// Moves the temporary file `tmp` next to `target` (a symlink's target may be on another file system, where
 /// rename fails with EXDEV); returns the new temporary name, or `tmp` when it is already there.
 std::string move_next_to(const std::string& tmp, const std::string& target) {
@@ -124,7 +106,7 @@ std::string replacement_target(const std::string& path) {
     if (!fs::is_symlink(status)) {
       std::string what = path + ": exists and is not a regular file; refusing to replace it (";
       if (target != fs::path(path)) what += "it points to '" + target.string() + "', ";
-      throw OutputError(what + kind_of(status.type()) + ")");
+      throw OutputError(what + file_kind(status.type()) + ")");
     }
     if (hops >= 40) throw OutputError(describe("cannot write output file", path, ELOOP));
     const fs::path link = fs::read_symlink(target, ec);
@@ -137,6 +119,8 @@ std::string temporary_name(const std::string& path) { return path + ".tmp." + st
 
 void ensure_writable_directory(const std::string& dir) {
   const std::string target = dir.empty() ? std::string(".") : dir;
+  const std::string problem = not_a_directory(target);  // create_directories says only "File exists" for these
+  if (!problem.empty()) throw OutputError("cannot use output directory '" + target + "': it " + problem);
   std::error_code ec;
   fs::create_directories(target, ec);
   if (ec) throw OutputError("cannot create output directory '" + target + "': " + ec.message());

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "io/file_kind.hpp"
 #include "io/output_error.hpp"
 #include "io/path_limits.hpp"
 
@@ -298,9 +299,10 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
     throw CheckpointError("checkpoint " + manifest_path + " is a directory: give the .toml manifest of a checkpoint "
                           "in it");
   }
-  if (!std::filesystem::is_regular_file(manifest_path, ec)) {
-    throw CheckpointError("checkpoint " + manifest_path +
-                          " not found (give the .toml manifest a checkpointed run wrote, e.g. "
+  const std::string problem = not_a_regular_file(manifest_path);  // checked without opening: a FIFO would block
+  if (!problem.empty()) {
+    throw CheckpointError("checkpoint " + manifest_path + " " + problem +
+                          " (give the .toml manifest a checkpointed run wrote, e.g. "
                           "output/checkpoints/<case>_checkpoint_00001000.toml)");
   }
   toml::table root;
@@ -405,6 +407,10 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
 CheckpointData read_checkpoint_data(const std::string& manifest_path, const CheckpointManifest& manifest,
                                     const CheckpointBlock& block, MPI_Comm comm) {
   const std::string data_path = (std::filesystem::path(manifest_path).parent_path() / manifest.data_file).string();
+  const std::string problem = not_a_regular_file(data_path);
+  if (!problem.empty()) {
+    throw CheckpointError("checkpoint data file " + data_path + " " + problem + "; use an earlier checkpoint");
+  }
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(data_path, ec);
   if (ec) throw CheckpointError("checkpoint data file " + data_path + " cannot be read: " + ec.message());

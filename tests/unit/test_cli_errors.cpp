@@ -475,6 +475,43 @@ TEST_F(CliErrors, CheckpointOfAnotherCaseRestartsWithAWarning) {
   EXPECT_NE(result.out.find("'second'"), std::string::npos) << result.out;
 }
 
+TEST_F(CliErrors, RestartFromWhatIsNotAFileSaysWhatItIs) {
+  // Each was reported as "not found". The FIFO must not be opened either: reading it would block for ever.
+  const std::string path = write_case("case.toml", valid_case());
+  const fs::path fifo = dir_ / "fifo.toml", loop = dir_ / "loop.toml", dangling = dir_ / "dangling.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink(dir_ / "loop_back.toml", loop);
+  fs::create_symlink(loop, dir_ / "loop_back.toml");
+  fs::create_symlink(dir_ / "gone" / "x.toml", dangling);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {fifo.string(), "is a FIFO, not a regular file"},
+      {"/dev/null", "is a character device, not a regular file"},
+      {loop.string(), "is a loop of symbolic links"},
+      {dangling.string(), "is a symbolic link to '" + (dir_ / "gone" / "x.toml").string() + "', which does not exist"},
+      {(dir_ / "absent.toml").string(), "does not exist"}};
+  for (const auto& [manifest, words] : cases) {
+    SCOPED_TRACE(manifest);
+    const CliResult result = shell("timeout 60 " + eddy_run_line({path, "--restart", manifest}) + " >/dev/null");
+    expect_input_error(result, {"checkpoint " + manifest + " " + words}, 6);
+  }
+}
+
+TEST_F(CliErrors, OutputDirectoryThatIsADanglingLinkIsNamed) {
+  // Reported as "cannot create output directory 'out': File exists" (what mkdir says about the link itself).
+  const std::string path = write_case("case.toml", replaced(valid_case(), "centerlines = false", "centerlines = true"));
+  const fs::path link = dir_ / "linked_out", target = dir_ / "scratch" / "run1";
+  fs::create_symlink(target, link);
+  CliResult result = shell(eddy_run_line({path, "--output", link.string()}) + " >/dev/null");
+  expect_input_error(result, {"'" + link.string() + "'", "symbolic link to '" + target.string() + "', which does not exist"},
+                     5);
+  std::ofstream(dir_ / "plain_file") << "x";
+  result = shell(eddy_run_line({path, "--output", (dir_ / "plain_file").string()}) + " >/dev/null");
+  expect_input_error(result, {"is a regular file, not a directory"}, 5);
+  fs::create_directories(target);  // the link works once its target exists
+  result = shell(eddy_run_line({path, "--output", link.string()}) + " >/dev/null");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
