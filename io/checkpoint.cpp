@@ -13,6 +13,7 @@
 #include "io/file_kind.hpp"
 #include "io/output_error.hpp"
 #include "io/path_limits.hpp"
+#include "io/stderr_capture.hpp"
 
 namespace eddy {
 
@@ -188,10 +189,13 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
     throw OutputError("cannot write checkpoint " + data_path + ": its temporary file " +
                       (mpi_name.found() ? std::string("on another rank") : mpi_io_name_problem(tmp, size)));
   }
+  // Open MPI's ompio prints a line per failed write (and may return success): held here, reported once below.
+  StderrCapture library_messages;
   MPI_File file;
   int rc = MPI_File_open(comm, mpi_name.name().c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
   if (!all_ok(rc == MPI_SUCCESS, comm)) {
     if (rc == MPI_SUCCESS) MPI_File_close(&file);
+    library_messages.release();
     throw OutputError("cannot write checkpoint " + data_path + ": " +
                       (rc == MPI_SUCCESS ? std::string("another rank could not open it") : mpi_error_text(rc)));
   }
@@ -241,10 +245,18 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
     ok = false;
     error = mpi_error_text(rc);
   }
+  const std::string captured = library_messages.release();
+  const std::string library_error = first_library_error(captured);
+  if (!library_error.empty() && ok) {  // a write the library reported only on stderr: a hole in the file
+    ok = false;
+    error = library_error;
+  }
   if (!all_ok(ok, comm)) {
     if (rank == 0) std::remove(tmp.c_str());
-    throw OutputError("cannot write checkpoint " + data_path + ": " + (ok ? "another rank failed" : error));
+    throw OutputError("cannot write checkpoint " + data_path + ": " +
+                      (ok ? "another rank failed" : error + "; the earlier checkpoints are intact"));
   }
+  replay_on_stderr(captured);  // what the library said about a write that succeeded
   std::uint64_t total = 0;
   MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
   manifest.data_file = stem_path.filename().string() + ".data";

@@ -512,6 +512,29 @@ TEST_F(CliErrors, OutputDirectoryThatIsADanglingLinkIsNamed) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
 }
 
+TEST_F(CliErrors, FullDiskDuringACheckpointIsOneLine) {
+  // Open MPI's ompio printed "mca_fbtl_posix_pwritev: error in (p)write(v):No space left on device" once per failed
+  // write (13 lines for this case) before eddy's own line, and returned success for those writes.
+  const fs::path disk = dir_ / "small_disk";
+  fs::create_directories(disk);
+  const std::string mount = "mount -t tmpfs -o size=64k tmpfs " + shell_quote(disk.string()) + " 2>/dev/null";
+  if (::geteuid() != 0 || std::system(mount.c_str()) != 0) {
+    GTEST_SKIP() << "SKIPPED: needs root with mount rights, for a 64 KiB tmpfs to fill";
+  }
+  struct Unmount {
+    std::string command;
+    ~Unmount() { (void)std::system(command.c_str()); }
+  } unmount{"umount " + shell_quote(disk.string())};
+  const std::string path = write_case(
+      "case.toml", replaced(checkpointed_case(20), "size = [8, 8, 1]", "size = [64, 64, 1]"));  // 311 KB of f_i
+  const CliResult result = shell(eddy_run_line({path, "--output", (disk / "out").string()}) + " >/dev/null");
+  expect_input_error(result,
+                     {"cannot write checkpoint " + (disk / "out" / "checkpoints").string(), "No space left on device",
+                      "the earlier checkpoints are intact"},
+                     5);
+  EXPECT_TRUE(fs::is_empty(disk / "out" / "checkpoints")) << "a partial checkpoint was left behind";
+}
+
 TEST_F(CliErrors, BenchValidRunExitsZero) {
   // Guards the bench tests below: a tiny valid bench exits 0 and rounds an odd step count up to even.
   const CliResult result = bench_eddy({"--size", "4", "--steps", "3", "--repeat", "1", "--warmup", "0"});
