@@ -18,7 +18,7 @@ std::string unreachable(const std::string& path, const fs::file_status& own, con
     return "is a symbolic link to '" + target.string() + "', which does not exist";
   }
   if (ec && ec != std::errc::no_such_file_or_directory) return "cannot be reached: " + ec.message();
-  return "does not exist";
+  return "not found";
 }
 
 }  // namespace

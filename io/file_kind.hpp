@@ -11,7 +11,7 @@ namespace eddy {
 std::string file_kind(std::filesystem::file_type type);
 
 /// Why `path` cannot be read as a regular file, as a phrase after the path: "" when it is one (following symbolic
-/// links), else "does not exist", "is a FIFO, not a regular file", "is a symbolic link to 'X', which does not
+/// links), else "not found", "is a FIFO, not a regular file", "is a symbolic link to 'X', which does not
 /// exist", "is a loop of symbolic links", or the system error. Never throws, never opens the file (so a FIFO does
 /// not block).
 std::string not_a_regular_file(const std::string& path);

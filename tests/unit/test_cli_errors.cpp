@@ -488,7 +488,7 @@ TEST_F(CliErrors, RestartFromWhatIsNotAFileSaysWhatItIs) {
       {"/dev/null", "is a character device, not a regular file"},
       {loop.string(), "is a loop of symbolic links"},
       {dangling.string(), "is a symbolic link to '" + (dir_ / "gone" / "x.toml").string() + "', which does not exist"},
-      {(dir_ / "absent.toml").string(), "does not exist"}};
+      {(dir_ / "absent.toml").string(), "not found"}};
   for (const auto& [manifest, words] : cases) {
     SCOPED_TRACE(manifest);
     const CliResult result = shell("timeout 60 " + eddy_run_line({path, "--restart", manifest}) + " >/dev/null");
