@@ -16,7 +16,7 @@
 #include <system_error>
 
 #include "io/file_kind.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {

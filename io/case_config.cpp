@@ -114,17 +114,6 @@ std::string join(const std::vector<std::string_view>& items, std::string_view se
   return text;
 }
 
-/// InputError messages are one line (main() prints "eddy: error: <what()>"): line breaks and the other ASCII control
-/// characters a hostile file can put in a message (a NUL would cut what() short, an escape drives the terminal, a
-/// vertical tab breaks the line) become spaces; tabs stay.
-std::string one_line(std::string text) {
-  for (char& ch : text) {
-    const auto code = static_cast<unsigned char>(ch);
-    if ((code < 0x20 && ch != '\t') || code == 0x7f) ch = ' ';
-  }
-  return text;
-}
-
 std::string trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
   if (first == std::string_view::npos) return {};
@@ -161,7 +150,7 @@ class Source {
         break;
       }
     }
-    throw InputError(one_line(text));
+    throw InputError(blank_control_characters(text));
   }
 
  private:
@@ -251,7 +240,7 @@ std::string node_text(const toml::node& node) {
   if (node.is_table()) return "{...}";
   std::ostringstream out;  // dates and times
   node.visit([&](const auto& n) { out << n; });
-  return one_line(out.str());
+  return blank_control_characters(out.str());
 }
 
 std::string type_name(const toml::node& node) {
@@ -557,7 +546,7 @@ std::optional<std::size_t> deep_key_line(std::string_view text) {
 /// Throws "<origin>:<line>: key nesting deeper than 64 levels" for a key or header of more than 64 parts.
 void check_key_nesting(std::string_view text, const std::string& origin) {
   if (const auto line = deep_key_line(text)) {
-    throw InputError(one_line(origin + ":" + std::to_string(*line) + ": key nesting deeper than " +
+    throw InputError(blank_control_characters(origin + ":" + std::to_string(*line) + ": key nesting deeper than " +
                               std::to_string(kMaxKeyParts) + " levels (a key or table header may have at most " +
                               std::to_string(kMaxKeyParts) + " dot-separated parts)"));
   }
@@ -668,7 +657,7 @@ std::string non_ascii_problem(const NonAscii& found) {
 /// Throws "<origin>:<line>: non-ASCII character ..." for text that unsafe_non_ascii refuses.
 void check_non_ascii(std::string_view text, const std::string& origin) {
   if (const auto found = unsafe_non_ascii(text)) {
-    throw InputError(one_line(origin + ":" + std::to_string(found->line) + ": " + non_ascii_problem(*found)));
+    throw InputError(blank_control_characters(origin + ":" + std::to_string(found->line) + ": " + non_ascii_problem(*found)));
   }
 }
 
@@ -2333,7 +2322,7 @@ CaseConfig parse_case(const std::string& toml_text, const std::string& origin,
     root = toml::parse(toml_text, source.origin());
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    throw InputError(one_line(source.origin() + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+    throw InputError(blank_control_characters(source.origin() + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
                               ": TOML syntax error: " + std::string(e.description())));
   }
   for (const auto& text : overrides) apply_override(root, text, source);
@@ -2348,29 +2337,29 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
   // Only regular files (or symlinks to them): a FIFO would block the read, /dev/zero would never end.
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (ec) throw CaseFileError(one_line("cannot open case file '" + path + "': " + ec.message()));
+  if (ec) throw CaseFileError(blank_control_characters("cannot open case file '" + path + "': " + ec.message()));
   if (fs::is_directory(status)) {
-    throw CaseFileError(one_line("cannot read case file '" + path + "': " + std::strerror(EISDIR) +
+    throw CaseFileError(blank_control_characters("cannot read case file '" + path + "': " + std::strerror(EISDIR) +
                               " (expected a TOML case file)"));
   }
   if (!fs::is_regular_file(status)) {
-    throw CaseFileError(one_line(path + ": not a regular file (expected a TOML case file)"));
+    throw CaseFileError(blank_control_characters(path + ": not a regular file (expected a TOML case file)"));
   }
   const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw CaseFileError(one_line("cannot read case file '" + path + "': " + ec.message()));
+  if (ec) throw CaseFileError(blank_control_characters("cannot read case file '" + path + "': " + ec.message()));
   if (size > kMaxCaseFileBytes) {
-    throw InputError(one_line(path + ": the case file is too large: " + std::to_string(size) +
+    throw InputError(blank_control_characters(path + ": the case file is too large: " + std::to_string(size) +
                               " bytes exceeds the limit of " + std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));
   }
 
   // O_NONBLOCK: should the path be swapped for a FIFO after the check, open does not wait for a writer (and the
   // fstat below rejects it); it has no effect on regular files.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw CaseFileError(one_line("cannot open case file '" + path + "': " + std::strerror(errno)));
+  if (fd < 0) throw CaseFileError(blank_control_characters("cannot open case file '" + path + "': " + std::strerror(errno)));
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw CaseFileError(one_line(path + ": not a regular file (expected a TOML case file)"));
+    throw CaseFileError(blank_control_characters(path + ": not a regular file (expected a TOML case file)"));
   }
   std::string text;
   char buffer[65536];
@@ -2387,9 +2376,9 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
     if (text.size() > kMaxCaseFileBytes) break;  // grew since the size check
   }
   ::close(fd);
-  if (error != 0) throw CaseFileError(one_line("cannot read case file '" + path + "': " + std::strerror(error)));
+  if (error != 0) throw CaseFileError(blank_control_characters("cannot read case file '" + path + "': " + std::strerror(error)));
   if (text.size() > kMaxCaseFileBytes) {
-    throw InputError(one_line(path + ": the case file is too large: more than the limit of " +
+    throw InputError(blank_control_characters(path + ": the case file is too large: more than the limit of " +
                               std::to_string(kMaxCaseFileBytes) + " bytes (16 MiB)"));
   }
   return parse_case(text, path, overrides);

@@ -14,21 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "solver/errors.hpp"
+
 namespace eddy {
-
-/// Thrown for any invalid user input (unknown key, wrong type, out-of-range value).
-/// main() reports what() once and exits with code 2 (kExitInputError).
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// The case file itself cannot be read: missing, a directory or not a regular file, unreadable. main() exits with
-/// code 8 (kExitCaseFileError).
-class CaseFileError : public InputError {
- public:
-  using InputError::InputError;
-};
 
 enum class Collision { bgk, trt };
 /// Storage precision of the populations ([numerics] storage): float, double, or fp16 (16-bit storage of the

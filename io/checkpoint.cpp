@@ -11,9 +11,10 @@
 
 #include "io/atomic_file.hpp"
 #include "io/file_kind.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/path_limits.hpp"
 #include "io/stderr_capture.hpp"
+#include "solver/mpi_check.hpp"
 
 namespace eddy {
 
@@ -92,15 +93,15 @@ std::uint64_t cells_of(const std::array<int, 3>& n) {
 struct BlockType {
   MPI_Datatype value = MPI_DATATYPE_NULL, block = MPI_DATATYPE_NULL;
   BlockType(int value_bytes, const CheckpointBlock& b, const std::array<int, 3>& grid) {
-    MPI_Type_contiguous(value_bytes, MPI_BYTE, &value);
-    MPI_Type_commit(&value);
+    EDDY_MPI_CHECK(MPI_Type_contiguous(value_bytes, MPI_BYTE, &value));
+    EDDY_MPI_CHECK(MPI_Type_commit(&value));
     const int sizes[3] = {grid[2], grid[1], grid[0]};
     const int subsizes[3] = {b.size[2], b.size[1], b.size[0]};
     const int starts[3] = {b.offset[2], b.offset[1], b.offset[0]};
-    MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, value, &block);
-    MPI_Type_commit(&block);
+    EDDY_MPI_CHECK(MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, value, &block));
+    EDDY_MPI_CHECK(MPI_Type_commit(&block));
   }
-  ~BlockType() {
+  ~BlockType() {  // unchecked: a destructor may run while an error is on its way out
     MPI_Type_free(&block);
     MPI_Type_free(&value);
   }
@@ -147,17 +148,10 @@ int write_block(MPI_File file, MPI_Offset displacement, const unsigned char* val
   return MPI_SUCCESS;
 }
 
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, std::size_t(length));
-}
-
 /// True on every rank when `ok` is true on every rank.
 bool all_ok(bool ok, MPI_Comm comm) {
   int mine = ok ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  EDDY_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
   return all == 1;
 }
 
@@ -173,13 +167,13 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
                              const std::vector<std::vector<unsigned char>>& data,
                              const std::vector<unsigned char>& records, const CheckpointBlock& block, MPI_Comm comm) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  EDDY_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::filesystem::path stem_path(stem);
   int size = 1;
-  MPI_Comm_size(comm, &size);
+  EDDY_MPI_CHECK(MPI_Comm_size(comm, &size));
   const std::string data_path = stem + ".data", manifest_path = stem + ".toml";
   long writer = static_cast<long>(::getpid());  // rank 0's: the same temporary name on every rank, unique per run
-  MPI_Bcast(&writer, 1, MPI_LONG, 0, comm);
+  EDDY_MPI_CHECK(MPI_Bcast(&writer, 1, MPI_LONG, 0, comm));
   const std::string tmp = checkpoint_data_temporary(stem, writer);
   const std::uint64_t cells = cells_of(manifest.grid), block_cells = cells_of(block.size);
 
@@ -199,12 +193,16 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
     throw OutputError("cannot write checkpoint " + data_path + ": " +
                       (rc == MPI_SUCCESS ? std::string("another rank could not open it") : mpi_error_text(rc)));
   }
-  MPI_File_set_size(file, 0);
-  MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   std::uint64_t checksum = 0;
   MPI_Offset displacement = 0;
   bool ok = true;
   std::string error;
+  for (int set : {MPI_File_set_size(file, 0), MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL)}) {
+    if (set != MPI_SUCCESS && ok) {
+      ok = false;
+      error = mpi_error_text(set);
+    }
+  }
   for (std::size_t f = 0; f < manifest.fields.size(); ++f) {
     const CheckpointField& field = manifest.fields[f];
     for (int c = 0; c < field.components; ++c) {
@@ -222,9 +220,9 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
   const long long rb = manifest.record_bytes;
   const long long mine = rb > 0 ? static_cast<long long>(records.size()) / rb : 0;
   long long before = 0, all_records = 0;
-  MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  EDDY_MPI_CHECK(MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, comm));
   if (rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
-  MPI_Allreduce(&mine, &all_records, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  EDDY_MPI_CHECK(MPI_Allreduce(&mine, &all_records, 1, MPI_LONG_LONG, MPI_SUM, comm));
   if (all_records > 0) {
     for (std::size_t done = 0; done < records.size();) {
       const std::size_t chunk = std::min<std::size_t>(records.size() - done, std::size_t(1) << 30);
@@ -258,7 +256,7 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
   }
   replay_on_stderr(captured);  // what the library said about a write that succeeded
   std::uint64_t total = 0;
-  MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  EDDY_MPI_CHECK(MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm));
   manifest.data_file = stem_path.filename().string() + ".data";
   manifest.data_bytes = std::uint64_t(displacement);
   manifest.checksum = total + manifest_hash(manifest);
@@ -300,7 +298,7 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
     }
   }
   int failed = failure.empty() ? 0 : 1;
-  MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+  EDDY_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, comm));
   if (failed) throw OutputError(rank == 0 ? failure : "cannot write checkpoint " + manifest_path + " (rank 0 failed)");
   return manifest_path;
 }
@@ -433,7 +431,7 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
                           "; use an earlier checkpoint");
   }
   int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
+  EDDY_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const MpiIoName mpi_name(data_path, ranks);  // held until the file is closed
   if (!all_ok(mpi_name.found(), comm)) {
     throw CheckpointError("checkpoint data file " +
@@ -462,7 +460,8 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
     data[f].resize(std::size_t(field.components) * block_cells * std::size_t(field.value_bytes));
     for (int c = 0; c < field.components; ++c) {
       unsigned char* values = data[f].data() + std::size_t(c) * block_cells * std::size_t(field.value_bytes);
-      MPI_File_set_view(file, displacement, type.value, type.block, "native", MPI_INFO_NULL);
+      rc = MPI_File_set_view(file, displacement, type.value, type.block, "native", MPI_INFO_NULL);
+      ok = ok && rc == MPI_SUCCESS;
       rc = MPI_File_read_all(file, values, int(block_cells), type.value, MPI_STATUS_IGNORE);
       ok = ok && rc == MPI_SUCCESS;
       checksum += block_checksum(values, field.value_bytes, int(f), c, block, manifest.grid);
@@ -471,7 +470,7 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
   }
   // Every rank reads all records (each keeps its own).
   out.records.resize(std::size_t(manifest.records) * std::size_t(manifest.record_bytes));
-  if (!out.records.empty()) MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  if (!out.records.empty()) ok = MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) == MPI_SUCCESS && ok;
   for (std::size_t done = 0; done < out.records.size();) {
     const std::size_t chunk = std::min<std::size_t>(out.records.size() - done, std::size_t(1) << 30);
     rc = MPI_File_read_at(file, displacement + MPI_Offset(done), out.records.data() + done, int(chunk), MPI_BYTE,
@@ -479,10 +478,10 @@ CheckpointData read_checkpoint_data(const std::string& manifest_path, const Chec
     ok = ok && rc == MPI_SUCCESS;
     done += chunk;
   }
-  MPI_File_close(&file);
+  ok = MPI_File_close(&file) == MPI_SUCCESS && ok;
   if (!all_ok(ok, comm)) throw CheckpointError("checkpoint data file " + data_path + " could not be read");
   std::uint64_t total = 0;
-  MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  EDDY_MPI_CHECK(MPI_Allreduce(&checksum, &total, 1, MPI_UINT64_T, MPI_SUM, comm));
   total += records_checksum(out.records.data(), std::int64_t(out.records.size() / std::max(manifest.record_bytes, 1)),
                             manifest.record_bytes) +
            manifest_hash(manifest);

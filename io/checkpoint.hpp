@@ -22,14 +22,9 @@
 #include <string>
 #include <vector>
 
-namespace eddy {
+#include "solver/errors.hpp"
 
-/// A checkpoint that cannot be read or used: missing, not a checkpoint, truncated, corrupted (checksum), or from
-/// another case. main() reports it once and exits with code 6 (kExitCheckpointError).
-class CheckpointError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace eddy {
 
 struct CheckpointField {
   std::string name;

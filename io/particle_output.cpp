@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/vtk_error_collector.hpp"
 
 namespace eddy {

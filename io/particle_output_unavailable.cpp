@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/particle_output.hpp"
 
 namespace eddy {

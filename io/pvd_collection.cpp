@@ -24,7 +24,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/number_format.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/vtk_output.hpp"
 #include "io/xml_text.hpp"
 

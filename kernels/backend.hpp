@@ -20,6 +20,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/errors.hpp"  // DeviceError: host code only
+
 /// EDDY_UNROLL: fully unroll the next loop over lattice directions (constant trip count), so per-direction
 /// constants fold and the 19 populations stay in registers.
 #if defined(__CUDACC__) || defined(__HIPCC__) || defined(__clang__)
@@ -65,17 +67,6 @@ using half_t = _Float16;
 inline float half_to_float(half_t h) { return static_cast<float>(h); }
 inline half_t float_to_half(float f) { return static_cast<half_t>(f); }
 #endif
-
-/// A GPU runtime call failed, or device memory ran out. main() reports it once (exit code 4 for memory,
-/// 1 otherwise).
-class DeviceError : public std::runtime_error {
- public:
-  DeviceError(const std::string& what, bool out_of_memory) : std::runtime_error(what), out_of_memory_(out_of_memory) {}
-  bool out_of_memory() const { return out_of_memory_; }
-
- private:
-  bool out_of_memory_;
-};
 
 namespace backend {
 

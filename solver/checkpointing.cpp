@@ -6,7 +6,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/reductions.hpp"
 

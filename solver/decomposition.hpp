@@ -8,28 +8,9 @@
 #include <memory>
 
 #include "io/case_config.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
-
-/// An input error that every rank detects alike (same case, same rank count), so all ranks can exit together.
-class CollectiveInputError : public InputError {
- public:
-  using InputError::InputError;
-};
-
-/// The MPI rank count does not fit the grid or parallel.ranks (every rank detects it alike); main() exits with
-/// kExitRankCount (7).
-class RankCountError : public CollectiveInputError {
- public:
-  using CollectiveInputError::CollectiveInputError;
-};
-
-/// An output error that every rank has been told about (see agree_on_failure), so all ranks exit together.
-class CollectiveOutputError : public OutputError {
- public:
-  using OutputError::OutputError;
-};
 
 /// Neighbour rank value for "no neighbour" (a wall or the domain's end on a non-periodic axis).
 inline constexpr int kNoNeighbour = -1;

@@ -18,11 +18,11 @@
 
 #include "io/case_config.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "kernels/backend.hpp"
 #include "solver/bench.hpp"
 #include "solver/decomposition.hpp"
-#include "solver/exit_codes.hpp"
+#include "solver/errors.hpp"
 #include "solver/run_case.hpp"
 
 namespace {
@@ -40,24 +40,9 @@ class MpiSession {
   int rank = 0, size = 1;
 };
 
-/// The message on one line: control characters (newlines from a path, escape sequences from a key) as \xNN.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 /// Writes "eddy: error: <message>" with one write call, so lines of several ranks never interleave.
 void print_error(const std::string& message) {
-  const std::string line = "eddy: error: " + one_line(message) + "\n";
+  const std::string line = "eddy: error: " + eddy::escape_control_characters(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
 }

@@ -17,7 +17,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/particle_output.hpp"
 #include "io/path_limits.hpp"
 #include "solver/checkpointing.hpp"

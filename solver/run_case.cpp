@@ -15,7 +15,7 @@
 #include "io/atomic_file.hpp"
 #include "io/csv_table.hpp"
 #include "io/number_format.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/particle_output.hpp"
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"

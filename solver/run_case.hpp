@@ -8,15 +8,9 @@
 #include <string>
 
 #include "io/case_config.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
-
-/// Thrown when the flow blows up (NaN, or |u| above kMaxLatticeSpeed, solver/simulation.hpp); main() exits with
-/// kExitUnstable (3).
-class InstabilityError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// The time loop asks the fused kernel's stability watch (Simulation::unstable_step) every this many steps,
 /// whatever run.report_every: a blow-up stops the run within twice this many steps of its start.

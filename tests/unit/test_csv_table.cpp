@@ -17,7 +17,7 @@
 #include "tests/file_helpers.hpp"
 #include "io/case_config.hpp"
 #include "io/csv_table.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "io/output_error.hpp"
+#include "solver/errors.hpp"
 #include "io/pvti_file.hpp"
 #include "io/vtk_output.hpp"
 #include "tests/file_helpers.hpp"
