@@ -14,6 +14,8 @@
 
 #include "io/case_config.hpp"
 
+#include "io/output_fields.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <toml++/toml.h>
@@ -45,9 +47,6 @@ constexpr double kMachLimit = 0.3;
 constexpr double kMaxTemperature = 1e30;
 constexpr double kMinUnitsCells = 8.0;          ///< [units]: fewest cells across the characteristic length
 constexpr double kMaxUnitsViscosity = 0.5;       ///< [units]: tau <= 2  ///< largest |temperature| ([thermal], float arithmetic)
-/// Fields [output] fields may name (CaseConfig::output_fields); "temperature" only with [thermal].
-constexpr std::array<std::string_view, 6> kOutputFields = {"density",     "velocity",    "vorticity",
-                                                           "q_criterion", "strain_rate", "temperature"};
 /// Smallest particle diameter (cells): d^2 stays far from float's underflow in the drag's response time.
 constexpr double kMinParticleDiameter = 1e-6;
 /// Largest particle count with the all-pairs pair force (count^2 interactions per step).
@@ -1122,16 +1121,16 @@ void read_output(const Section& section, CaseConfig& config) {
     const toml::array* list = section.find("fields")->as_array();
     if (!list) section.wrong_type("fields", "a non-empty array of field names");
     if (list->empty()) section.fail("fields", "output.fields = [] lists no field: name at least one of " +
-                                                  join({kOutputFields.begin(), kOutputFields.end()}));
+                                                  join(output_field_names()));
     std::vector<std::string> fields;
     for (const toml::node& item : *list) {
       const auto* name = item.as_string();
       if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
       const std::string field = name->get();
-      if (std::find(kOutputFields.begin(), kOutputFields.end(), field) == kOutputFields.end()) {
+      if (!find_output_field(field)) {
         section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
-                                   suggestion(field, {kOutputFields.begin(), kOutputFields.end()}) +
-                                   "; allowed: " + join({kOutputFields.begin(), kOutputFields.end()}));
+                                   suggestion(field, output_field_names()) +
+                                   "; allowed: " + join(output_field_names()));
       }
       if (std::find(fields.begin(), fields.end(), field) != fields.end()) {
         section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/output_fields.hpp"
 #include "io/vtk_output.hpp"
 #include "solver/piece_extension.hpp"
 
@@ -85,14 +86,6 @@ void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& sc
   for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
 }
 
-std::string si_units(const std::string& field) {
-  if (field == "density") return "kg/m^3";
-  if (field == "velocity") return "m/s";
-  if (field == "vorticity" || field == "strain_rate") return "1/s";
-  if (field == "q_criterion") return "1/s^2";
-  return "";  // temperature: the case's own units
-}
-
 template <class R>
 PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
                             std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
@@ -119,7 +112,8 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
   std::vector<PointField<R>> point_fields;
   const R* next = host.data();
   for (const auto& [name, count] : fields) {
-    PointField<R> field{name, {}, scaling.si ? si_units(name) : std::string()};
+    const OutputField* known = find_output_field(name);
+    PointField<R> field{name, {}, scaling.si && known ? std::string(known->si_unit) : std::string()};
     for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
   }

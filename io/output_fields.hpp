@@ -1,0 +1,52 @@
+// The output fields eddy can write, in one list: the case validation ([output] fields), the snapshot pieces
+// (their point arrays, in this order), the .pvti, the SI units and the out-of-core path all read it.
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+namespace eddy {
+
+/// What a field is computed from.
+enum class FieldSource {
+  moments,  ///< rho and u, read out of the populations (density, velocity)
+  stencil,  ///< finite differences of u on the device (kernels/stencil_launchers.hpp), ghost cells filled
+  thermal,  ///< the temperature field of [thermal] (only with it)
+};
+
+/// One output field: its name in the case and in the VTK files, its components, its unit in SI output (empty:
+/// the case's own units) and what it needs.
+struct OutputField {
+  std::string_view name;
+  int components;
+  std::string_view si_unit;
+  FieldSource source;
+};
+
+/// Every output field, in the order a snapshot holds them.
+inline constexpr std::array<OutputField, 6> kOutputFields = {{
+    {"density", 1, "kg/m^3", FieldSource::moments},
+    {"velocity", 3, "m/s", FieldSource::moments},
+    {"vorticity", 3, "1/s", FieldSource::stencil},      // omega = curl u
+    {"q_criterion", 1, "1/s^2", FieldSource::stencil},  // Q = (|Omega|^2 - |S|^2) / 2, Hunt, Wray & Moin 1988
+    {"strain_rate", 1, "1/s", FieldSource::stencil},    // |S| = sqrt(2 S_ij S_ij)
+    {"temperature", 1, "", FieldSource::thermal},
+}};
+
+/// The field called `name`, or nullptr.
+constexpr const OutputField* find_output_field(std::string_view name) {
+  for (const OutputField& field : kOutputFields) {
+    if (field.name == name) return &field;
+  }
+  return nullptr;
+}
+
+/// The names of every output field, in snapshot order (for messages and suggestions).
+inline std::vector<std::string_view> output_field_names() {
+  std::vector<std::string_view> names;
+  for (const OutputField& field : kOutputFields) names.push_back(field.name);
+  return names;
+}
+
+}  // namespace eddy
