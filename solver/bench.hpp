@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,7 @@ namespace eddy {
 
 struct BenchOptions {
   int size = 128;                ///< N: cells per axis of the N^3 cavity
-  std::array<int, 3> grid = {0, 0, 0};  ///< a non-cubic global grid instead of size (when grid_given)
-  bool grid_given = false;
+  std::optional<std::array<int, 3>> grid;  ///< --grid: a non-cubic global grid instead of size
   HaloTransport transport = HaloTransport::host;  ///< halo transport when run on several MPI ranks
   bool overlap = true;           ///< overlap the halo exchange with interior updates
   std::int64_t steps = 0;        ///< steps per repetition; 0 = calibrate to about 1 s per repetition
@@ -75,6 +75,7 @@ struct BenchResult {
   std::string particle_forces;         ///< --particle-forces of the run
   /// --stencils: milliseconds per call of vorticity and Q-criterion, plain and tiled (one rank's block).
   double vorticity_plain_ms = 0, vorticity_tiled_ms = 0, q_plain_ms = 0, q_tiled_ms = 0;
+  double stencil_cells = 0;  ///< interior cells of the block they ran on (for their GB/s)
   bool thermal = false;                 ///< the run had a temperature field (--thermal)
   double thermal_seconds_per_step = 0;  ///< step time with the temperature field minus without
   double lattice_only_mlups = 0;       ///< the same steps without particles and temperature (when either is on)

@@ -258,10 +258,7 @@ int main(int argc, char** argv) {
     } else if (*bench) {
       bench_options.precision = parse_precision(precision);
       bench_options.transport = parse_transport(transport);
-      if (!grid.empty()) {
-        bench_options.grid = {grid[0], grid[1], grid[2]};
-        bench_options.grid_given = true;
-      }
+      if (!grid.empty()) bench_options.grid = std::array<int, 3>{grid[0], grid[1], grid[2]};
       bench_options.block_size_given = bench->count("--block-x") > 0;
       bench_options.memory_limit_given = bench->count("--memory-limit") > 0;
       eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
