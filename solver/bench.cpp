@@ -15,6 +15,7 @@
 #include "solver/bench_report.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
@@ -229,10 +230,7 @@ void time_in_core(const CaseConfig& config, const Decomposition& d, const BenchO
 /// The device's transfer and copy figures over the population array's bytes (the device must be free).
 void measure_device(const Decomposition& d, const BenchOptions& o, BenchResult& r) {
   const std::size_t local_cells = std::size_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
-  const std::size_t value_bytes = o.precision == Precision::float64   ? sizeof(double)
-                                  : o.precision == Precision::float16 ? sizeof(half_t)
-                                                                      : sizeof(float);
-  const std::size_t population_bytes = std::size_t(d3q19::Q) * local_cells * value_bytes;
+  const std::size_t population_bytes = std::size_t(d3q19::Q) * local_cells * storage_bytes(o.precision);
   measure_transfers(population_bytes, r);
   // The copy references need two buffers: over the population array's bytes when that fits in 40 % of the free
   // memory (a domain that fills the device leaves room for neither), else over as much as fits.
@@ -276,7 +274,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   BenchResult r;
   r.backend = backend::name();
   r.device = device.name;
-  r.precision = o.precision == Precision::float64 ? "double" : o.precision == Precision::float16 ? "fp16" : "float";
+  r.precision = precision_name(o.precision);
   r.grid = config.size;
   r.ranks = decomposition.size;
   r.block_size_x = backend::is_gpu() ? backend::block_size_x() : 0;

@@ -1,5 +1,7 @@
 #include "solver/checkpointing.hpp"
 
+#include "solver/precision.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -13,10 +15,6 @@
 namespace eddy {
 
 namespace {
-
-std::string storage_name(Precision p) {
-  return p == Precision::float64 ? "double" : p == Precision::float16 ? "fp16" : "float";
-}
 
 MPI_Comm communicator(const Decomposition& d) { return d.serial() ? MPI_COMM_SELF : d.comm; }
 
@@ -87,7 +85,7 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   m.layout = state.layout;
   m.grid = config.size;
   m.ranks = d.serial() ? std::array<int, 3>{1, 1, 1} : d.dims;
-  m.storage = storage_name(config.precision);
+  m.storage = precision_name(config.precision);
   m.fields = fields_of(sim);
   std::vector<std::vector<unsigned char>> data = {std::move(state.populations)};
   if (sim.has_thermal()) data.push_back(std::move(state.temperature));
@@ -119,9 +117,9 @@ std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, 
   if (m.grid != config.size) {
     throw mismatch("it holds a grid of " + grid_text(m.grid) + " cells, the case has " + grid_text(config.size));
   }
-  if (m.storage != storage_name(config.precision)) {
+  if (m.storage != precision_name(config.precision)) {
     throw mismatch("it was written with storage \"" + m.storage + "\", the case uses \"" +
-                   storage_name(config.precision) + "\" (numerics.storage)");
+                   precision_name(config.precision) + "\" (numerics.storage)");
   }
   const std::vector<CheckpointField> expected = fields_of(sim);
   bool same = m.fields.size() == expected.size();
