@@ -12,6 +12,19 @@ namespace {
 constexpr std::int64_t kMaxAxisCells = std::int64_t(1) << 30;  ///< per axis of domain.size
 constexpr double kMaxBlockCells = 1099511627776.0;             ///< 2^40: (nx+2)(ny+2)(nz+2), one ghost layer
 
+/// Each of nx, ny, nz (`n`, of domain.size in `size`) in 1..2^30, in the file and in the struct (the struct's
+/// message says which bound).
+void require_axis_cells(const Entry& size, std::int64_t n) {
+  if (size.as_written()) {
+    require_in(size, n, 1, kMaxAxisCells,
+               "each of nx, ny, nz must be an integer >= 1 (and <= " + std::to_string(kMaxAxisCells) + " = 2^30)");
+    return;
+  }
+  require_in(size, n, 1, kNoUpperBound, "each of nx, ny, nz must be an integer >= 1");
+  require_in(size, n, kNoLowerBound, kMaxAxisCells,
+             "each of nx, ny, nz must be <= " + std::to_string(kMaxAxisCells) + " = 2^30 cells");
+}
+
 }  // namespace
 
 void read_case_section(const Section& section, CaseConfig& config) {
@@ -35,8 +48,7 @@ void read_domain(const Section& section, CaseConfig& config) {
   const auto size = section.integer3("size");
   if (!size) section.fail("size", "missing required key 'domain.size' (fluid cells [nx, ny, nz], e.g. [128, 128, 1])");
   for (std::int64_t n : *size) {
-    require_in(section.entry("size"), n, 1, kMaxAxisCells,
-               "each of nx, ny, nz must be an integer >= 1 (and <= " + std::to_string(kMaxAxisCells) + " = 2^30)");
+    require_axis_cells(section.entry("size"), n);
   }
   const auto periodic = section.boolean3("periodic").value_or(std::array<bool, 3>{false, false, false});
   for (int axis = 0; axis < 3; ++axis) {
@@ -98,9 +110,7 @@ void read_boundary(const Section& boundary, double velocity_scale, CaseConfig& c
 void finalize_domain(CaseConfig& config, const Source& source) {
   const Entry size(source, "domain.size", fmt3(config.size));
   for (int n : config.size) {
-    require_in(size, n, 1, kNoUpperBound, "each of nx, ny, nz must be an integer >= 1");
-    require_in(size, n, kNoLowerBound, kMaxAxisCells,
-               "each of nx, ny, nz must be <= " + std::to_string(kMaxAxisCells) + " = 2^30 cells");
+    require_axis_cells(size, n);
   }
   // The solver allocates the block with one ghost layer and indexes it with 64-bit integers; computed in double so
   // that the check itself cannot overflow.

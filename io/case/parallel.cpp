@@ -22,6 +22,13 @@ std::string ranks_too_large(const std::array<std::int64_t, 3>& ranks, const std:
   return {};
 }
 
+/// parallel.device >= -1 (a GPU index; -1 = local rank modulo the visible GPUs), in the file and in the struct.
+void require_device(const Entry& entry, std::int64_t device) {
+  require_in(entry, device, -1, std::numeric_limits<int>::max(),
+             std::string("device must be ") + (entry.as_written() ? "an integer " : "") +
+                 ">= -1 (a GPU index; -1 = the local rank on the node modulo the visible GPUs)");
+}
+
 }  // namespace
 
 /// Reads [parallel]; needs the domain size (each rank needs at least one cell per axis). The product of the ranks
@@ -45,9 +52,7 @@ void read_parallel(const Section& section, CaseConfig& config) {
                                   .value_or(HaloTransport::host);
   config.parallel.overlap = section.boolean("overlap").value_or(true);
   if (const auto device = section.integer("device")) {
-    require_in(section.entry("device"), *device, -1, std::numeric_limits<int>::max(),
-               "device must be an integer >= -1 (a GPU index; -1 = the local rank on the node modulo the visible "
-               "GPUs)");
+    require_device(section.entry("device"), *device);
     config.parallel.device = static_cast<int>(*device);
   }
 }
@@ -59,9 +64,7 @@ void finalize_parallel(const CaseConfig& config, const Source& source) {
   for (int n : ranks) require_in(entry, n, 0, kNoUpperBound, "each of px, py, pz must be >= 1, or 0 = automatic");
   const std::string problem = ranks_too_large({ranks[0], ranks[1], ranks[2]}, config.size);
   if (!problem.empty()) entry.out_of_range(problem);
-  require_in(Entry(source, "parallel.device", std::to_string(config.parallel.device)), config.parallel.device, -1,
-             kNoUpperBound,
-             "device must be >= -1 (a GPU index; -1 = the local rank on the node modulo the visible GPUs)");
+  require_device(Entry(source, "parallel.device", std::to_string(config.parallel.device)), config.parallel.device);
 }
 
 }  // namespace eddy::case_io

@@ -17,6 +17,36 @@ constexpr double kMinParticleDiameter = 1e-6;
 /// Largest particle count with the all-pairs pair force (count^2 interactions per step).
 constexpr std::int64_t kMaxAllPairsParticles = std::int64_t(1) << 20;
 
+// The rules the reader and finalize_particles share: written once each; where the file's message and the struct's
+// were worded differently before (Entry::as_written), both wordings are kept.
+
+/// particles.count in 1..kMaxParticles (random seeding), in the file and in the struct.
+void require_count(const Entry& entry, std::int64_t count) {
+  const std::string most = std::to_string(kMaxParticles) + " (2^31 - 1)";
+  require_in(entry, count, 1, kMaxParticles,
+             entry.as_written()
+                 ? "count must be an integer >= 1 and <= " + most
+                 : "count must be >= 1 and <= " + most + ", or particles.positions must name a CSV file");
+}
+
+/// particles.contact_stiffness > 0 (k, lattice force per cell of overlap) with contacts = true.
+void require_contact_stiffness(const Entry& entry, double k) {
+  if (entry.as_written()) {
+    require_positive(entry, k, "lattice force per cell of overlap");
+  } else if (!(k > 0.0)) {
+    entry.out_of_range("contacts = true needs contact_stiffness > 0 (lattice force per cell of overlap)");
+  }
+}
+
+/// particles.gravity_constant > 0 (G, lattice units) with pair_force = "gravity".
+void require_gravity_constant(const Entry& entry, double g) {
+  if (entry.as_written()) {
+    require_positive(entry, g, "G, lattice units");
+  } else if (!(g > 0.0)) {
+    entry.out_of_range("pair_force = \"gravity\" needs gravity_constant > 0 (G, lattice units)");
+  }
+}
+
 /// particles.density > 0 (rho_p / rho_f), in the file and in the struct.
 void require_density(const Entry& entry, double density) {
   require_positive(entry, density, "particle density / fluid density");
@@ -78,8 +108,7 @@ void read_particle_seeding(const Section& section, const CaseConfig& config, Par
                  "[box_min, box_max)) or particles.positions (a CSV file with columns x,y,z)");
   }
   if (const auto count = section.integer("count")) {
-    require_in(section.entry("count"), *count, 1, kMaxParticles,
-               "count must be an integer >= 1 and <= " + std::to_string(kMaxParticles) + " (2^31 - 1)");
+    require_count(section.entry("count"), *count);
     p.count = *count;
   }
   for (std::string_view key : {"seed", "box_min", "box_max"}) {
@@ -128,7 +157,7 @@ void read_particle_contacts(const Section& section, ParticleConfig& p) {
                  "constant k > 0 (lattice force per cell of overlap)");
   }
   if (const auto k = section.number("contact_stiffness")) {
-    require_positive(section.entry("contact_stiffness"), *k, "lattice force per cell of overlap");
+    require_contact_stiffness(section.entry("contact_stiffness"), *k);
     p.contact_stiffness = *k;
   }
   if (const auto gamma = section.number("contact_damping")) {
@@ -155,7 +184,7 @@ void read_particle_pair_force(const Section& section, ParticleConfig& p) {
                  "constant G > 0 (lattice units)");
   }
   if (const auto g = section.number("gravity_constant")) {
-    require_positive(section.entry("gravity_constant"), *g, "G, lattice units");
+    require_gravity_constant(section.entry("gravity_constant"), *g);
     p.gravity_constant = *g;
   }
   if (const auto eps = section.number("softening")) {
@@ -176,9 +205,7 @@ void finalize_particle_seeding(CaseConfig& config, const Source& source) {
                                            "particles at random, positions reads them from a CSV file)");
   }
   if (random) {
-    require_in(Entry(source, "particles.count", std::to_string(p.count)), p.count, 1, kMaxParticles,
-               "count must be >= 1 and <= " + std::to_string(kMaxParticles) +
-                   " (2^31 - 1), or particles.positions must name a CSV file");
+    require_count(Entry(source, "particles.count", std::to_string(p.count)), p.count);
   }
   if (p.box_max == std::array<double, 3>{0.0, 0.0, 0.0}) p.box_max = domain;
   for (int axis = 0; axis < 3; ++axis) {
@@ -234,9 +261,9 @@ void finalize_particle_forces(const CaseConfig& config, const Source& source) {
   if (tracer && p.pair_force != PairForce::none) inertial_only("particles.pair_force", "\"gravity\"");
   require_finite(source, "particles.contact_stiffness", p.contact_stiffness);
   require_finite(source, "particles.contact_damping", p.contact_damping);
-  if (p.contacts && !(p.contact_stiffness > 0.0)) {
-    Entry(source, "particles.contact_stiffness", fmt(p.contact_stiffness))
-        .out_of_range("contacts = true needs contact_stiffness > 0 (lattice force per cell of overlap)");
+  if (p.contacts) {
+    require_contact_stiffness(Entry(source, "particles.contact_stiffness", fmt(p.contact_stiffness)),
+                              p.contact_stiffness);
   }
   require_contact_damping(Entry(source, "particles.contact_damping", fmt(p.contact_damping)), p.contact_damping);
   if (!p.contacts && p.contact_search != ContactSearch::cell_list) {
@@ -254,9 +281,8 @@ void finalize_particle_forces(const CaseConfig& config, const Source& source) {
                                        " (about 0.2 s per step on an H200 at "
                                        "262,144)");
   }
-  if (p.pair_force == PairForce::gravity && !(p.gravity_constant > 0.0)) {
-    Entry(source, "particles.gravity_constant", fmt(p.gravity_constant))
-        .out_of_range("pair_force = \"gravity\" needs gravity_constant > 0 (G, lattice units)");
+  if (p.pair_force == PairForce::gravity) {
+    require_gravity_constant(Entry(source, "particles.gravity_constant", fmt(p.gravity_constant)), p.gravity_constant);
   }
   require_softening(Entry(source, "particles.softening", fmt(p.softening)), p.softening);
 }

@@ -252,12 +252,10 @@ void finalize_physics(CaseConfig& config, const Source& source) {
   } else if (config.thermal.enabled && config.thermal.rayleigh > 0) {
     const ThermalConfig& t = config.thermal;
     if (!(config.velocity > 0)) {
-      source.fail("physics.velocity",
-                  "physics.velocity = " + fmt(config.velocity) +
-                      " is out of range: with thermal.rayleigh > 0 and none of reynolds, tau, viscosity, "
-                      "physics.velocity is the free-fall velocity U = sqrt(g beta dT L) that sets Ma and fixes "
-                      "nu = U L sqrt(Pr / Ra); set physics.velocity > 0 (e.g. 0.05), or one of reynolds, tau, "
-                      "viscosity");
+      velocity.out_of_range(
+          "with thermal.rayleigh > 0 and none of reynolds, tau, viscosity, physics.velocity is the free-fall velocity "
+          "U = sqrt(g beta dT L) that sets Ma and fixes nu = U L sqrt(Pr / Ra); set physics.velocity > 0 (e.g. 0.05), "
+          "or one of reynolds, tau, viscosity");
     }
     config.nu = config.velocity * config.length * std::sqrt(t.prandtl / t.rayleigh);
     config.tau = tau_from_viscosity(config.nu);
