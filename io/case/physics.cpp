@@ -24,14 +24,18 @@ void require_velocity(const Entry& entry, double velocity) {
 /// physics.length > 0 (cells), in the file and in the struct (where 0 is replaced by domain.size[0] first).
 void require_length(const Entry& entry, double length) { require_positive(entry, length, "cells"); }
 
+/// tau > 1/2 (nu = (tau - 1/2)/3 > 0): physics.tau in the file, or the tau finalize_physics derives (its message
+/// adds the other ways to raise it).
+void require_tau_above_half(const Entry& entry, double tau) {
+  if (tau > 0.5) return;
+  entry.out_of_range(std::string("tau must be > 0.5 (nu = (tau - 1/2)/3 must be positive); raise tau") +
+                     (entry.as_written() ? "" : ", or lower reynolds / raise velocity or length"));
+}
+
 /// tau (derived from `key` = `value`, `how` shows the derivation) must be > 0.5 and, finite, < kMaxTau.
 void check_tau(const Source& source, const std::string& key, double value, double tau, const std::string& how) {
   const Entry entry(source, key, fmt(value) + how);
-  if (!(tau > 0.5)) {
-    entry.out_of_range(
-        "tau must be > 0.5 (nu = (tau - 1/2)/3 must be positive); raise tau, or lower reynolds / raise velocity or "
-        "length");
-  }
+  require_tau_above_half(entry, tau);
   if (!(tau < kMaxTau)) {
     entry.out_of_range("tau = " + fmt(tau) + " is too large: tau must be < " + fmt(kMaxTau) +
                        " (omega = 1/tau must stay well above 0); lower tau or viscosity, or raise reynolds");
@@ -127,9 +131,7 @@ void read_physics(const Section& section, const ThermalConfig& thermal, const Un
     config.nu = *viscosity;
   }
   if (const auto tau = section.number("tau")) {
-    if (*tau <= 0.5) {
-      section.entry("tau").out_of_range("tau must be > 0.5 (nu = (tau - 1/2)/3 must be positive); raise tau");
-    }
+    require_tau_above_half(section.entry("tau"), *tau);
     config.tau = *tau;
   }
   config.body_force = section.number3("body_force").value_or(std::array<double, 3>{0.0, 0.0, 0.0});

@@ -33,6 +33,16 @@ void require_perturbation(const Entry& entry, double perturbation) {
       entry.as_written() ? "amplitude of the initial perturbation of T, in temperature units; 0 = none" : "");
 }
 
+/// thermal.gravity, the direction of gravity: a non-zero vector (of finite components), in the file and in the struct.
+void require_direction(const Entry& entry, const std::array<double, 3>& g) {
+  if (std::max({std::abs(g[0]), std::abs(g[1]), std::abs(g[2])}) > 0) return;
+  entry.fail(entry.as_written()
+                 ? " has no direction: gravity is the direction of gravity (normalised), e.g. [0, -1, 0] "
+                   "(the default); its size does not matter, Ra sets the strength"
+                 : " has no direction: give the direction of gravity, a non-zero vector such as [0, -1, "
+                   "0] (the default; its length does not matter)");
+}
+
 /// The fixed-temperature walls: whether there are any, and their extreme temperatures.
 struct WallTemperatures {
   bool any_fixed = false;
@@ -88,11 +98,7 @@ void finalize_thermal_parameters(ThermalConfig& t, const Source& source) {
   auto& g = t.gravity_direction;
   for (double c : g) require_finite(source, "thermal.gravity", c);
   const double largest = std::max({std::abs(g[0]), std::abs(g[1]), std::abs(g[2])});
-  if (!(largest > 0)) {
-    source.fail("thermal.gravity", "thermal.gravity = " + fmt3(g) +
-                                       " has no direction: give the direction of gravity, a non-zero vector such as "
-                                       "[0, -1, 0] (the default; its length does not matter)");
-  }
+  require_direction(Entry(source, "thermal.gravity", fmt3(g)), g);
   // Scaled by the largest component first, so that neither huge nor tiny (subnormal) vectors overflow or underflow.
   const std::array<double, 3> scaled = {g[0] / largest, g[1] / largest, g[2] / largest};
   const double norm = largest * std::sqrt(scaled[0] * scaled[0] + scaled[1] * scaled[1] + scaled[2] * scaled[2]);
@@ -187,11 +193,7 @@ ThermalConfig read_thermal(const Section& section) {
   t.rayleigh = section.number("rayleigh").value_or(0.0);
   if (section.has("rayleigh")) require_rayleigh(section.entry("rayleigh"), t.rayleigh);
   if (const auto gravity = section.number3("gravity")) {
-    if (*gravity == std::array<double, 3>{0.0, 0.0, 0.0}) {
-      section.fail("gravity", section.quote("gravity") +
-                                  " has no direction: gravity is the direction of gravity (normalised), e.g. "
-                                  "[0, -1, 0] (the default); its size does not matter, Ra sets the strength");
-    }
+    require_direction(section.entry("gravity"), *gravity);
     t.gravity_direction = *gravity;  // normalised by finalize_thermal_inputs
   }
   if (const auto reference = section.number("reference_temperature")) t.reference_temperature = *reference;
