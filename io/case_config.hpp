@@ -1,6 +1,7 @@
 // CaseConfig: the plain, validated description of one eddy run, read from a TOML case file.
 //
-// io/ parses and validates (toml++ lives only in io/case_config.cpp); solver/ consumes the plain struct.
+// io/ parses and validates (toml++ lives only in io/case_config.cpp and io/case/, one file per group of sections);
+// solver/ consumes the plain struct.
 // All quantities are in lattice units (dx = dt = 1, rho0 = 1) unless the name ends in _si.
 // Every key, its meaning, units and default is listed in cases/README.md.
 #pragma once

@@ -303,6 +303,46 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
   return manifest_path;
 }
 
+namespace {
+
+/// The [[field]] list and the particle records of a manifest (`root`) into `m`, checked against m.data_bytes (set
+/// before); `fail(what)` makes the CheckpointError to throw.
+template <class Fail>
+void read_manifest_payload(const toml::table& root, CheckpointManifest& m, const Fail& fail) {
+  const toml::array* fields = root["field"].as_array();
+  if (!fields || fields->empty()) throw fail("lists no [[field]]");
+  std::uint64_t expected = 0;
+  for (const toml::node& node : *fields) {
+    const toml::table* t = node.as_table();
+    if (!t) throw fail("[[field]] entries must be tables");
+    CheckpointField f;
+    f.name = (*t)["name"].value_or<std::string>("");
+    f.components = int((*t)["components"].value_or<std::int64_t>(0));
+    f.value_bytes = int((*t)["value_bytes"].value_or<std::int64_t>(0));
+    if (f.name.empty() || f.components < 1 || f.components > 64 ||
+        (f.value_bytes != 2 && f.value_bytes != 4 && f.value_bytes != 8)) {
+      throw fail("a [[field]] needs a name, components in 1..64 and value_bytes 2, 4 or 8");
+    }
+    expected += cells_of(m.grid) * std::uint64_t(f.components) * std::uint64_t(f.value_bytes);
+    if (expected > kMaxCheckpointBytes) throw fail("its grid and fields add up to more than 2^60 bytes");
+    m.fields.push_back(f);
+  }
+  m.record_name = root["record_name"].value_or<std::string>("");
+  m.records = root["records"].value_or<std::int64_t>(0);
+  m.record_bytes = int(root["record_bytes"].value_or<std::int64_t>(0));
+  if (m.records < 0 || m.record_bytes < 0 || m.record_bytes > 4096 || (m.records > 0 && m.record_bytes == 0) ||
+      (m.record_bytes > 0 && std::uint64_t(m.records) > kMaxCheckpointBytes / std::uint64_t(m.record_bytes))) {
+    throw fail("records and record_bytes are out of range");
+  }
+  expected += std::uint64_t(m.records) * std::uint64_t(m.record_bytes);
+  if (expected != m.data_bytes) {
+    throw fail("data_bytes = " + std::to_string(m.data_bytes) + " does not match its grid and fields (" +
+               std::to_string(expected) + " bytes)");
+  }
+}
+
+}  // namespace
+
 CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
   std::error_code ec;
   if (std::filesystem::is_directory(manifest_path, ec)) {
@@ -381,36 +421,7 @@ CheckpointManifest read_checkpoint_manifest(const std::string& manifest_path) {
   if (m.data_file.empty() || m.data_file.find('/') != std::string::npos) {
     throw fail("data_file must be a file name in the manifest's directory");
   }
-  const toml::array* fields = root["field"].as_array();
-  if (!fields || fields->empty()) throw fail("lists no [[field]]");
-  std::uint64_t expected = 0;
-  for (const toml::node& node : *fields) {
-    const toml::table* t = node.as_table();
-    if (!t) throw fail("[[field]] entries must be tables");
-    CheckpointField f;
-    f.name = (*t)["name"].value_or<std::string>("");
-    f.components = int((*t)["components"].value_or<std::int64_t>(0));
-    f.value_bytes = int((*t)["value_bytes"].value_or<std::int64_t>(0));
-    if (f.name.empty() || f.components < 1 || f.components > 64 ||
-        (f.value_bytes != 2 && f.value_bytes != 4 && f.value_bytes != 8)) {
-      throw fail("a [[field]] needs a name, components in 1..64 and value_bytes 2, 4 or 8");
-    }
-    expected += cells_of(m.grid) * std::uint64_t(f.components) * std::uint64_t(f.value_bytes);
-    if (expected > kMaxCheckpointBytes) throw fail("its grid and fields add up to more than 2^60 bytes");
-    m.fields.push_back(f);
-  }
-  m.record_name = root["record_name"].value_or<std::string>("");
-  m.records = root["records"].value_or<std::int64_t>(0);
-  m.record_bytes = int(root["record_bytes"].value_or<std::int64_t>(0));
-  if (m.records < 0 || m.record_bytes < 0 || m.record_bytes > 4096 || (m.records > 0 && m.record_bytes == 0) ||
-      (m.record_bytes > 0 && std::uint64_t(m.records) > kMaxCheckpointBytes / std::uint64_t(m.record_bytes))) {
-    throw fail("records and record_bytes are out of range");
-  }
-  expected += std::uint64_t(m.records) * std::uint64_t(m.record_bytes);
-  if (expected != m.data_bytes) {
-    throw fail("data_bytes = " + std::to_string(m.data_bytes) + " does not match its grid and fields (" +
-               std::to_string(expected) + " bytes)");
-  }
+  read_manifest_payload(root, m, fail);
   return m;
 }
 

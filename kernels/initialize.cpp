@@ -17,6 +17,7 @@
 #include "kernels/nonequilibrium.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/lattice_units.hpp"
 #include "kernels/parallel_for.hpp"
 
 namespace eddy {
@@ -54,7 +55,7 @@ EDDY_HOST_DEVICE inline void add_potential_mode(double c, int m, int n, double k
 EDDY_HOST_DEVICE inline void taylor_green_2d_compression(const InitialField& init, double px, double py,
                                                          double (&u)[3], double (&grad_u)[3][3]) {
   const double a = init.amplitude, kx = init.k[0], ky = init.k[1], r = kx / ky;
-  const double nu = (init.tau - 0.5) / 3.0;  // c_s^2 (tau - 1/2)
+  const double nu = viscosity_from_tau(init.tau);  // c_s^2 (tau - 1/2)
   const double viscous = 1.5 * nu * (kx * kx + ky * ky) * a * a;
   add_potential_mode(viscous, 2, 0, kx, ky, px, py, u, grad_u);
   add_potential_mode(viscous * r * r, 0, 2, kx, ky, px, py, u, grad_u);

@@ -19,6 +19,7 @@
 #include "io/particle_output.hpp"
 #include "io/vtk_output.hpp"
 #include "kernels/backend.hpp"
+#include "kernels/lattice_units.hpp"
 #include "io/pvti_file.hpp"
 #include "io/checkpoint.hpp"
 #include "solver/checkpointing.hpp"
@@ -391,7 +392,7 @@ std::string thermal_summary(const CaseConfig& config) {
             "(" + format("%.3g", th.gravity_direction[0]) + ", " + format("%.3g", th.gravity_direction[1]) + ", " +
             format("%.3g", th.gravity_direction[2]) + "), dT = " + format("%.4g", th.temperature_difference) +
             ", T_ref = " + format("%.4g", th.reference_temperature) + ", free-fall velocity " +
-            format("%.4g", th.free_fall_velocity) + " (Ma " + format("%.3g", std::sqrt(3.0) * th.free_fall_velocity) +
+            format("%.4g", th.free_fall_velocity) + " (Ma " + format("%.3g", mach_number(th.free_fall_velocity)) +
             ")\n";
   }
   text += "T initial   " + format("%.4g", th.initial_temperature) +

@@ -1,4 +1,4 @@
-// libFuzzer target for the case-file reader and validator (io/case_config.cpp): hostile input must end in
+// libFuzzer target for the case-file reader and validator (io/case_config.cpp, io/case/): hostile input must end in
 // eddy::InputError with a one-line message, or in a CaseConfig that keeps every promise of io/case_config.hpp.
 //
 // Input format (one fuzz input = one case file):
@@ -207,7 +207,7 @@ void check_message(const std::string& message) {
 
 // ---- structure-aware mutations ---------------------------------------------------------------------------------
 
-/// The keys of each section: the reader's own schema (io/case_config.cpp), plus three [boundary.<face>] tables.
+/// The keys of each section: the reader's own schema (io/case/schema.cpp), plus three [boundary.<face>] tables.
 struct SectionKeys {
   std::string name;
   std::vector<std::string> keys;

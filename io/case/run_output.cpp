@@ -1,0 +1,86 @@
+// io/case/run_output.cpp: [run], [output] and [checkpoint]: steps, intervals, directories and output fields.
+
+#include <algorithm>
+
+#include "io/case/sections.hpp"
+#include "io/output_fields.hpp"
+
+namespace eddy::case_io {
+namespace {
+
+/// run.report_every >= 1 (steps), in the file and in the struct (where 0 is replaced by steps / 10 first).
+void require_report_every(const Entry& entry, std::int64_t every) {
+  require_in(entry, every, 1, kNoUpperBound, "report_every must be >= 1");
+}
+
+}  // namespace
+
+void read_run(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("run"));
+  const auto steps = section.integer("steps");
+  if (!steps) section.fail("steps", "missing required key 'run.steps' (time steps to run, an integer >= 0)");
+  config.steps = *steps;
+  if (const auto every = section.integer("report_every")) {
+    require_report_every(section.entry("report_every"), *every);
+    config.report_every = *every;
+  }
+}
+
+void read_output(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("output"));
+  config.output_every = section.integer("every").value_or(0);
+  config.output_directory = section.string("directory").value_or("output");
+  config.write_vtk = section.boolean("vtk").value_or(true);
+  config.write_centerlines = section.boolean("centerlines").value_or(false);
+  if (section.has("fields")) {
+    const toml::array* list = section.find("fields")->as_array();
+    if (!list) section.wrong_type("fields", "a non-empty array of field names");
+    if (list->empty())
+      section.fail("fields", "output.fields = [] lists no field: name at least one of " + join(output_field_names()));
+    std::vector<std::string> fields;
+    for (const toml::node& item : *list) {
+      const auto* name = item.as_string();
+      if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
+      const std::string field = name->get();
+      if (!find_output_field(field)) {
+        section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
+                                   suggestion(field, output_field_names()) +
+                                   "; allowed: " + join(output_field_names()));
+      }
+      if (std::find(fields.begin(), fields.end(), field) != fields.end()) {
+        section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");
+      }
+      fields.push_back(field);
+    }
+    config.output_fields = fields;
+  }
+}
+
+void read_checkpoint(const Section& section, CaseConfig& config) {
+  section.check_keys(section_keys("checkpoint"));
+  config.checkpoint_every = section.integer("every").value_or(0);
+  config.checkpoint_directory = section.string("directory").value_or("");
+  if (section.has("directory") && config.checkpoint_directory.empty()) {
+    section.fail("directory",
+                 "checkpoint.directory = \"\" is not allowed: give a path, or leave the key out for "
+                 "<output directory>/checkpoints");
+  }
+}
+
+/// run.steps >= 0, run.report_every >= 1 (0 = steps / 10, at least 1), output.every >= 0, a non-empty
+/// output.directory, checkpoint.every >= 0.
+void finalize_run_output(CaseConfig& config, const Source& source) {
+  require_in(Entry(source, "run.steps", std::to_string(config.steps)), config.steps, 0, kNoUpperBound,
+             "steps must be >= 0");
+  if (config.report_every == 0) config.report_every = std::max<std::int64_t>(1, config.steps / 10);
+  require_report_every(Entry(source, "run.report_every", std::to_string(config.report_every)), config.report_every);
+  require_in(Entry(source, "output.every", std::to_string(config.output_every)), config.output_every, 0, kNoUpperBound,
+             "every must be >= 0 (0 = only the final state)");
+  if (config.output_directory.empty()) {
+    source.fail("output.directory", "output.directory = \"\" is not allowed: the directory must be a non-empty path");
+  }
+  require_in(Entry(source, "checkpoint.every", std::to_string(config.checkpoint_every)), config.checkpoint_every, 0,
+             kNoUpperBound, "every must be >= 0 (steps between checkpoints; 0 = none)");
+}
+
+}  // namespace eddy::case_io
