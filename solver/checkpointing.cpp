@@ -2,6 +2,7 @@
 
 #include "solver/precision.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "solver/errors.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/reductions.hpp"
+#include "solver/run_report.hpp"
 
 namespace eddy {
 
@@ -178,6 +180,20 @@ void remove_checkpoint(const std::string& manifest_path) {
   data.replace_extension(".data");
   std::filesystem::remove(manifest, ec);
   std::filesystem::remove(data, ec);
+}
+
+std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  const auto begin = std::chrono::steady_clock::now();
+  const std::string path = write_state_checkpoint(config, sim);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  last_step_ = sim.time_step();
+  paths_.push_back(path);
+  if (paths_.size() > 2) {
+    if (sim.decomposition().rank == 0) remove_checkpoint(paths_.front());
+    paths_.erase(paths_.begin());
+  }
+  print_checkpoint(path, seconds, log);
+  return path;
 }
 
 }  // namespace eddy
