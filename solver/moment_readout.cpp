@@ -86,6 +86,21 @@ void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& sc
   for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
 }
 
+bool wants_output(const CaseConfig& config, std::string_view name) {
+  const auto& fields = config.output_fields;
+  return std::find(fields.begin(), fields.end(), name) != fields.end();
+}
+
+std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal) {
+  std::vector<std::pair<std::string, int>> fields;
+  for (const OutputField& field : kOutputFields) {
+    const bool held = field.source == FieldSource::moments ||
+                      (wants_output(config, field.name) && (field.source == FieldSource::stencil || thermal));
+    if (held) fields.emplace_back(std::string(field.name), field.components);
+  }
+  return fields;
+}
+
 template <class R>
 PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
                             std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,

@@ -9,9 +9,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "io/case_config.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/simulation.hpp"
 
@@ -56,8 +58,13 @@ MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& dec
 template <class R>
 void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling);
 
-/// SI units of an output field (OutputScaling::si): "kg/m^3", "m/s", "1/s", "1/s^2"; "" for others.
-std::string si_units(const std::string& field);
+/// True when the case asks for output field `name` ([output] fields).
+bool wants_output(const CaseConfig& config, std::string_view name);
+
+/// The blocks a piece's host array holds, in kOutputFields order (io/output_fields.hpp), as (name, components):
+/// the moments (density, velocity) always, the stencil fields the case asks for, and the temperature when asked
+/// and `thermal`.
+std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal);
 
 /// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each
 /// component n interior values; those named in `wanted` are written. On several ranks the piece is extended by one

@@ -109,14 +109,10 @@ class OutOfCoreSimulation final : public Simulation {
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
     std::vector<R> host = gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
     scale_moments(host, shape_.interior_cells(), scaling);
-    std::vector<std::pair<std::string, int>> blocks = {{"density", 1}, {"velocity", 3}};
     const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
-    for (const DerivedField& d : kDerivedFields) {
-      const auto& wanted = config_.output_fields;
-      if (std::find(wanted.begin(), wanted.end(), d.name) != wanted.end()) blocks.emplace_back(d.name, d.components);
-    }
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
+    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), piece_fields(config_, false),
+                              config_.output_fields, step_);
   }
 
   std::vector<double> derived_field(const std::string& name) override {
@@ -455,10 +451,7 @@ class OutOfCoreSimulation final : public Simulation {
   /// in the other buffer, its periodic x and y ghosts copied, and differenced there by the in-core stencils.
   /// Collective along z (the halos are refreshed first).
   std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
-    int components = 0;
-    for (const DerivedField& d : kDerivedFields) {
-      if (std::find(names.begin(), names.end(), d.name) != names.end()) components += d.components;
-    }
+    const int components = derived_components(names);
     const std::int64_t n = shape_.interior_cells();
     std::vector<R> out(std::size_t(components) * std::size_t(n));
     if (components == 0) return out;

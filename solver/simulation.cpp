@@ -203,26 +203,17 @@ class LatticeSimulation final : public Simulation {
   }
 
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
-    // Components back to back: rho, u (3), then the derived fields in the order of kDerivedFields.
+    // Components back to back in kOutputFields order: rho, u (3), the derived fields, T.
     std::vector<R> host = download_moments();
     scale_moments(host, shape_.interior_cells(), scaling);
-    std::vector<std::pair<std::string, int>> blocks = {{"density", 1}, {"velocity", 3}};
     const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
     host.insert(host.end(), derived.begin(), derived.end());
-    for (const DerivedField& d : kDerivedFields) {
-      if (wants_output(d.name)) blocks.emplace_back(d.name, d.components);
-    }
-    if (thermal_ && wants_output("temperature")) {
+    if (thermal_ && wants_output(config_, "temperature")) {
       const std::vector<double> t = thermal_->interior();
       host.insert(host.end(), t.begin(), t.end());
-      blocks.emplace_back("temperature", 1);
     }
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
-  }
-
-  bool wants_output(const std::string& name) const {
-    const auto& f = config_.output_fields;
-    return std::find(f.begin(), f.end(), name) != f.end();
+    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), piece_fields(config_, thermal_ != nullptr),
+                              config_.output_fields, step_);
   }
 
   std::vector<double> derived_field(const std::string& name) override {
@@ -236,10 +227,7 @@ class LatticeSimulation final : public Simulation {
   /// exchanged (collective), then differenced on the device.
   std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
     std::vector<R> out;
-    auto wanted = [&](const std::string& field) { return std::find(names.begin(), names.end(), field) != names.end(); };
-    bool any = false;
-    for (const DerivedField& d : kDerivedFields) any = any || wanted(d.name);
-    if (!any) return out;
+    if (derived_components(names) == 0) return out;
     complete_halo();
     const std::size_t cells = std::size_t(shape_.n_cells());
     DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};

@@ -11,9 +11,11 @@
 #include <ostream>
 
 #include "io/csv_table.hpp"
+#include "io/output_fields.hpp"
 #include "io/particle_output.hpp"
 #include "io/pvti_file.hpp"
 #include "solver/errors.hpp"
+#include "solver/moment_readout.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/piece_extension.hpp"
 #include "solver/reductions.hpp"
@@ -146,13 +148,10 @@ void SnapshotWriter::write_pvti(const std::string& path, const Simulation& sim) 
   const bool float64 = config_.precision == Precision::float64;
   const std::array<double, 3> origin = {0.5 / scaling_.length, 0.5 / scaling_.length, 0.5 / scaling_.length};
   const std::array<double, 3> spacing = {1.0 / scaling_.length, 1.0 / scaling_.length, 1.0 / scaling_.length};
-  // The point fields of the pieces, in the order the pieces hold them (solver/simulation.cpp write_vti).
+  // The point fields of the pieces, in the order the pieces hold them (kOutputFields order, piece_fields).
   std::vector<PvtiArray> fields;
-  for (const auto& [name, components] : std::vector<std::pair<std::string, int>>{
-           {"density", 1}, {"velocity", 3}, {"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1},
-           {"temperature", 1}}) {
-    const auto& wanted = config_.output_fields;
-    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) fields.push_back({name, components, float64});
+  for (const OutputField& field : kOutputFields) {
+    if (wants_output(config_, field.name)) fields.push_back({std::string(field.name), field.components, float64});
   }
   eddy::write_pvti(path, d.global_size, origin, spacing, fields, pieces);
 }
