@@ -12,7 +12,6 @@
 #include "kernels/particle_launchers.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
-#include "solver/run_case.hpp"
 
 namespace eddy {
 namespace {
@@ -114,6 +113,21 @@ std::vector<compute_t<T>> ParticleSystem<T>::force_field_interior() const {
         for (int x = 1; x <= shape_.n[0]; ++x) out[a * n + k++] = all[std::size_t(shape_.index(x, y, z))];
   }
   return out;
+}
+
+template <class T>
+std::vector<unsigned char> ParticleSystem<T>::force_field_bytes() const {
+  const std::vector<R> force = force_field_interior();
+  std::vector<unsigned char> bytes(force.size() * sizeof(R));
+  std::memcpy(bytes.data(), force.data(), bytes.size());
+  return bytes;
+}
+
+template <class T>
+void ParticleSystem<T>::restore_bytes(const ParticleSnapshot& s, const std::vector<unsigned char>& bytes) {
+  std::vector<R> force(bytes.size() / sizeof(R));
+  std::memcpy(force.data(), bytes.data(), force.size() * sizeof(R));
+  restore(s, force);
 }
 
 template <class T>

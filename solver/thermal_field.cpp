@@ -1,6 +1,7 @@
 #include "solver/thermal_field.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
@@ -118,6 +119,21 @@ std::vector<R> ThermalField<R>::interior_raw() const {
   std::vector<R> out(std::size_t(shape_.interior_cells()));
   for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = all[std::size_t(cell)]; });
   return out;
+}
+
+template <class R>
+std::vector<unsigned char> ThermalField<R>::interior_bytes() const {
+  const std::vector<R> t = interior_raw();
+  std::vector<unsigned char> bytes(t.size() * sizeof(R));
+  std::memcpy(bytes.data(), t.data(), bytes.size());
+  return bytes;
+}
+
+template <class R>
+void ThermalField<R>::set_interior_bytes(const std::vector<unsigned char>& bytes) {
+  std::vector<R> t(std::size_t(shape_.interior_cells()));
+  std::memcpy(t.data(), bytes.data(), bytes.size());
+  set_interior_raw(t);
 }
 
 template <class R>
