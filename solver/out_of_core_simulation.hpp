@@ -1,5 +1,5 @@
-// The out-of-core Simulation itself (solver/out_of_core.cpp), made by create_out_of_core (solver/out_of_core_setup.cpp)
-// once the slab plan is agreed and checked.
+// The out-of-core Simulation itself (solver/out_of_core_simulation.cpp), made by create_out_of_core
+// (solver/out_of_core.cpp) once the slab plan is agreed and checked.
 #pragma once
 
 #include <memory>
