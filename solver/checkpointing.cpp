@@ -9,8 +9,8 @@
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "solver/errors.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/errors.hpp"
 #include "solver/reductions.hpp"
 #include "solver/run_report.hpp"
 

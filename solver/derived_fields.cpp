@@ -48,7 +48,7 @@ void run_derived_stencils(const R* const (&u)[3], const FlagView& flags, const B
   }
 }
 
-#define EDDY_INSTANTIATE(R)                                                                                        \
+#define EDDY_INSTANTIATE(R)                                                                                       \
   template void run_derived_stencils<R>(const R* const(&)[3], const FlagView&, const BlockShape&, R* const(&)[3], \
                                         const std::vector<std::string>&, double,                                  \
                                         const std::function<void(const R*, double)>&, const backend::Stream*);

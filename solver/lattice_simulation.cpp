@@ -1,4 +1,5 @@
-// LatticeSimulation<T>: the Simulation of one block on this build's backend, T = storage precision.
+// LatticeSimulation<T>: the in-core Simulation of one block on this build's backend, T = storage precision
+// (solver/lattice_simulation.hpp).
 //
 // One population array, updated in place by the AA pattern (kernels/streaming.hpp): even steps are local, odd
 // steps read and write the neighbours, ghost layer included. The halo exchange fills the ghosts before an odd step
@@ -6,7 +7,7 @@
 // just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
 // no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
 // communication stream, then the boundary shell once it is done.
-#include "solver/simulation.hpp"
+#include "solver/lattice_simulation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,20 +33,6 @@
 #include "solver/out_of_core.hpp"
 
 namespace eddy {
-
-OutputScaling OutputScaling::of(const CaseConfig& config) {
-  OutputScaling s;
-  if (config.units.enabled) {
-    s.length = 1.0 / config.units.dx;
-    s.velocity = config.units.dt / config.units.dx;
-    s.density = config.units.density;
-    s.si = true;
-    return s;
-  }
-  s.length = config.length > 0.0 ? config.length : 1.0;
-  s.velocity = config.velocity > 0.0 ? config.velocity : 1.0;
-  return s;
-}
 
 namespace {
 
@@ -136,13 +123,14 @@ class LatticeSimulation final : public Simulation {
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
+    attach(particles_.get(), thermal_.get());
     backend::synchronize();
   }
 
   void advance(std::int64_t steps) override {
     for (std::int64_t s = 0; s < steps; ++s) {
-      const RoundingKey key{static_cast<std::uint32_t>(step_), {decomposition_.offset[0], decomposition_.offset[1],
-                                                                decomposition_.offset[2]}};
+      const RoundingKey key{static_cast<std::uint32_t>(step_),
+                            {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
       if (overlap_ && halo_pending_) {
         step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
         step_done_.wait(comm_);
@@ -192,42 +180,32 @@ class LatticeSimulation final : public Simulation {
   }
   const Decomposition& decomposition() const override { return decomposition_; }
 
-  MacroscopicFields fields() override { return to_fields(download_moments(), decomposition_); }
-
-  Diagnostics diagnose() override {
-    DiagnosticsAccumulator sums;  // reduced slab by slab as the moments arrive
-    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-      sums.add(part, slab, first, cells);
-    });
-    return sums.result(decomposition_.local_size, decomposition_.offset);
-  }
-
-  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
-    // Components back to back in kOutputFields order: rho, u (3), the derived fields, T.
-    std::vector<R> host = download_moments();
-    scale_moments(host, shape_.interior_cells(), scaling);
-    const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
-    host.insert(host.end(), derived.begin(), derived.end());
-    if (thermal_ && wants_output(config_, "temperature")) {
-      const std::vector<double> t = thermal_->interior();
-      host.insert(host.end(), t.begin(), t.end());
+  /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
+  /// kMomentSlabCells cells, so the device buffer stays small). Collective on several ranks: the pending exchange
+  /// is done first.
+  void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
+    complete_halo();
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
+    const int slab_planes =
+        int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
+    const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
+    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
+    R* base = moments_.data();
+    const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    std::vector<R> part;
+    for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
+      const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
+      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
+                      force_field());
+      part = moments_.download();
+      fn(MomentSlab{part.data(), std::int64_t(slab), plane * (z - 1), plane * (z_end - z)});
     }
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), piece_fields(config_, thermal_ != nullptr),
-                              config_.output_fields, step_);
   }
 
-  std::vector<double> derived_field(const std::string& name) override {
-    if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
-    const std::vector<R> values = derived_fields(OutputScaling{}, {name});
-    return std::vector<double>(values.begin(), values.end());
-  }
-
-  /// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
-  /// (vorticity, |S|) by L / U, Q by (L / U)^2. The velocity of every block cell is computed, its ghost planes
-  /// exchanged (collective), then differenced on the device.
-  std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
-    std::vector<R> out;
-    if (derived_components(names) == 0) return out;
+  /// One slab, the whole block: the velocity of every block cell is computed, its ghost planes exchanged
+  /// (collective), with scratch fields for the stencils.
+  void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
     complete_halo();
     const std::size_t cells = std::size_t(shape_.n_cells());
     DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
@@ -237,21 +215,19 @@ class LatticeSimulation final : public Simulation {
                            &compute_);
     FieldHalo<R> halo(decomposition_, shape_);
     for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
-    const R* const u_in[3] = {u_ptr[0], u_ptr[1], u_ptr[2]};
     DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
-    R* const w_ptr[3] = {w[0].data(), w[1].data(), w[2].data()};
-    std::vector<R> all(cells);
-    run_derived_stencils<R>(u_in, FlagView{flags_.data()}, shape_, w_ptr, names,
-                            scaling.length / scaling.velocity,  // 1 / step -> 1 / (U / L)
-                            [&](const R* component, double scale) {
-                              backend::synchronize();
-                              backend::copy_to_host(all.data(), component, cells * sizeof(R));
-                              for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) {
-                                out.push_back(R(all[cell] * scale));
-                              });
-                            },
-                            &compute_);
-    return out;
+    VelocitySlab slab;
+    for (int a = 0; a < 3; ++a) {
+      slab.u[a] = u_ptr[a];
+      slab.scratch[a] = w[a].data();
+    }
+    slab.flags = FlagView{flags_.data()};
+    slab.shape = shape_;
+    slab.lo = 1;
+    slab.hi = shape_.n[2] + 1;
+    slab.first_plane = 1;
+    slab.stream = &compute_;
+    fn(slab);
   }
 
   std::vector<double> populations() override {
@@ -271,22 +247,7 @@ class LatticeSimulation final : public Simulation {
     reset_watch();
   }
 
-  bool has_particles() const override { return particles_ != nullptr; }
-  ParticleSnapshot particles() override {
-    if (!particles_) return ParticleSnapshot();
-    return particles_->snapshot();
-  }
-  std::int64_t particle_count() override { return particles_ ? particles_->global_count() : 0; }
-  ParticleDiagnostics particle_diagnostics() override {
-    if (!particles_) return ParticleDiagnostics();
-    return particles_->diagnose();
-  }
-  std::array<double, 3> particle_force_on_fluid() override {
-    if (!particles_) return {0.0, 0.0, 0.0};
-    return particles_->force_on_fluid();
-  }
-
-  RawState raw_state() override {
+  RawState raw_populations() override {
     complete_halo();
     const std::vector<T> all = f_.download();
     RawState state;
@@ -294,35 +255,10 @@ class LatticeSimulation final : public Simulation {
     state.layout = int(layout_);
     state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
     pack_interior_slots(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
-    if (thermal_) {
-      const std::vector<R> t = thermal_->interior_raw();
-      state.temperature.resize(t.size() * sizeof(R));
-      std::memcpy(state.temperature.data(), t.data(), state.temperature.size());
-    }
-    if (particles_) {
-      state.particles = particles_->snapshot();
-      const std::vector<R> force = particles_->force_field_interior();
-      state.particle_force.resize(force.size() * sizeof(R));
-      std::memcpy(state.particle_force.data(), force.data(), state.particle_force.size());
-    }
     return state;
   }
 
-  void set_raw_state(const RawState& state) override {
-    const std::int64_t n = shape_.interior_cells();
-    if (state.populations.size() != std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T)) {
-      throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
-                                  " population bytes do not fit this block");
-    }
-    if (particles_ && config_.particles.two_way && state.particle_force.size() != 3 * std::size_t(n) * sizeof(R)) {
-      throw std::invalid_argument("set_raw_state: the particles' force field does not fit this block");
-    }
-    if (thermal_ && state.temperature.size() != std::size_t(n) * sizeof(R)) {
-      throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
-    }
-    if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
-      throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
-    }
+  void restore_populations(const RawState& state) override {
     std::vector<T> all = f_.download();
     unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, all.data());
     f_.upload(all);
@@ -333,40 +269,12 @@ class LatticeSimulation final : public Simulation {
     // the state was taken.
     halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
     reset_watch();
-    if (thermal_) {
-      std::vector<R> t(static_cast<std::size_t>(n));
-      std::memcpy(t.data(), state.temperature.data(), state.temperature.size());
-      thermal_->set_interior_raw(t);
-    }
-    if (particles_) {
-      std::vector<R> force(state.particle_force.size() / sizeof(R));
-      std::memcpy(force.data(), state.particle_force.data(), force.size() * sizeof(R));
-      particles_->restore(state.particles, force);
-    }
-  }
-
-  int population_bytes() const override { return int(sizeof(T)); }
-  int temperature_bytes() const override { return int(sizeof(R)); }
-
-  bool has_thermal() const override { return thermal_ != nullptr; }
-  std::vector<double> temperature() override { return thermal_ ? thermal_->interior() : std::vector<double>(); }
-  void set_temperature(const std::vector<double>& t) override {
-    if (!thermal_) throw std::logic_error("set_temperature: the case has no [thermal] section");
-    thermal_->set_interior(t);
-  }
-  std::array<double, 6> face_heat_inflow() override {
-    if (!thermal_) return {};
-    return thermal_->face_inflow();
-  }
-  ThermalDiagnostics thermal_diagnostics() override {
-    return thermal_ ? thermal_->diagnose() : ThermalDiagnostics();
   }
 
   std::size_t bytes_per_cell() const override {
     return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
   }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
-  std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
  private:
   void update(const Box& box, const RoundingKey& key) {
@@ -404,35 +312,6 @@ class LatticeSimulation final : public Simulation {
     if (!halo_pending_) return;
     halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
     halo_pending_ = false;
-  }
-
-  /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
-  /// kMomentSlabCells cells, so the device buffer stays small) and calls fn(part, slab, first, cells) for each:
-  /// `part` holds 4 blocks of `slab` values (rho, ux, uy, uz), of which the first `cells` are interior cells
-  /// first, first + 1, ... Collective on several ranks: the pending exchange is done first.
-  template <class Fn>
-  void for_each_moment_slab(Fn fn) {
-    complete_halo();
-    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
-    const int slab_planes = int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
-    const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
-    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
-    R* base = moments_.data();
-    const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
-    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    std::vector<R> part;
-    for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
-      const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
-      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
-                      force_field());
-      part = moments_.download();
-      fn(part, std::int64_t(slab), plane * (z - 1), plane * (z_end - z));
-    }
-  }
-
-  /// The fields of the current time on the host: 4 blocks of n interior values (rho, ux, uy, uz).
-  std::vector<R> download_moments() {
-    return gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
   }
 
   Decomposition decomposition_;
@@ -480,39 +359,37 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                     "(particles.count)",
                     decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                     static_cast<long long>(config.particles.count), needed * 1e-9,
-                    backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9,
-                    double(device.free_memory) * 1e-9);
+                    backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
       throw DeviceError(text, true);
     }
     char text[320];
     std::snprintf(text, sizeof text,
                   "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
                   "but only %.3g GB are free; use a smaller domain%s or more ranks",
-                  decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
-                  needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
-                  config.precision == Precision::float16 ? ""
-                                                         : ", fp16 storage ([numerics] storage = \"fp16\")");
+                  decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
+                  backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
+                  config.precision == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")");
     throw DeviceError(text, true);
   }
 }
 
 }  // namespace
 
-std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
-  if (runs_out_of_core(config, decomposition, device_bytes_needed(config, decomposition))) {
-    return create_out_of_core(config, decomposition);
-  }
+std::unique_ptr<Simulation> create_in_core(const CaseConfig& config, const Decomposition& decomposition) {
   check_memory(config, decomposition);
   switch (config.precision) {
-    case Precision::float64: return std::make_unique<LatticeSimulation<double>>(config, decomposition);
-    case Precision::float16: return std::make_unique<LatticeSimulation<half_t>>(config, decomposition);
-    case Precision::float32: break;
+    case Precision::float64:
+      return std::make_unique<LatticeSimulation<double>>(config, decomposition);
+    case Precision::float16:
+      return std::make_unique<LatticeSimulation<half_t>>(config, decomposition);
+    case Precision::float32:
+      break;
   }
   return std::make_unique<LatticeSimulation<float>>(config, decomposition);
 }
 
-std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config) {
-  return create(config, serial_decomposition(config));
+double in_core_device_bytes(const CaseConfig& config, const Decomposition& decomposition) {
+  return device_bytes_needed(config, decomposition);
 }
 
 }  // namespace eddy

@@ -1,5 +1,5 @@
-// Read-outs built on macroscopic fields that arrive a slab of z-planes at a time, shared by the in-core and the
-// out-of-core simulations: the fields on the host, diagnostics, and the .vti piece of a rank.
+// Read-outs built on macroscopic fields that arrive a slab of z-planes at a time (Simulation::for_each_moment_slab),
+// used by the read-outs of solver/simulation.cpp: the fields on the host, diagnostics, and the .vti piece of a rank.
 //
 // A slab callback has the form fn(part, slab, first, cells): `part` holds 4 blocks of `slab` values (rho, ux, uy,
 // uz), of which the first `cells` are interior cells first, first + 1, ... (MacroscopicFields order).
@@ -25,7 +25,7 @@ namespace eddy {
 class DiagnosticsAccumulator {
  public:
   template <class R>
-  void add(const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells);
+  void add(const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells);
   /// The result; `size` and `offset` turn interior indices into global cell coordinates.
   Diagnostics result(const std::array<int, 3>& size, const std::array<int, 3>& offset) const;
 
@@ -44,8 +44,8 @@ std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& 
 template <class R, class ForEachSlab>
 std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
   std::vector<R> host(std::size_t(4 * n));
-  for_each_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-    for (int q = 0; q < 4; ++q) std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + first);
+  for_each_slab([&](const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
+    for (int q = 0; q < 4; ++q) std::copy_n(part + q * slab, cells, host.begin() + q * n + first);
   });
   return host;
 }

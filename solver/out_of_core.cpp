@@ -1,5 +1,7 @@
 // Setting up an out-of-core run (solver/out_of_core.hpp): whether to run out of core, the device budget, the slab
 // plan every rank agrees on, and the host memory check; solver/out_of_core_simulation.cpp holds the simulation.
+#include "solver/out_of_core.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -8,7 +10,6 @@
 #include "solver/host_memory.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
-#include "solver/out_of_core.hpp"
 #include "solver/out_of_core_simulation.hpp"
 #include "solver/reductions.hpp"
 #include "solver/slab_plan.hpp"
@@ -21,9 +22,7 @@ bool split_along_z_only(const Decomposition& decomposition) {
   return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
 }
 
-bool fluid_only(const CaseConfig& config) {
-  return !config.particles.enabled && !config.thermal.enabled;
-}
+bool fluid_only(const CaseConfig& config) { return !config.particles.enabled && !config.thermal.enabled; }
 
 /// Bytes of one stored population value.
 std::size_t value_bytes(Precision precision) {
@@ -42,9 +41,12 @@ DeviceBudget out_of_core_budget(const CaseConfig& config) {
 
 bool runs_out_of_core(const CaseConfig& config, const Decomposition& decomposition, double in_core_bytes) {
   switch (config.out_of_core.mode) {
-    case OutOfCoreMode::on: return true;
-    case OutOfCoreMode::off: return false;
-    case OutOfCoreMode::automatic: break;
+    case OutOfCoreMode::on:
+      return true;
+    case OutOfCoreMode::off:
+      return false;
+    case OutOfCoreMode::automatic:
+      break;
   }
   if (!backend::is_gpu() || !fluid_only(config) || !split_along_z_only(decomposition)) return false;
   const std::int64_t limit = config.out_of_core.device_memory_limit;
@@ -55,17 +57,20 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
 
 std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const Decomposition& decomposition) {
   if (!split_along_z_only(decomposition)) {
-    throw CollectiveInputError(source_prefix(config) + "out-of-core runs split the domain along z only, but the "
-                               "decomposition has " + std::to_string(decomposition.dims[0]) + " x " +
-                               std::to_string(decomposition.dims[1]) + " x " + std::to_string(decomposition.dims[2]) +
-                               " ranks; set parallel.ranks = [1, 1, " + std::to_string(decomposition.size) + "]");
+    throw CollectiveInputError(source_prefix(config) +
+                               "out-of-core runs split the domain along z only, but the "
+                               "decomposition has " +
+                               std::to_string(decomposition.dims[0]) + " x " + std::to_string(decomposition.dims[1]) +
+                               " x " + std::to_string(decomposition.dims[2]) + " ranks; set parallel.ranks = [1, 1, " +
+                               std::to_string(decomposition.size) + "]");
   }
   const BlockShape shape = block_shape(decomposition);
   const std::size_t bytes = value_bytes(config.precision);
   const DeviceBudget budget = out_of_core_budget(config);
   SlabRequest request;
   request.nz = shape.n[2];
-  request.plane_bytes = std::size_t(shape.pitch()) * std::size_t(shape.n[1] + 2) * (d3q19::Q * bytes + sizeof(CellFlag));
+  request.plane_bytes =
+      std::size_t(shape.pitch()) * std::size_t(shape.n[1] + 2) * (d3q19::Q * bytes + sizeof(CellFlag));
   request.wall_below = decomposition.neighbour[2][0] == kNoNeighbour;
   request.wall_above = decomposition.neighbour[2][1] == kNoNeighbour;
   request.budget = budget.bytes;
@@ -77,8 +82,10 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   if (!decomposition.serial() && (other_rank_below || other_rank_above)) {
     request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];  // the thinnest block
     if (request.neighbour_planes < 2) {
-      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least 2 z-planes from the "
-                           "next rank, but " + std::to_string(decomposition.global_size[2]) + " z-planes over " +
+      throw RankCountError(source_prefix(config) +
+                           "out-of-core runs take a halo of at least 2 z-planes from the "
+                           "next rank, but " +
+                           std::to_string(decomposition.global_size[2]) + " z-planes over " +
                            std::to_string(decomposition.dims[2]) + " ranks leave blocks of " +
                            std::to_string(request.neighbour_planes) + "; use at most " +
                            std::to_string(std::max(1, decomposition.global_size[2] / 2)) + " ranks");

@@ -1,5 +1,5 @@
 // OutOfCoreSimulation<T>: the populations of one block in pinned host memory, advanced slab by slab on the device
-// (solver/out_of_core.hpp for the scheme, solver/slab_plan.hpp for the slab sizes and the halo depth,
+// (solver/out_of_core_simulation.hpp for the scheme, solver/slab_plan.hpp for the slab sizes and the halo depth,
 // solver/out_of_core.cpp for the budget and the plan).
 #include "solver/out_of_core_simulation.hpp"
 
@@ -93,34 +93,6 @@ class OutOfCoreSimulation final : public Simulation {
   std::int64_t time_step() const override { return step_; }
   const Decomposition& decomposition() const override { return decomposition_; }
 
-  MacroscopicFields fields() override {
-    return to_fields(gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); }),
-                     decomposition_);
-  }
-
-  Diagnostics diagnose() override {
-    DiagnosticsAccumulator sums;
-    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-      sums.add(part, slab, first, cells);
-    });
-    return sums.result(decomposition_.local_size, decomposition_.offset);
-  }
-
-  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
-    std::vector<R> host = gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
-    scale_moments(host, shape_.interior_cells(), scaling);
-    const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
-    host.insert(host.end(), derived.begin(), derived.end());
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), piece_fields(config_, false),
-                              config_.output_fields, step_);
-  }
-
-  std::vector<double> derived_field(const std::string& name) override {
-    if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
-    const std::vector<R> values = derived_fields(OutputScaling{}, {name});
-    return std::vector<double>(values.begin(), values.end());
-  }
-
   std::vector<double> populations() override {
     return interior_populations(host_.data(), block_flags(), shape_, layout_, walls_);
   }
@@ -129,13 +101,7 @@ class OutOfCoreSimulation final : public Simulation {
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
   }
 
-  bool has_particles() const override { return false; }
-  ParticleSnapshot particles() override { return ParticleSnapshot(); }
-  std::int64_t particle_count() override { return 0; }
-  ParticleDiagnostics particle_diagnostics() override { return ParticleDiagnostics(); }
-  std::array<double, 3> particle_force_on_fluid() override { return {0.0, 0.0, 0.0}; }
-
-  RawState raw_state() override {
+  RawState raw_populations() override {
     RawState state;
     state.step = step_;
     state.layout = int(layout_);
@@ -144,34 +110,15 @@ class OutOfCoreSimulation final : public Simulation {
     return state;
   }
 
-  void set_raw_state(const RawState& state) override {
-    const std::size_t bytes = std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T);
-    if (state.populations.size() != bytes) {
-      throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
-                                  " population bytes do not fit this block");
-    }
-    if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
-      throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
-    }
+  void restore_populations(const RawState& state) override {
     unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, host_.data());
     layout_ = PopulationLayout(state.layout);
     step_ = state.step;
   }
 
-  int population_bytes() const override { return int(sizeof(T)); }
-  int temperature_bytes() const override { return int(sizeof(R)); }
-  bool has_thermal() const override { return false; }
-  std::vector<double> temperature() override { return {}; }
-  void set_temperature(const std::vector<double>&) override {
-    throw std::logic_error("set_temperature: the case has no [thermal] section");
-  }
-  std::array<double, 6> face_heat_inflow() override { return {}; }
-  ThermalDiagnostics thermal_diagnostics() override { return ThermalDiagnostics(); }
-
   /// Host bytes per cell (the populations live there); the device holds only the slab buffers.
   std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
   std::size_t device_bytes() const override { return std::size_t(plan_.device_bytes); }
-  std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
 
   bool out_of_core(OutOfCoreStats& stats) const override {
     stats = stats_;
@@ -213,8 +160,8 @@ class OutOfCoreSimulation final : public Simulation {
     const int own_lo = request_.wall_below ? 0 : 1, own_hi = request_.wall_above ? nz + 2 : nz + 1;
     struct Segment {
       int lo, hi;
-      const T* base;     // population 0 of plane `first` of the source
-      int first;         // host plane stored at base
+      const T* base;  // population 0 of plane `first` of the source
+      int first;      // host plane stored at base
       std::int64_t stride;
     };
     const std::int64_t halo_stride = std::int64_t(h) * plane_cells_;
@@ -391,8 +338,8 @@ class OutOfCoreSimulation final : public Simulation {
     }
     // Planes 1..h go down (they are the lower rank's "above"), planes nz-h+1..nz go up; strided over populations.
     MPI_Datatype planes = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
-    EDDY_MPI_CHECK(MPI_Type_create_hvector(d3q19::Q, int(halo_values * sizeof(T)), MPI_Aint(shape_.n_cells() * sizeof(T)),
-                                           MPI_BYTE, &planes));
+    EDDY_MPI_CHECK(MPI_Type_create_hvector(d3q19::Q, int(halo_values * sizeof(T)),
+                                           MPI_Aint(shape_.n_cells() * sizeof(T)), MPI_BYTE, &planes));
     EDDY_MPI_CHECK(MPI_Type_contiguous(int(halo_values * sizeof(T)), MPI_BYTE, &packed));
     EDDY_MPI_CHECK(MPI_Type_commit(&planes));
     EDDY_MPI_CHECK(MPI_Type_commit(&packed));
@@ -403,8 +350,8 @@ class OutOfCoreSimulation final : public Simulation {
     constexpr int kTagUp = 41, kTagDown = 42;
     // A wall side has no neighbour and no buffer: nothing is sent or received there (count 0).
     const int to_upper = upper == MPI_PROC_NULL ? 0 : 1, to_lower = lower == MPI_PROC_NULL ? 0 : 1;
-    EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below_.data(), to_lower * d3q19::Q, packed,
-                                lower, kTagUp, decomposition_.comm, MPI_STATUS_IGNORE));
+    EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below_.data(), to_lower * d3q19::Q, packed, lower,
+                                kTagUp, decomposition_.comm, MPI_STATUS_IGNORE));
     EDDY_MPI_CHECK(MPI_Sendrecv(bottom, to_lower, planes, lower, kTagDown, above_.data(), to_upper * d3q19::Q, packed,
                                 upper, kTagDown, decomposition_.comm, MPI_STATUS_IGNORE));
     MPI_Type_free(&planes);
@@ -422,10 +369,9 @@ class OutOfCoreSimulation final : public Simulation {
     return g;
   }
 
-  /// Computes rho and u of the current time slab by slab and calls fn(part, slab, first, cells) for each
-  /// (solver/moment_readout.hpp). Collective along z (the halos are refreshed first).
-  template <class Fn>
-  void for_each_moment_slab(Fn fn) {
+  /// Computes rho and u of the current time slab by slab on device buffer 1 (from the slab with 1 halo plane in
+  /// buffer 0). Collective along z (the halos are refreshed first).
+  void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
     refresh_halos();
     const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
@@ -442,25 +388,19 @@ class OutOfCoreSimulation final : public Simulation {
       part.resize(std::size_t(4 * slab));
       backend::copy_to_host_async(part.data(), base, part.size() * sizeof(R), streams_[0]);
       streams_[0].synchronize();
-      fn(part, slab, plane * (plan_.first[j] - 1), slab);
+      fn(MomentSlab{part.data(), slab, plane * (plan_.first[j] - 1), slab});
     }
   }
 
-  /// The derived fields among `names` on the interior cells, components back to back and scaled as in core. Slab by
-  /// slab: the velocity of the slab and one plane beyond it (from its populations with 2 halo planes) is computed
-  /// in the other buffer, its periodic x and y ghosts copied, and differenced there by the in-core stencils.
+  /// Slab by slab: the velocity of the slab and one plane beyond it (from its populations with 2 halo planes) is
+  /// computed in the other buffer, its periodic x and y ghosts copied, as the stencils of the in-core run need.
   /// Collective along z (the halos are refreshed first).
-  std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
-    const int components = derived_components(names);
-    const std::int64_t n = shape_.interior_cells();
-    std::vector<R> out(std::size_t(components) * std::size_t(n));
-    if (components == 0) return out;
+  void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
     refresh_halos();
     Decomposition xy = decomposition_;  // x and y ghosts as in core; z comes with the halo planes
     xy.neighbour[2] = {kNoNeighbour, kNoNeighbour};
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
     const backend::Stream& stream = streams_[0];
-    std::vector<R> all;
     for (int j = 0; j < plan_.slabs(); ++j) {
       const SlabGeometry g = load_for_readout(j, 2);
       const PopulationView<T> view = device_view(0, g);
@@ -468,27 +408,22 @@ class OutOfCoreSimulation final : public Simulation {
       const std::size_t cells = std::size_t(g.shape.n_cells());
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
       R* const u[3] = {base, base + cells, base + 2 * cells};
-      R* const w[3] = {base + 3 * cells, base + 4 * cells, base + 5 * cells};
       compute_velocity_field(view, layout_, flags, g.shape, force, ForceFieldView<R>{}, walls_, u, &stream);
       FieldHalo<R> halo(xy, g.shape);
       for (R* component : u) halo.fill_ghosts(component, &stream);
-      const R* const u_in[3] = {u[0], u[1], u[2]};
-      all.resize(cells);
-      int c = 0;
-      run_derived_stencils<R>(u_in, flags, g.shape, w, names, scaling.length / scaling.velocity,
-                              [&](const R* component, double scale) {
-                                backend::copy_to_host_async(all.data(), component, cells * sizeof(R), stream);
-                                stream.synchronize();
-                                R* to = out.data() + std::int64_t(c++) * n +
-                                        std::int64_t(plan_.first[j] - 1) * shape_.n[0] * shape_.n[1];
-                                for (int z = plan_.first[j]; z < plan_.first[j + 1]; ++z)
-                                  for (int y = 1; y <= shape_.n[1]; ++y)
-                                    for (int x = 1; x <= shape_.n[0]; ++x)
-                                      *to++ = R(all[g.shape.index(x, y, z - g.lo)] * scale);
-                              },
-                              &stream);
+      VelocitySlab slab;
+      for (int a = 0; a < 3; ++a) {
+        slab.u[a] = u[a];
+        slab.scratch[a] = base + (3 + a) * cells;
+      }
+      slab.flags = flags;
+      slab.shape = g.shape;
+      slab.lo = plan_.first[j] - g.lo;
+      slab.hi = plan_.first[j + 1] - g.lo;
+      slab.first_plane = plan_.first[j];
+      slab.stream = &stream;
+      fn(slab);
     }
-    return out;
   }
 
   /// Sets every cell, ghost planes included, to the initial populations (f_eq + f_neq, initialize_populations),
@@ -516,14 +451,15 @@ class OutOfCoreSimulation final : public Simulation {
   SlabPlan plan_;
   std::int64_t plane_cells_;  // cells of one z-plane: row pitch times (ny + 2)
   bool periodic_xy_[2] = {false, false};
-  PinnedBuffer<T> host_;             // the state: f_i - w_i of every block cell, as an in-core run stores it
-  PinnedBuffer<T> below_, above_;    // halo planes beyond the block's z ends, [i * h * plane + ...]
-  PinnedBuffer<CellFlag> flags_;     // flags of host planes 1 - h .. nz + h
+  PinnedBuffer<T> host_;           // the state: f_i - w_i of every block cell, as an in-core run stores it
+  PinnedBuffer<T> below_, above_;  // halo planes beyond the block's z ends, [i * h * plane + ...]
+  PinnedBuffer<CellFlag> flags_;   // flags of host planes 1 - h .. nz + h
   DeviceBuffer<unsigned char> buffers_[kSlabBuffers];
   DeviceBuffer<T> carry_;  // planes shared by consecutive slabs, handed over on the device, [i * 2 h * plane + ...]
   backend::Stream streams_[kSlabBuffers];
   backend::Event carried_;  // the carry holds the planes the next slab needs
-  std::vector<std::unique_ptr<backend::Event>> timing_;  // per slab: upload begins, ends, compute ends, download begins, ends
+  std::vector<std::unique_ptr<backend::Event>>
+      timing_;  // per slab: upload begins, ends, compute ends, download begins, ends
   OutOfCoreStats stats_;
   PopulationLayout layout_ = PopulationLayout::own;
   std::int64_t step_ = 0;
@@ -532,13 +468,14 @@ class OutOfCoreSimulation final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> make_out_of_core_simulation(const CaseConfig& config, const Decomposition& decomposition,
-                                                       const SlabRequest& request, const SlabPlan& plan) {
+                                                        const SlabRequest& request, const SlabPlan& plan) {
   switch (config.precision) {
     case Precision::float64:
       return std::make_unique<OutOfCoreSimulation<double>>(config, decomposition, request, plan);
     case Precision::float16:
       return std::make_unique<OutOfCoreSimulation<half_t>>(config, decomposition, request, plan);
-    case Precision::float32: break;
+    case Precision::float32:
+      break;
   }
   return std::make_unique<OutOfCoreSimulation<float>>(config, decomposition, request, plan);
 }

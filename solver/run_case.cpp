@@ -32,9 +32,9 @@ constexpr double kCheckSeconds = 0.25;
 
 /// What the time loop learns after each chunk of steps, the same on every rank.
 struct LoopCheck {
-  int signal = 0;               ///< a stop signal received on any rank (0: none)
-  std::int64_t unstable = -1;   ///< the first unstable step on any rank (Simulation::unstable_step), or -1
-  double step_seconds = 0.0;    ///< wall seconds per step of the chunk, on the slowest rank
+  int signal = 0;              ///< a stop signal received on any rank (0: none)
+  std::int64_t unstable = -1;  ///< the first unstable step on any rank (Simulation::unstable_step), or -1
+  double step_seconds = 0.0;   ///< wall seconds per step of the chunk, on the slowest rank
 };
 
 /// One reduction over the ranks of the stop signal, the stability watch and the chunk's speed. Collective.
@@ -112,7 +112,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
   CheckpointSeries checkpoints;
   ProgressReport progress(config, sim.time_step());
-  log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
+  log << std::flush;       // the set-up's lines before any progress or stop notice (written straight to stdout)
   std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them
   while (sim.time_step() < config.steps) {
     const std::int64_t t = sim.time_step();

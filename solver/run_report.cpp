@@ -38,7 +38,8 @@ std::string particle_summary(const ParticleConfig& p) {
   if (p.kind == ParticleKind::inertial) {
     text += ", rho_p/rho_f = " + format_number("%.4g", p.density);
     text += p.two_way ? ", two-way" : ", one-way";
-    if (p.contacts) text += p.contact_search == ContactSearch::cell_list ? ", contacts (cell list)" : ", contacts (all pairs)";
+    if (p.contacts)
+      text += p.contact_search == ContactSearch::cell_list ? ", contacts (cell list)" : ", contacts (all pairs)";
     if (p.pair_force == PairForce::gravity) text += ", pair gravity";
   }
   text += p.walls == ParticleWalls::stick ? ", walls stick" : ", walls bounce";
@@ -53,24 +54,26 @@ std::string units_summary(const CaseConfig& config) {
          " s, L = " + format_number("%.6g", u.length) + " m = " + format_number("%.6g", config.length) + " cells\n" +
          "convert     U = " + format_number("%.6g", u.velocity) + " m/s = " + format_number("%.6g", config.velocity) +
          " lattice; nu = " + format_number("%.6g", u.viscosity) + " m^2/s = " + format_number("%.6g", config.nu) +
-         " lattice; 1 lattice velocity = " + format_number("%.6g", velocity) + " m/s; 1 step = " + format_number("%.6g", u.dt) +
-         " s; density 1 = " + format_number("%.6g", u.density) + " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
+         " lattice; 1 lattice velocity = " + format_number("%.6g", velocity) +
+         " m/s; 1 step = " + format_number("%.6g", u.dt) + " s; density 1 = " + format_number("%.6g", u.density) +
+         " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
 }
 
 /// The "thermal" lines of the case summary.
 std::string thermal_summary(const CaseConfig& config) {
   const ThermalConfig& th = config.thermal;
-  std::string text = "thermal     Pr = " + format_number("%.4g", th.prandtl) + ", Ra = " + format_number("%.4g", th.rayleigh) +
-                     " (L = " + format_number("%.6g", config.length) + " cells), kappa = " + format_number("%.6g", th.diffusivity) +
-                     ", " + std::to_string(th.substeps) + (th.substeps == 1 ? " sub-step" : " sub-steps") +
-                     " per step\n";
+  std::string text = "thermal     Pr = " + format_number("%.4g", th.prandtl) +
+                     ", Ra = " + format_number("%.4g", th.rayleigh) + " (L = " + format_number("%.6g", config.length) +
+                     " cells), kappa = " + format_number("%.6g", th.diffusivity) + ", " + std::to_string(th.substeps) +
+                     (th.substeps == 1 ? " sub-step" : " sub-steps") + " per step\n";
   if (th.buoyancy > 0) {
-    text += "buoyancy    g beta = " + format_number("%.6g", th.buoyancy) + " along " +
-            "(" + format_number("%.3g", th.gravity_direction[0]) + ", " + format_number("%.3g", th.gravity_direction[1]) + ", " +
-            format_number("%.3g", th.gravity_direction[2]) + "), dT = " + format_number("%.4g", th.temperature_difference) +
+    text += "buoyancy    g beta = " + format_number("%.6g", th.buoyancy) + " along " + "(" +
+            format_number("%.3g", th.gravity_direction[0]) + ", " + format_number("%.3g", th.gravity_direction[1]) +
+            ", " + format_number("%.3g", th.gravity_direction[2]) +
+            "), dT = " + format_number("%.4g", th.temperature_difference) +
             ", T_ref = " + format_number("%.4g", th.reference_temperature) + ", free-fall velocity " +
-            format_number("%.4g", th.free_fall_velocity) + " (Ma " + format_number("%.3g", mach_number(th.free_fall_velocity)) +
-            ")\n";
+            format_number("%.4g", th.free_fall_velocity) + " (Ma " +
+            format_number("%.3g", mach_number(th.free_fall_velocity)) + ")\n";
   }
   text += "T initial   " + format_number("%.4g", th.initial_temperature) +
           (th.perturbation > 0 ? " +- " + format_number("%.4g", th.perturbation) : std::string()) + ", walls:";
@@ -78,8 +81,9 @@ std::string thermal_summary(const CaseConfig& config) {
   for (int f = 0; f < 6; ++f) {
     if (config.faces[f].kind == FaceKind::periodic) continue;
     any_wall = true;
-    text += std::string(" ") + kFaceNames[f] + "=" +
-            (th.walls[f] == ThermalWall::fixed ? format_number("%.4g", th.wall_temperature[f]) : std::string("adiabatic"));
+    text +=
+        std::string(" ") + kFaceNames[f] + "=" +
+        (th.walls[f] == ThermalWall::fixed ? format_number("%.4g", th.wall_temperature[f]) : std::string("adiabatic"));
   }
   return text + (any_wall ? "" : " none (periodic)") + "\n";
 }
@@ -139,11 +143,14 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "Re          " << format_number("%.6g", config.reynolds) << " (U = " << format_number("%.4g", config.velocity)
       << ", L = " << format_number("%.6g", config.length) << " cells)\n"
       << "Ma          " << format_number("%.4g", config.mach()) << "\n"
-      << "collision   " << (config.collision == Collision::trt ? "TRT (magic " + format_number("%.6g", config.magic) + ")"
-                                                                : std::string("BGK"))
+      << "collision   "
+      << (config.collision == Collision::trt ? "TRT (magic " + format_number("%.6g", config.magic) + ")"
+                                             : std::string("BGK"))
       << "\n"
       << "storage     "
-      << (config.precision == Precision::float64 ? "double" : config.precision == Precision::float16 ? "fp16" : "float")
+      << (config.precision == Precision::float64   ? "double"
+          : config.precision == Precision::float16 ? "fp16"
+                                                   : "float")
       << "\n"
       << "memory      " << bytes_per_cell
       << (out_of_core ? " B/cell in host memory (out-of-core), " + format_bytes(double(device_bytes)) +
@@ -153,9 +160,9 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
-      << (config.units.enabled ? units_summary(config) : std::string())
-      << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
-      << config.output_every << " into " << config.output_directory << "/\n";
+      << (config.units.enabled ? units_summary(config) : std::string()) << "steps       " << config.steps
+      << ", report every " << config.report_every << ", output every " << config.output_every << " into "
+      << config.output_directory << "/\n";
 }
 
 void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
@@ -180,8 +187,8 @@ void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& 
       << " of populations and flags in host memory" << (decomposition.size > 1 ? " on rank 0" : "") << ", "
       << out_of_core.slabs << (out_of_core.slabs == 1 ? " z-slab" : " z-slabs") << " through 2 device buffers of "
       << out_of_core.buffer_planes << " planes" << (out_of_core.slabs > 1 ? " and a carry" : "") << " ("
-      << format_bytes(double(out_of_core.device_bytes)) << " of a budget of " << format_bytes(double(out_of_core.budget))
-      << "), time_block " << out_of_core.time_block << "\n";
+      << format_bytes(double(out_of_core.device_bytes)) << " of a budget of "
+      << format_bytes(double(out_of_core.budget)) << "), time_block " << out_of_core.time_block << "\n";
   if (out_of_core.work_factor > kWorkFactorWarning) {
     log << "  warning: each step of this plan updates " << format_number("%.3g", out_of_core.work_factor)
         << "x the block's z-planes (halos of time_block + 1 planes on each side of every slab), so expect about 1/"
@@ -241,10 +248,12 @@ void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalD
   std::snprintf(line, sizeof line, "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e",
                 static_cast<long long>(now), 100.0 * double(now) / double(config_.steps), mlups,
                 duration_text(eta).c_str(), d.finite ? d.max_speed : std::nan(""),
-                !d.finite ? std::nan("") : initial.mass > 0 ? d.mass / initial.mass - 1.0 : 0.0);
+                !d.finite          ? std::nan("")
+                : initial.mass > 0 ? d.mass / initial.mass - 1.0
+                                   : 0.0);
   log << line;
   if (sim.has_particles()) log << "  particles " << sim.particle_count();  // collective
-  if (sim.has_thermal()) log << thermal_progress(config_, sim, t);        // collective
+  if (sim.has_thermal()) log << thermal_progress(config_, sim, t);         // collective
   log << "\n" << std::flush;
   interval_start_ = wall;
   interval_steps_ = 0;

@@ -169,9 +169,11 @@ void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& 
   std::copy(c.u_vertical.value.begin(), c.u_vertical.value.end(), table.columns[1].begin());
   std::copy(c.v_horizontal.s.begin(), c.v_horizontal.s.end(), table.columns[2].begin());
   std::copy(c.v_horizontal.value.begin(), c.v_horizontal.value.end(), table.columns[3].begin());
-  const std::string path = (std::filesystem::path(config.output_directory) / (config.name + "_centerlines.csv")).string();
+  const std::string path =
+      (std::filesystem::path(config.output_directory) / (config.name + "_centerlines.csv")).string();
   write_csv(path, table);
-  log << "  wrote " << path << " (u/U on x = 0.5 and v/U on y = 0.5; positions divided by the cavity side, velocities by U)\n";
+  log << "  wrote " << path
+      << " (u/U on x = 0.5 and v/U on y = 0.5; positions divided by the cavity side, velocities by U)\n";
 }
 
 }  // namespace eddy

@@ -60,8 +60,8 @@ Finding thermal_problem(const CaseConfig& config, const Diagnostics& d, const Th
       scale = std::max(scale, std::abs(th.wall_temperature[f] - th.reference_temperature));
     }
   }
-  const double excursion = std::max(std::abs(t.max - th.reference_temperature),
-                                    std::abs(t.min - th.reference_temperature));
+  const double excursion =
+      std::max(std::abs(t.max - th.reference_temperature), std::abs(t.min - th.reference_temperature));
   Finding f;
   if (!t.finite) {
     f.problem = "non-finite temperature (NaN/inf) at cell " + cell_text(t.first_nonfinite_cell);
@@ -78,9 +78,10 @@ Finding thermal_problem(const CaseConfig& config, const Diagnostics& d, const Th
                 " from T_ref = " + format_number("%.4g", th.reference_temperature);
   }
   if (!f.problem.empty()) {
-    f.hint = "the temperature update is unstable: give physics.velocity at least the flow's largest speed (the "
-             "sub-steps follow from it), or weaken what drives the flow (physics.body_force" +
-             std::string(th.rayleigh > 0 ? ", thermal.rayleigh" : "") + "), or raise the resolution";
+    f.hint =
+        "the temperature update is unstable: give physics.velocity at least the flow's largest speed (the "
+        "sub-steps follow from it), or weaken what drives the flow (physics.body_force" +
+        std::string(th.rayleigh > 0 ? ", thermal.rayleigh" : "") + "), or raise the resolution";
   }
   return f;
 }
@@ -107,8 +108,8 @@ void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnost
     // The kernel saw the velocity it collided in that step; the state written is the one after it, which the
     // checks above may find back in range.
     found.problem = "|u| exceeded the lattice limit " + format_number("%.1f", kMaxLatticeSpeed) +
-                    " or became NaN during step " + std::to_string(unstable + 1) + "; now max |u| = " +
-                    format_number("%.3g", d.max_speed) + " at cell " + cell_text(d.fastest_cell);
+                    " or became NaN during step " + std::to_string(unstable + 1) +
+                    "; now max |u| = " + format_number("%.3g", d.max_speed) + " at cell " + cell_text(d.fastest_cell);
   }
   if (found.problem.empty()) return;
   const std::string hint = found.hint.empty() ? general_hint(config) : found.hint;

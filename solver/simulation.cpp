@@ -1,0 +1,182 @@
+// Simulation: creation, and the read-outs written once over the storage and stepping of either kind of block
+// (solver/simulation.hpp).
+#include "solver/simulation.hpp"
+
+#include <stdexcept>
+
+#include "kernels/cell_flags.hpp"
+#include "kernels/d3q19.hpp"
+#include "kernels/launchers.hpp"
+#include "solver/derived_fields.hpp"
+#include "solver/lattice_simulation.hpp"
+#include "solver/moment_readout.hpp"
+#include "solver/out_of_core.hpp"
+
+namespace eddy {
+
+OutputScaling OutputScaling::of(const CaseConfig& config) {
+  OutputScaling s;
+  if (config.units.enabled) {
+    s.length = 1.0 / config.units.dx;
+    s.velocity = config.units.dt / config.units.dx;
+    s.density = config.units.density;
+    s.si = true;
+    return s;
+  }
+  s.length = config.length > 0.0 ? config.length : 1.0;
+  s.velocity = config.velocity > 0.0 ? config.velocity : 1.0;
+  return s;
+}
+
+std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
+  if (runs_out_of_core(config, decomposition, in_core_device_bytes(config, decomposition))) {
+    return create_out_of_core(config, decomposition);
+  }
+  return create_in_core(config, decomposition);
+}
+
+std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config) {
+  return create(config, serial_decomposition(config));
+}
+
+namespace {
+
+std::int64_t interior_cells(const Decomposition& d) {
+  return std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
+}
+
+}  // namespace
+
+int Simulation::population_bytes() const {
+  return config_.precision == Precision::float16 ? 2 : config_.precision == Precision::float64 ? 8 : 4;
+}
+
+int Simulation::temperature_bytes() const { return config_.precision == Precision::float64 ? 8 : 4; }
+
+std::size_t Simulation::kernel_bytes_per_cell() const {
+  return 2 * d3q19::Q * std::size_t(population_bytes()) + sizeof(CellFlag);
+}
+
+template <class R>
+std::vector<R> Simulation::moments() {
+  return gather_moments<R>(interior_cells(decomposition()), [&](auto fn) {
+    for_each_moment_slab([&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
+  });
+}
+
+MacroscopicFields Simulation::fields() {
+  if (temperature_bytes() == 8) return to_fields(moments<double>(), decomposition());
+  return to_fields(moments<float>(), decomposition());
+}
+
+Diagnostics Simulation::diagnose() {
+  DiagnosticsAccumulator sums;  // reduced slab by slab as the moments arrive
+  const bool f64 = temperature_bytes() == 8;
+  for_each_moment_slab([&](const MomentSlab& s) {
+    if (f64) {
+      sums.add(static_cast<const double*>(s.values), s.slab, s.first, s.cells);
+    } else {
+      sums.add(static_cast<const float*>(s.values), s.slab, s.first, s.cells);
+    }
+  });
+  const Decomposition& d = decomposition();
+  return sums.result(d.local_size, d.offset);
+}
+
+/// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
+/// (vorticity, |S|) by L / U, Q by (L / U)^2. Each velocity slab is differenced on the device and its interior
+/// planes copied out.
+template <class R>
+std::vector<R> Simulation::derived_values(const OutputScaling& scaling, const std::vector<std::string>& names) {
+  const int components = derived_components(names);
+  const Decomposition& d = decomposition();
+  const std::int64_t n = interior_cells(d), plane = std::int64_t(d.local_size[0]) * d.local_size[1];
+  std::vector<R> out(std::size_t(components) * std::size_t(n));
+  if (components == 0) return out;
+  std::vector<R> all;
+  for_each_velocity_slab([&](const VelocitySlab& s) {
+    const R* const u[3] = {static_cast<const R*>(s.u[0]), static_cast<const R*>(s.u[1]), static_cast<const R*>(s.u[2])};
+    R* const w[3] = {static_cast<R*>(s.scratch[0]), static_cast<R*>(s.scratch[1]), static_cast<R*>(s.scratch[2])};
+    const std::size_t cells = std::size_t(s.shape.n_cells());
+    all.resize(cells);
+    int c = 0;
+    run_derived_stencils<R>(
+        u, s.flags, s.shape, w, names, scaling.length / scaling.velocity,  // 1/step -> L/U
+        [&](const R* component, double scale) {
+          backend::synchronize();
+          backend::copy_to_host(all.data(), component, cells * sizeof(R));
+          R* to = out.data() + std::int64_t(c++) * n + std::int64_t(s.first_plane - 1) * plane;
+          for (int z = s.lo; z < s.hi; ++z)
+            for (int y = 1; y <= s.shape.n[1]; ++y)
+              for (int x = 1; x <= s.shape.n[0]; ++x) *to++ = R(all[s.shape.index(x, y, z)] * scale);
+        },
+        s.stream);
+  });
+  return out;
+}
+
+std::vector<double> Simulation::derived_field(const std::string& name) {
+  if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
+  if (temperature_bytes() == 8) return derived_values<double>(OutputScaling{}, {name});
+  const std::vector<float> values = derived_values<float>(OutputScaling{}, {name});
+  return std::vector<double>(values.begin(), values.end());
+}
+
+/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T (piece_fields).
+template <class R>
+PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling& scaling) {
+  const Decomposition& d = decomposition();
+  std::vector<R> host = moments<R>();
+  scale_moments(host, interior_cells(d), scaling);
+  const std::vector<R> derived = derived_values<R>(scaling, config_.output_fields);
+  host.insert(host.end(), derived.begin(), derived.end());
+  if (thermal_component_ && wants_output(config_, "temperature")) {
+    const std::vector<double> t = thermal_component_->interior();
+    host.insert(host.end(), t.begin(), t.end());
+  }
+  return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
+                            config_.output_fields, time_step());
+}
+
+PieceExtent Simulation::write_vti(const std::string& path, const OutputScaling& scaling) {
+  if (temperature_bytes() == 8) return write_piece<double>(path, scaling);
+  return write_piece<float>(path, scaling);
+}
+
+RawState Simulation::raw_state() {
+  RawState state = raw_populations();
+  if (thermal_component_) state.temperature = thermal_component_->interior_bytes();
+  if (particle_component_) {
+    state.particles = particle_component_->snapshot();
+    state.particle_force = particle_component_->force_field_bytes();
+  }
+  return state;
+}
+
+void Simulation::set_raw_state(const RawState& state) {
+  const std::size_t n = std::size_t(interior_cells(decomposition()));
+  const std::size_t value = std::size_t(temperature_bytes());
+  if (state.populations.size() != std::size_t(d3q19::Q) * n * std::size_t(population_bytes())) {
+    throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
+                                " population bytes do not fit this block");
+  }
+  if (particle_component_ && config_.particles.two_way && state.particle_force.size() != 3 * n * value) {
+    throw std::invalid_argument("set_raw_state: the particles' force field does not fit this block");
+  }
+  if (thermal_component_ && state.temperature.size() != n * value) {
+    throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
+  }
+  if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
+    throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
+  }
+  restore_populations(state);
+  if (thermal_component_) thermal_component_->set_interior_bytes(state.temperature);
+  if (particle_component_) particle_component_->restore_bytes(state.particles, state.particle_force);
+}
+
+void Simulation::set_temperature(const std::vector<double>& t) {
+  if (!thermal_component_) throw std::logic_error("set_temperature: the case has no [thermal] section");
+  thermal_component_->set_interior(t);
+}
+
+}  // namespace eddy
