@@ -1,7 +1,9 @@
 #include "solver/halo_exchange.hpp"
 
+#include <cstring>
 #include <type_traits>
 
+#include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/mpi_gpu_support.hpp"
@@ -137,5 +139,55 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
 template class HaloExchange<float>;
 template class HaloExchange<double>;
 template class HaloExchange<half_t>;
+
+template <class T>
+void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape, std::int64_t plane_cells, int h,
+                     const T* f, T* below, T* above) {
+  const auto& neighbour = decomposition.neighbour[2];
+  if (neighbour[0] == kNoNeighbour && neighbour[1] == kNoNeighbour) return;
+  const int nz = shape.n[2];
+  const std::size_t halo_values = std::size_t(h) * std::size_t(plane_cells);
+  if (decomposition.serial() || neighbour[0] == decomposition.rank) {
+    const std::size_t plane_bytes = std::size_t(plane_cells) * sizeof(T);
+    auto image = [&](int p) { return ((p - 1) % nz + nz) % nz + 1; };
+    for (int i = 0; i < d3q19::Q; ++i) {
+      const T* population = f + i * shape.n_cells();
+      for (int q = 0; q < h; ++q) {
+        std::memcpy(below + i * halo_values + std::size_t(q) * plane_cells,
+                    population + std::int64_t(image(1 - h + q)) * plane_cells, plane_bytes);
+        std::memcpy(above + i * halo_values + std::size_t(q) * plane_cells,
+                    population + std::int64_t(image(nz + 1 + q)) * plane_cells, plane_bytes);
+      }
+    }
+    return;
+  }
+  // Planes 1..h go down (they are the lower rank's "above"), planes nz-h+1..nz go up; strided over populations.
+  MPI_Datatype planes = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
+  EDDY_MPI_CHECK(MPI_Type_create_hvector(d3q19::Q, int(halo_values * sizeof(T)), MPI_Aint(shape.n_cells() * sizeof(T)),
+                                         MPI_BYTE, &planes));
+  EDDY_MPI_CHECK(MPI_Type_contiguous(int(halo_values * sizeof(T)), MPI_BYTE, &packed));
+  EDDY_MPI_CHECK(MPI_Type_commit(&planes));
+  EDDY_MPI_CHECK(MPI_Type_commit(&packed));
+  const int lower = neighbour[0] == kNoNeighbour ? MPI_PROC_NULL : neighbour[0];
+  const int upper = neighbour[1] == kNoNeighbour ? MPI_PROC_NULL : neighbour[1];
+  const T* bottom = f + std::int64_t(1) * plane_cells;
+  const T* top = f + std::int64_t(nz - h + 1) * plane_cells;
+  constexpr int kTagUp = 41, kTagDown = 42;
+  // A wall side has no neighbour and no buffer: nothing is sent or received there (count 0).
+  const int to_upper = upper == MPI_PROC_NULL ? 0 : 1, to_lower = lower == MPI_PROC_NULL ? 0 : 1;
+  EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below, to_lower * d3q19::Q, packed, lower, kTagUp,
+                              decomposition.comm, MPI_STATUS_IGNORE));
+  EDDY_MPI_CHECK(MPI_Sendrecv(bottom, to_lower, planes, lower, kTagDown, above, to_upper * d3q19::Q, packed, upper,
+                              kTagDown, decomposition.comm, MPI_STATUS_IGNORE));
+  MPI_Type_free(&planes);
+  MPI_Type_free(&packed);
+}
+
+#define EDDY_INSTANTIATE(T)                                                                                    \
+  template void exchange_z_halo<T>(const Decomposition&, const BlockShape&, std::int64_t, int, const T*, T*, T*);
+EDDY_INSTANTIATE(float)
+EDDY_INSTANTIATE(double)
+EDDY_INSTANTIATE(half_t)
+#undef EDDY_INSTANTIATE
 
 }  // namespace eddy

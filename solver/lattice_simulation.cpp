@@ -10,17 +10,13 @@
 #include "solver/lattice_simulation.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <functional>
 #include <new>
-#include <stdexcept>
 
-#include "io/vtk_output.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
-#include "kernels/stencil_launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
 #include "solver/derived_fields.hpp"
@@ -29,8 +25,6 @@
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
-#include "solver/moment_readout.hpp"
-#include "solver/out_of_core.hpp"
 
 namespace eddy {
 

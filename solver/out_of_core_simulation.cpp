@@ -5,22 +5,19 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
-#include <stdexcept>
+#include <functional>
 #include <vector>
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/storage.hpp"
-#include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
+#include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
-#include "solver/moment_readout.hpp"
-#include "solver/mpi_check.hpp"
 #include "solver/slab_plan.hpp"
 
 namespace eddy {
@@ -317,45 +314,7 @@ class OutOfCoreSimulation final : public Simulation {
   /// far end, otherwise from the z-neighbour ranks (collective along z). A wall side has none.
   void refresh_halos() {
     if (request_.wall_below && request_.wall_above) return;
-    const int nz = shape_.n[2], h = plan_.halo;
-    const std::size_t halo_values = std::size_t(h) * std::size_t(plane_cells_);
-    const auto& neighbour = decomposition_.neighbour[2];
-    const bool self = decomposition_.serial() || (neighbour[0] == decomposition_.rank);
-    if (self) {
-      // Host plane p beyond the block is its periodic image ((p - 1) mod nz) + 1, however often the halo wraps.
-      const std::size_t plane_bytes = std::size_t(plane_cells_) * sizeof(T);
-      auto image = [&](int p) { return ((p - 1) % nz + nz) % nz + 1; };
-      for (int i = 0; i < d3q19::Q; ++i) {
-        const T* population = host_.data() + i * shape_.n_cells();
-        for (int q = 0; q < h; ++q) {
-          std::memcpy(below_.data() + i * halo_values + std::size_t(q) * plane_cells_,
-                      population + std::int64_t(image(1 - h + q)) * plane_cells_, plane_bytes);
-          std::memcpy(above_.data() + i * halo_values + std::size_t(q) * plane_cells_,
-                      population + std::int64_t(image(nz + 1 + q)) * plane_cells_, plane_bytes);
-        }
-      }
-      return;
-    }
-    // Planes 1..h go down (they are the lower rank's "above"), planes nz-h+1..nz go up; strided over populations.
-    MPI_Datatype planes = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
-    EDDY_MPI_CHECK(MPI_Type_create_hvector(d3q19::Q, int(halo_values * sizeof(T)),
-                                           MPI_Aint(shape_.n_cells() * sizeof(T)), MPI_BYTE, &planes));
-    EDDY_MPI_CHECK(MPI_Type_contiguous(int(halo_values * sizeof(T)), MPI_BYTE, &packed));
-    EDDY_MPI_CHECK(MPI_Type_commit(&planes));
-    EDDY_MPI_CHECK(MPI_Type_commit(&packed));
-    const int lower = neighbour[0] == kNoNeighbour ? MPI_PROC_NULL : neighbour[0];
-    const int upper = neighbour[1] == kNoNeighbour ? MPI_PROC_NULL : neighbour[1];
-    T* bottom = host_.data() + std::int64_t(1) * plane_cells_;
-    T* top = host_.data() + std::int64_t(nz - h + 1) * plane_cells_;
-    constexpr int kTagUp = 41, kTagDown = 42;
-    // A wall side has no neighbour and no buffer: nothing is sent or received there (count 0).
-    const int to_upper = upper == MPI_PROC_NULL ? 0 : 1, to_lower = lower == MPI_PROC_NULL ? 0 : 1;
-    EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below_.data(), to_lower * d3q19::Q, packed, lower,
-                                kTagUp, decomposition_.comm, MPI_STATUS_IGNORE));
-    EDDY_MPI_CHECK(MPI_Sendrecv(bottom, to_lower, planes, lower, kTagDown, above_.data(), to_upper * d3q19::Q, packed,
-                                upper, kTagDown, decomposition_.comm, MPI_STATUS_IGNORE));
-    MPI_Type_free(&planes);
-    MPI_Type_free(&packed);
+    exchange_z_halo(decomposition_, shape_, plane_cells_, plan_.halo, host_.data(), below_.data(), above_.data());
   }
 
   /// Loads `slab` with `depth` halo planes into device buffer 0 for a read-out of the current state (on stream 0),
