@@ -1,8 +1,5 @@
 #include "solver/checkpointing.hpp"
 
-#include "solver/precision.hpp"
-
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,8 +8,10 @@
 #include "io/checkpoint.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/errors.hpp"
+#include "solver/precision.hpp"
 #include "solver/reductions.hpp"
 #include "solver/run_report.hpp"
+#include "solver/timing.hpp"
 
 namespace eddy {
 
@@ -183,9 +182,9 @@ void remove_checkpoint(const std::string& manifest_path) {
 }
 
 std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
-  const auto begin = std::chrono::steady_clock::now();
+  const auto begin = Clock::now();
   const std::string path = write_state_checkpoint(config, sim);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const double seconds = seconds_since(begin);
   last_step_ = sim.time_step();
   paths_.push_back(path);
   if (paths_.size() > 2) {

@@ -25,6 +25,7 @@
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 
@@ -34,7 +35,7 @@ namespace {
 constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
 
 /// Bytes of one output value (rho or a velocity component): the arithmetic type.
-double output_value_bytes(const CaseConfig& config) { return config.precision == Precision::float64 ? 8.0 : 4.0; }
+double output_value_bytes(const CaseConfig& config) { return double(arithmetic_bytes(config.precision)); }
 
 /// Device bytes of the particles of a block of `decomposition`: the seeded count in proportion to the block, twice
 /// over for clustering (at most the count).
@@ -49,7 +50,7 @@ double particle_bytes_needed(const CaseConfig& config, const Decomposition& deco
 /// output slab of 4 fields for at most kMomentSlabCells cells, and the particles.
 double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
-  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
+  const double stored_bytes = double(storage_bytes(config.precision));
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
   // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
   const bool derived = std::any_of(config.output_fields.begin(), config.output_fields.end(), is_derived_field);

@@ -11,6 +11,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/out_of_core_simulation.hpp"
+#include "solver/precision.hpp"
 #include "solver/reductions.hpp"
 #include "solver/slab_plan.hpp"
 
@@ -23,11 +24,6 @@ bool split_along_z_only(const Decomposition& decomposition) {
 }
 
 bool fluid_only(const CaseConfig& config) { return !config.particles.enabled && !config.thermal.enabled; }
-
-/// Bytes of one stored population value.
-std::size_t value_bytes(Precision precision) {
-  return precision == Precision::float16 ? 2 : precision == Precision::float64 ? 8 : 4;
-}
 
 }  // namespace
 
@@ -65,7 +61,7 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
                                std::to_string(decomposition.size) + "]");
   }
   const BlockShape shape = block_shape(decomposition);
-  const std::size_t bytes = value_bytes(config.precision);
+  const std::size_t bytes = storage_bytes(config.precision);
   const DeviceBudget budget = out_of_core_budget(config);
   SlabRequest request;
   request.nz = shape.n[2];
@@ -93,7 +89,7 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   }
   // Host: the state, the flags (with the halo planes), and one read-out of the fields (4 values per interior cell).
   const double host_bytes = double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag)) +
-                            4.0 * double(shape.interior_cells()) * (config.precision == Precision::float64 ? 8 : 4);
+                            4.0 * double(shape.interior_cells()) * double(arithmetic_bytes(config.precision));
   const std::size_t available = host_available_memory();
   if (!backend::is_gpu() && config.out_of_core.device_memory_limit <= 0 && available > 0) {
     // On cpu the "device" buffers share the host memory with the state: budget what the state leaves.

@@ -4,7 +4,6 @@
 #include "solver/out_of_core_simulation.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -19,14 +18,11 @@
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/slab_plan.hpp"
+#include "solver/timing.hpp"
 
 namespace eddy {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 template <class T>
 class OutOfCoreSimulation final : public Simulation {
@@ -270,7 +266,7 @@ class OutOfCoreSimulation final : public Simulation {
   /// thus uploaded once per sweep and read before it is written back, and no copy waits for another slab's copy in
   /// the other direction. A slab's own planes go back to the host as soon as it is done.
   void sweep(int steps) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     refresh_halos();
     const int n = plan_.slabs(), h = plan_.halo;
     auto event = [&](int slab, int point) -> backend::Event& { return *timing_[5 * slab + point]; };

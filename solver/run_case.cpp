@@ -4,7 +4,6 @@
 #include "solver/run_case.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <ostream>
 
 #include "kernels/backend.hpp"
@@ -17,14 +16,11 @@
 #include "solver/simulation.hpp"
 #include "solver/snapshot_writer.hpp"
 #include "solver/stop_signal.hpp"
+#include "solver/timing.hpp"
 
 namespace eddy {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// The time loop checks for stop signals and the stability watch after chunks of at most kStabilityCheckSteps
 /// steps, fewer when steps are slow: a chunk takes about this long, so a stop acts within about a second.

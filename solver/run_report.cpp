@@ -10,6 +10,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/lattice_units.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/thermal_field.hpp"
@@ -147,11 +148,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << (config.collision == Collision::trt ? "TRT (magic " + format_number("%.6g", config.magic) + ")"
                                              : std::string("BGK"))
       << "\n"
-      << "storage     "
-      << (config.precision == Precision::float64   ? "double"
-          : config.precision == Precision::float16 ? "fp16"
-                                                   : "float")
-      << "\n"
+      << "storage     " << precision_name(config.precision) << "\n"
       << "memory      " << bytes_per_cell
       << (out_of_core ? " B/cell in host memory (out-of-core), " + format_bytes(double(device_bytes)) +
                             " of device buffers" + (ranks > 1 ? " on rank 0" : "")
@@ -240,13 +237,12 @@ void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalD
                            const Diagnostics& initial, std::ostream& log) {
   const std::int64_t now = sim.time_step();
   const auto wall = Clock::now();
-  const double seconds = std::chrono::duration<double>(wall - interval_start_).count();
-  const double total = std::chrono::duration<double>(wall - start_).count();
-  const double mlups = seconds > 0 ? cells_ * interval_steps_ / seconds * 1e-6 : 0.0;
+  const double total = seconds_between(start_, wall);
+  const double rate = mlups(cells_, double(interval_steps_), seconds_between(interval_start_, wall));
   const double eta = total / double(now - first_step_) * double(config_.steps - now);
   char line[256];
   std::snprintf(line, sizeof line, "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e",
-                static_cast<long long>(now), 100.0 * double(now) / double(config_.steps), mlups,
+                static_cast<long long>(now), 100.0 * double(now) / double(config_.steps), rate,
                 duration_text(eta).c_str(), d.finite ? d.max_speed : std::nan(""),
                 !d.finite          ? std::nan("")
                 : initial.mass > 0 ? d.mass / initial.mass - 1.0
@@ -259,14 +255,13 @@ void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalD
   interval_steps_ = 0;
 }
 
-double ProgressReport::seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+double ProgressReport::seconds() const { return seconds_since(start_); }
 
 void ProgressReport::print_done(double total_seconds, std::ostream& log) const {
   const double steps_run = double(config_.steps - first_step_);
   char line[160];
   std::snprintf(line, sizeof line, "done: %lld steps in %.2f s, %.2f MLUPS on average\n",
-                static_cast<long long>(steps_run), total_seconds,
-                total_seconds > 0 ? cells_ * steps_run / total_seconds * 1e-6 : 0.0);
+                static_cast<long long>(steps_run), total_seconds, mlups(cells_, steps_run, total_seconds));
   log << line;
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -11,6 +10,7 @@
 #include "io/case_config.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/simulation.hpp"
+#include "solver/timing.hpp"
 
 namespace eddy {
 
@@ -51,7 +51,6 @@ void print_stop(const CaseConfig& config, int signal, std::int64_t step, const s
 /// the thermal state when present) and the final "done:" line; keeps the wall times they need.
 class ProgressReport {
  public:
-  using Clock = std::chrono::steady_clock;
   /// Starts the clocks; `first_step`: the step the run starts from (after a restart, the restored one).
   ProgressReport(const CaseConfig& config, std::int64_t first_step);
   /// Counts `steps` more steps into the current report interval.

@@ -11,6 +11,7 @@
 #include "solver/lattice_simulation.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/out_of_core.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 
@@ -47,11 +48,9 @@ std::int64_t interior_cells(const Decomposition& d) {
 
 }  // namespace
 
-int Simulation::population_bytes() const {
-  return config_.precision == Precision::float16 ? 2 : config_.precision == Precision::float64 ? 8 : 4;
-}
+int Simulation::population_bytes() const { return int(storage_bytes(config_.precision)); }
 
-int Simulation::temperature_bytes() const { return config_.precision == Precision::float64 ? 8 : 4; }
+int Simulation::temperature_bytes() const { return int(arithmetic_bytes(config_.precision)); }
 
 std::size_t Simulation::kernel_bytes_per_cell() const {
   return 2 * d3q19::Q * std::size_t(population_bytes()) + sizeof(CellFlag);
