@@ -12,6 +12,7 @@
 #include "kernels/particle_launchers.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 namespace {
@@ -41,7 +42,7 @@ constexpr double kBytesPerParticle = 13 * 8 + 28;
 double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles) {
   if (!config.particles.enabled) return 0.0;
   const double cells = double(block_shape(decomposition).n_cells());
-  const double value = config.precision == Precision::float64 ? 8.0 : 4.0;
+  const double value = double(arithmetic_bytes(config.precision));
   double bytes = cells * 3.0 * value;                               // velocity field
   if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
   return bytes + double(particles) * kBytesPerParticle;

@@ -7,6 +7,7 @@
 
 #include "kernels/scalar_launchers.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 
@@ -25,7 +26,7 @@ double hashed_unit(std::uint64_t key) {
 
 std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells) {
   if (!config.thermal.enabled) return 0;
-  const std::size_t value = config.precision == Precision::float64 ? 8 : 4;
+  const std::size_t value = arithmetic_bytes(config.precision);
   return 5 * value * std::size_t(block_cells);
 }
 
