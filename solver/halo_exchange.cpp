@@ -58,7 +58,7 @@ bool HaloExchange<T>::active() const {
 
 template <class T>
 void HaloExchange<T>::exchange(const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
-                              const backend::Stream& stream) {
+                               const backend::Stream& stream) {
   const bool into = direction == HaloDirection::into_ghosts;
   for (int pass = 0; pass < 3; ++pass) {
     const int axis = into ? pass : 2 - pass;
@@ -73,8 +73,8 @@ void HaloExchange<T>::exchange(const PopulationView<T>& f, const FlagView& flags
 }
 
 template <class T>
-void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
-                                    const backend::Stream& stream) {
+void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const FlagView& flags,
+                                    HaloDirection direction, const backend::Stream& stream) {
   AxisBuffers& b = buffers_[axis];
   const int neighbour[2] = {decomposition_.neighbour[axis][kLow], decomposition_.neighbour[axis][kHigh]};
   const int n = shape_.n[axis];
@@ -92,7 +92,8 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
   const std::size_t count = b.send[kLow].size();
 
   for (int side : {kLow, kHigh})
-    if (neighbour[side] != kNoNeighbour) pack_plane(f, shape_, axis, send_plane[side], *send_dirs[side], b.send[side].data(), &stream);
+    if (neighbour[side] != kNoNeighbour)
+      pack_plane(f, shape_, axis, send_plane[side], *send_dirs[side], b.send[side].data(), &stream);
 
   if (transport_ == HaloTransport::nccl) {
     nccl_->exchange(b.send[kLow].data(), b.recv[kLow].data(), neighbour[kLow], b.send[kHigh].data(),
@@ -103,7 +104,8 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
     T* recv[2] = {staged ? b.host_recv[kLow] : b.recv[kLow].data(), staged ? b.host_recv[kHigh] : b.recv[kHigh].data()};
     if (staged) {
       for (int side : {kLow, kHigh})
-        if (neighbour[side] != kNoNeighbour) backend::copy_to_host_async(send[side], b.send[side].data(), count * sizeof(T), stream);
+        if (neighbour[side] != kNoNeighbour)
+          backend::copy_to_host_async(send[side], b.send[side].data(), count * sizeof(T), stream);
     }
     stream.synchronize();  // packed (and staged) data complete before MPI reads it
     const MPI_Datatype type = std::is_same_v<T, double>  ? MPI_DOUBLE
@@ -114,26 +116,32 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
     int pending = 0;
     const int count_int = static_cast<int>(count);
     if (neighbour[kLow] != kNoNeighbour) {
-      EDDY_MPI_CHECK(MPI_Irecv(recv[kLow], count_int, type, neighbour[kLow], 2 * axis + 1, decomposition_.comm, &requests[pending++]));
+      EDDY_MPI_CHECK(MPI_Irecv(recv[kLow], count_int, type, neighbour[kLow], 2 * axis + 1, decomposition_.comm,
+                               &requests[pending++]));
     }
     if (neighbour[kHigh] != kNoNeighbour) {
-      EDDY_MPI_CHECK(MPI_Irecv(recv[kHigh], count_int, type, neighbour[kHigh], 2 * axis, decomposition_.comm, &requests[pending++]));
+      EDDY_MPI_CHECK(MPI_Irecv(recv[kHigh], count_int, type, neighbour[kHigh], 2 * axis, decomposition_.comm,
+                               &requests[pending++]));
     }
     if (neighbour[kLow] != kNoNeighbour) {
-      EDDY_MPI_CHECK(MPI_Isend(send[kLow], count_int, type, neighbour[kLow], 2 * axis, decomposition_.comm, &requests[pending++]));
+      EDDY_MPI_CHECK(
+          MPI_Isend(send[kLow], count_int, type, neighbour[kLow], 2 * axis, decomposition_.comm, &requests[pending++]));
     }
     if (neighbour[kHigh] != kNoNeighbour) {
-      EDDY_MPI_CHECK(MPI_Isend(send[kHigh], count_int, type, neighbour[kHigh], 2 * axis + 1, decomposition_.comm, &requests[pending++]));
+      EDDY_MPI_CHECK(MPI_Isend(send[kHigh], count_int, type, neighbour[kHigh], 2 * axis + 1, decomposition_.comm,
+                               &requests[pending++]));
     }
     EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
     if (staged) {
       for (int side : {kLow, kHigh})
-        if (neighbour[side] != kNoNeighbour) backend::copy_to_device_async(b.recv[side].data(), recv[side], count * sizeof(T), stream);
+        if (neighbour[side] != kNoNeighbour)
+          backend::copy_to_device_async(b.recv[side].data(), recv[side], count * sizeof(T), stream);
     }
   }
   for (int side : {kLow, kHigh})
-    if (neighbour[side] != kNoNeighbour) unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(),
-                                                   into ? nullptr : flags.flag, &stream);
+    if (neighbour[side] != kNoNeighbour)
+      unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(),
+                   into ? nullptr : flags.flag, &stream);
 }
 
 template class HaloExchange<float>;
@@ -183,7 +191,7 @@ void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape
   MPI_Type_free(&packed);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                    \
+#define EDDY_INSTANTIATE(T) \
   template void exchange_z_halo<T>(const Decomposition&, const BlockShape&, std::int64_t, int, const T*, T*, T*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
