@@ -1,16 +1,17 @@
 #include "solver/checkpointing.hpp"
 
-#include "solver/precision.hpp"
-
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "solver/errors.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/errors.hpp"
+#include "solver/precision.hpp"
 #include "solver/reductions.hpp"
+#include "solver/run_report.hpp"
+#include "solver/timing.hpp"
 
 namespace eddy {
 
@@ -178,6 +179,20 @@ void remove_checkpoint(const std::string& manifest_path) {
   data.replace_extension(".data");
   std::filesystem::remove(manifest, ec);
   std::filesystem::remove(data, ec);
+}
+
+std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  const auto begin = Clock::now();
+  const std::string path = write_state_checkpoint(config, sim);
+  const double seconds = seconds_since(begin);
+  last_step_ = sim.time_step();
+  paths_.push_back(path);
+  if (paths_.size() > 2) {
+    if (sim.decomposition().rank == 0) remove_checkpoint(paths_.front());
+    paths_.erase(paths_.begin());
+  }
+  print_checkpoint(path, seconds, log);
+  return path;
 }
 
 }  // namespace eddy

@@ -3,6 +3,8 @@
 // for bit. The newest two checkpoints of a run are kept; older ones are removed once a newer one is complete.
 #pragma once
 
+#include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,22 @@ std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, 
 /// Removes a checkpoint written earlier (manifest first, so no manifest names a missing data file); rank 0 only,
 /// errors ignored.
 void remove_checkpoint(const std::string& manifest_path);
+
+/// The checkpoints one run writes: each one logged with its size and speed; the newest two are kept, older ones
+/// removed once a newer one is complete.
+class CheckpointSeries {
+ public:
+  /// write_state_checkpoint (collective; throws as it does), then "  wrote checkpoint ..." on `log`; returns the
+  /// manifest's path.
+  std::string write(const CaseConfig& config, Simulation& sim, std::ostream& log);
+  /// The step of the newest checkpoint of this run, -1 before the first.
+  std::int64_t last_step() const { return last_step_; }
+  /// The manifest of the newest checkpoint (last_step() >= 0).
+  const std::string& newest() const { return paths_.back(); }
+
+ private:
+  std::vector<std::string> paths_;
+  std::int64_t last_step_ = -1;
+};
 
 }  // namespace eddy

@@ -1,5 +1,5 @@
-// Output fields derived from the velocity by finite differences (kernels/stencil_launchers.hpp), shared by the
-// in-core and the out-of-core simulations: which there are, in output order, and how they are run on a block.
+// Output fields derived from the velocity by finite differences (kernels/stencil_launchers.hpp): the fields of
+// io/output_fields.hpp whose source is FieldSource::stencil, and how their stencils are run on a block.
 #pragma once
 
 #include <functional>
@@ -12,21 +12,17 @@
 
 namespace eddy {
 
-struct DerivedField {
-  const char* name;
-  int components;
-};
-/// In output order: vorticity (3 components), Q-criterion, strain-rate magnitude |S|.
-inline constexpr DerivedField kDerivedFields[] = {{"vorticity", 3}, {"q_criterion", 1}, {"strain_rate", 1}};
-
-/// True when `name` is one of kDerivedFields.
+/// True when `name` is an output field computed by stencils (FieldSource::stencil in kOutputFields).
 bool is_derived_field(const std::string& name);
+
+/// Components of the stencil fields among `names`, summed (vorticity 3, q_criterion 1, strain_rate 1).
+int derived_components(const std::vector<std::string>& names);
 
 /// Stencil kernels of the derived fields: the shared-memory tiled variant, measured faster on the H200 than the
 /// plain one (vorticity 20 % / 6 %, Q-criterion 38 % / 27 % at 256^3 / 512^3; docs/performance.md).
 inline constexpr StencilVariant kStencilVariant = StencilVariant::tiled;
 
-/// Runs the stencils of the fields among `names`, in kDerivedFields order, on the velocity `u` (cell fields of
+/// Runs the stencils of the fields among `names`, in kOutputFields order, on the velocity `u` (cell fields of
 /// `shape`, ghost cells filled) into the cell fields `out` (3, reused from field to field), and after each field
 /// calls take(component, scale) for each of its components: scale = rate for vorticity and |S|, rate^2 for Q
 /// (`rate`: 1 / step in output units). Device work is queued on `stream`; take is called after it is queued.

@@ -10,6 +10,9 @@
 // included), so edges and corners travel without diagonal messages. A periodic axis that one rank spans alone is
 // copied in place (copy_periodic_ghosts); ghost planes on walls are left alone (their cells are solid).
 //
+// Out of core (solver/out_of_core_simulation.hpp) the halo is deeper and lives on the host: exchange_z_halo below
+// moves all 19 populations of the h z-planes beyond each z end of a host block once per sweep.
+//
 // Transports (case key parallel.transport):
 //   host   - pack on the device, copy to pinned host buffers, MPI_Isend/Irecv, copy back, unpack (any MPI);
 //   device - MPI gets device pointers directly (CUDA-aware / GPU-aware MPI);
@@ -43,9 +46,9 @@ class HaloExchange {
 
   /// True when any axis has ghost planes to fill.
   bool active() const;
-  /// Moves the crossing populations of `f` (flags: the block's cell flags) in `direction`. Device work is queued on `stream`; with the host and
-  /// device transports the call returns when the messages have arrived (unpacking may still be queued), with nccl
-  /// it only queues.
+  /// Moves the crossing populations of `f` (flags: the block's cell flags) in `direction`. Device work is queued on
+  /// `stream`; with the host and device transports the call returns when the messages have arrived (unpacking may
+  /// still be queued), with nccl it only queues.
   void exchange(const PopulationView<T>& f, const FlagView& flags, HaloDirection direction,
                 const backend::Stream& stream);
 
@@ -64,5 +67,16 @@ class HaloExchange {
   AxisBuffers buffers_[3];
   std::unique_ptr<NcclTransport> nccl_;
 };
+
+/// The deep z-halo of an out-of-core block: copies of the `h` z-planes beyond each z end of the host state `f` (the
+/// populations of every block cell, [i * shape.n_cells() + plane * plane_cells + ...], plane_cells = cells of one
+/// z-plane, ghost rows included) into `below` (host planes 1 - h .. 0) and `above` (nz + 1 .. nz + h), each
+/// [i * h * plane_cells + ...]. Across a periodic z face that this rank spans alone the planes are its own far end
+/// (host plane p is its image ((p - 1) mod nz) + 1, however often the halo wraps); otherwise they come from the
+/// z-neighbour ranks over MPI (collective along z). A wall side has no neighbour: its buffer is neither read nor
+/// written (it may be null). Throws MpiError.
+template <class T>
+void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape, std::int64_t plane_cells, int h,
+                     const T* f, T* below, T* above);
 
 }  // namespace eddy

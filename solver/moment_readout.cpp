@@ -14,8 +14,7 @@ constexpr std::int64_t kChunk = std::int64_t(1) << 16;
 }  // namespace
 
 template <class R>
-void DiagnosticsAccumulator::add(const std::vector<R>& part, std::int64_t slab, std::int64_t first,
-                                 std::int64_t cells) {
+void DiagnosticsAccumulator::add(const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
   if (cells <= 0) return;
   const std::int64_t chunk_lo = first / kChunk, chunk_hi = (first + cells - 1) / kChunk + 1;
   if (std::int64_t(chunks_.size()) < chunk_hi) chunks_.resize(std::size_t(chunk_hi));
@@ -86,6 +85,21 @@ void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& sc
   for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
 }
 
+bool wants_output(const CaseConfig& config, std::string_view name) {
+  const auto& fields = config.output_fields;
+  return std::find(fields.begin(), fields.end(), name) != fields.end();
+}
+
+std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal) {
+  std::vector<std::pair<std::string, int>> fields;
+  for (const OutputField& field : kOutputFields) {
+    const bool held = field.source == FieldSource::moments ||
+                      (wants_output(config, field.name) && (field.source == FieldSource::stencil || thermal));
+    if (held) fields.emplace_back(std::string(field.name), field.components);
+  }
+  return fields;
+}
+
 template <class R>
 PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
                             std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
@@ -122,7 +136,7 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
 }
 
 #define EDDY_INSTANTIATE(R)                                                                                         \
-  template void DiagnosticsAccumulator::add<R>(const std::vector<R>&, std::int64_t, std::int64_t, std::int64_t);   \
+  template void DiagnosticsAccumulator::add<R>(const R*, std::int64_t, std::int64_t, std::int64_t);               \
   template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                            \
   template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
   template PieceExtent write_piece_vti<R>(const std::string&, const OutputScaling&, const Decomposition&,          \

@@ -1,5 +1,5 @@
-// Read-outs built on macroscopic fields that arrive a slab of z-planes at a time, shared by the in-core and the
-// out-of-core simulations: the fields on the host, diagnostics, and the .vti piece of a rank.
+// Read-outs built on macroscopic fields that arrive a slab of z-planes at a time (Simulation::for_each_moment_slab),
+// used by the read-outs of solver/simulation.cpp: the fields on the host, diagnostics, and the .vti piece of a rank.
 //
 // A slab callback has the form fn(part, slab, first, cells): `part` holds 4 blocks of `slab` values (rho, ux, uy,
 // uz), of which the first `cells` are interior cells first, first + 1, ... (MacroscopicFields order).
@@ -9,9 +9,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "io/case_config.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/simulation.hpp"
 
@@ -23,7 +25,7 @@ namespace eddy {
 class DiagnosticsAccumulator {
  public:
   template <class R>
-  void add(const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells);
+  void add(const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells);
   /// The result; `size` and `offset` turn interior indices into global cell coordinates.
   Diagnostics result(const std::array<int, 3>& size, const std::array<int, 3>& offset) const;
 
@@ -42,8 +44,8 @@ std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& 
 template <class R, class ForEachSlab>
 std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
   std::vector<R> host(std::size_t(4 * n));
-  for_each_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-    for (int q = 0; q < 4; ++q) std::copy_n(part.begin() + q * slab, cells, host.begin() + q * n + first);
+  for_each_slab([&](const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
+    for (int q = 0; q < 4; ++q) std::copy_n(part + q * slab, cells, host.begin() + q * n + first);
   });
   return host;
 }
@@ -56,8 +58,13 @@ MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& dec
 template <class R>
 void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling);
 
-/// SI units of an output field (OutputScaling::si): "kg/m^3", "m/s", "1/s", "1/s^2"; "" for others.
-std::string si_units(const std::string& field);
+/// True when the case asks for output field `name` ([output] fields).
+bool wants_output(const CaseConfig& config, std::string_view name);
+
+/// The blocks a piece's host array holds, in kOutputFields order (io/output_fields.hpp), as (name, components):
+/// the moments (density, velocity) always, the stencil fields the case asks for, and the temperature when asked
+/// and `thermal`.
+std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal);
 
 /// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each
 /// component n interior values; those named in `wanted` are written. On several ranks the piece is extended by one

@@ -1,15 +1,5 @@
-// Out-of-core runs: the populations of a block live in pinned host memory and pass through the device slab by slab.
-//
-// The block is cut into slabs of z-planes (solver/slab_plan.hpp). A sweep carries each slab to a device buffer with
-// time_block + 1 planes of its neighbours on each side that is not a wall, advances it time_block steps with the
-// same fused kernel, periodic copies and rounding keys as an in-core run, and copies its own planes back. Two device
-// buffers on two streams let one slab compute while the previous one's planes go back and the next one's arrive.
-// Halo planes beyond the block come from copies taken at the start of the sweep: of the block's far end across a
-// periodic z face, or from the z-neighbour ranks over MPI (out-of-core runs are split along z only). The fields stay
-// bitwise identical to an in-core run of the same backend and storage (tests/physics/test_out_of_core.cpp).
-//
-// Fluid only: no particles, no temperature field (the case parser refuses them). Output, derived fields included, is
-// the in-core output.
+// Whether and how a block runs out of core (solver/out_of_core.cpp): the device budget, the choice on "auto", and
+// the set-up of the slab plan every rank agrees on. The scheme itself: solver/out_of_core_simulation.hpp.
 #pragma once
 
 #include <cstdint>

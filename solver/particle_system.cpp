@@ -12,7 +12,7 @@
 #include "kernels/particle_launchers.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
-#include "solver/run_case.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 namespace {
@@ -42,7 +42,7 @@ constexpr double kBytesPerParticle = 13 * 8 + 28;
 double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles) {
   if (!config.particles.enabled) return 0.0;
   const double cells = double(block_shape(decomposition).n_cells());
-  const double value = config.precision == Precision::float64 ? 8.0 : 4.0;
+  const double value = double(arithmetic_bytes(config.precision));
   double bytes = cells * 3.0 * value;                               // velocity field
   if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
   return bytes + double(particles) * kBytesPerParticle;
@@ -114,6 +114,21 @@ std::vector<compute_t<T>> ParticleSystem<T>::force_field_interior() const {
         for (int x = 1; x <= shape_.n[0]; ++x) out[a * n + k++] = all[std::size_t(shape_.index(x, y, z))];
   }
   return out;
+}
+
+template <class T>
+std::vector<unsigned char> ParticleSystem<T>::force_field_bytes() const {
+  const std::vector<R> force = force_field_interior();
+  std::vector<unsigned char> bytes(force.size() * sizeof(R));
+  std::memcpy(bytes.data(), force.data(), bytes.size());
+  return bytes;
+}
+
+template <class T>
+void ParticleSystem<T>::restore_bytes(const ParticleSnapshot& s, const std::vector<unsigned char>& bytes) {
+  std::vector<R> force(bytes.size() / sizeof(R));
+  std::memcpy(force.data(), bytes.data(), force.size() * sizeof(R));
+  restore(s, force);
 }
 
 template <class T>

@@ -70,8 +70,30 @@ struct ParticleDiagnostics {
 /// force field (3 values) per cell, and the particle arrays and cell list.
 double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles);
 
+/// The particles of a Simulation as its read-outs, guards and checkpoints reach them (Simulation::particle_system;
+/// ParticleSystem<T> is the one implementation). Precision-free: values in double, raw fields as bytes.
+class ParticleComponent {
+ public:
+  virtual ~ParticleComponent() = default;
+  /// Particles on all ranks (collective).
+  virtual std::int64_t global_count() const = 0;
+  /// Health of the particles on all ranks (collective; copies this rank's particles to the host).
+  virtual ParticleDiagnostics diagnose() const = 0;
+  /// This rank's particles on the host.
+  virtual ParticleSnapshot snapshot() const = 0;
+  /// Sum over this rank's interior cells of the force the particles apply to the fluid in the next lattice step
+  /// (two-way coupling; zero otherwise), lattice units: the momentum in transit from the particles to the fluid.
+  virtual std::array<double, 3> force_on_fluid() const = 0;
+  /// The force field of two-way coupling on the interior cells as stored: 3 components back to back (k as in
+  /// MacroscopicFields) in the arithmetic type, as bytes; empty without two-way coupling. For checkpoints.
+  virtual std::vector<unsigned char> force_field_bytes() const = 0;
+  /// Replaces this rank's particles by `s` (all inside this rank's block) and the force field by `force` (as
+  /// force_field_bytes(), whose size the caller checked). For restarts.
+  virtual void restore_bytes(const ParticleSnapshot& s, const std::vector<unsigned char>& force) = 0;
+};
+
 template <class T>
-class ParticleSystem {
+class ParticleSystem final : public ParticleComponent {
   using R = compute_t<T>;
 
  public:
@@ -88,20 +110,17 @@ class ParticleSystem {
   ForceFieldView<R> force_field() const;
   /// Particles on this rank.
   std::int64_t local_count() const { return n_; }
-  /// Particles on all ranks (collective).
-  std::int64_t global_count() const;
-  /// Health of the particles on all ranks (collective; copies this rank's particles to the host).
-  ParticleDiagnostics diagnose() const;
-  /// This rank's particles on the host.
-  ParticleSnapshot snapshot() const;
-  /// Sum over this rank's interior cells of the force the particles apply to the fluid in the next lattice step
-  /// (two-way coupling; zero otherwise), lattice units: the momentum in transit from the particles to the fluid.
-  std::array<double, 3> force_on_fluid() const;
+  std::int64_t global_count() const override;
+  ParticleDiagnostics diagnose() const override;
+  ParticleSnapshot snapshot() const override;
+  std::array<double, 3> force_on_fluid() const override;
+  std::vector<unsigned char> force_field_bytes() const override;
+  void restore_bytes(const ParticleSnapshot& s, const std::vector<unsigned char>& force) override;
   /// The force field of two-way coupling on the interior cells, 3 components back to back (k as in
-  /// MacroscopicFields); empty without two-way coupling. For checkpoints.
+  /// MacroscopicFields); empty without two-way coupling.
   std::vector<R> force_field_interior() const;
   /// Replaces this rank's particles by `s` (all inside this rank's block) and the force field by `force` (as
-  /// force_field_interior()). For restarts.
+  /// force_field_interior()).
   void restore(const ParticleSnapshot& s, const std::vector<R>& force);
 
  private:

@@ -1,4 +1,5 @@
-// The `eddy run` driver: time loop with progress reports, output, physics guards and the final summary.
+// The `eddy run` driver: the time loop with progress reports, output, physics guards and the final summary
+// (solver/run_report.hpp prints, solver/snapshot_writer.hpp writes, solver/stability_guard.hpp stops).
 #pragma once
 
 #include <mpi.h>
@@ -9,36 +10,25 @@
 
 #include "io/case_config.hpp"
 #include "solver/errors.hpp"
+#include "solver/run_report.hpp"
+#include "solver/stability_guard.hpp"
 
 namespace eddy {
-
-/// The time loop asks the fused kernel's stability watch (Simulation::unstable_step) every this many steps,
-/// whatever run.report_every: a blow-up stops the run within twice this many steps of its start.
-inline constexpr std::int64_t kStabilityCheckSteps = 10;
-/// Largest particle speed accepted (cells per step): the velocity interpolation and the hand-over between ranks
-/// assume a particle crosses at most half a cell per step.
-inline constexpr double kMaxParticleSpeed = 0.5;
 
 /// Runs the (finalized) case: prints the parameter table, advances config.steps steps, reports progress every
 /// config.report_every steps, writes VTK every config.output_every steps and at the end, and the centreline CSV
 /// when asked. On NaN or |u| > 0.5 (found by the fused kernel within kStabilityCheckSteps steps, whatever
 /// report_every, or at a report) it writes the fields (on one rank those right after the first unstable step,
-/// Simulation::unstable_step), then throws InstabilityError naming the step and cell. Throws OutputError, DeviceError as they arise.
-/// Collective over `world`: the case is decomposed over its ranks (one rank: the whole grid); only rank 0 writes to
-/// `log`. Throws InputError (every rank alike) when the rank count does not fit the grid.
-/// With checkpoint.every > 0 it writes a checkpoint every that many steps and at the end (solver/checkpointing.hpp);
-/// `restart` (a checkpoint's manifest) continues that state up to config.steps, bit for bit as if uninterrupted.
-/// SIGTERM, SIGINT, SIGHUP or SIGUSR1 ends the run after the current chunk of steps (at most
+/// Simulation::unstable_step), then throws InstabilityError naming the step and cell (solver/stability_guard.hpp).
+/// Throws OutputError, DeviceError as they arise. Collective over `world`: the case is decomposed over its ranks (one
+/// rank: the whole grid); only rank 0 writes to `log`. Throws InputError (every rank alike) when the rank count does
+/// not fit the grid. With checkpoint.every > 0 it writes a checkpoint every that many steps and at the end
+/// (solver/checkpointing.hpp); `restart` (a checkpoint's manifest) continues that state up to config.steps, bit for bit
+/// as if uninterrupted. SIGTERM, SIGINT, SIGHUP or SIGUSR1 ends the run after the current chunk of steps (at most
 /// kStabilityCheckSteps, fewer when steps take long: about a quarter of a second of work) with the snapshot due
 /// at that step, a checkpoint and a line saying how to resume (no exception: the exit code is 0); a run found
 /// unstable then throws InstabilityError instead, writing no checkpoint. Throws CheckpointError for an unusable
 /// `restart`.
 void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& log, const std::string& restart = "");
-
-/// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
-/// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
-/// cells live in host memory and device_bytes are the slab buffers.
-void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
-                        std::ostream& log, bool out_of_core = false);
 
 }  // namespace eddy

@@ -1,35 +1,17 @@
-// LatticeSimulation<T>: the Simulation of one block on this build's backend, T = storage precision.
-//
-// One population array, updated in place by the AA pattern (kernels/streaming.hpp): even steps are local, odd
-// steps read and write the neighbours, ghost layer included. The halo exchange fills the ghosts before an odd step
-// (into_ghosts) and delivers what the odd step wrote into them afterwards (out_of_ghosts); each is done lazily,
-// just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
-// no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
-// communication stream, then the boundary shell once it is done.
+// Simulation: creation, and the read-outs written once over the storage and stepping of either kind of block
+// (solver/simulation.hpp).
 #include "solver/simulation.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <new>
 #include <stdexcept>
 
-#include "io/vtk_output.hpp"
+#include "kernels/cell_flags.hpp"
 #include "kernels/d3q19.hpp"
-#include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
-#include "kernels/stencil_launchers.hpp"
-#include "kernels/storage.hpp"
-#include "kernels/streaming.hpp"
 #include "solver/derived_fields.hpp"
-#include "solver/device_buffer.hpp"
-#include "solver/field_halo.hpp"
-#include "solver/halo_exchange.hpp"
-#include "solver/host_state.hpp"
-#include "solver/lattice_setup.hpp"
+#include "solver/lattice_simulation.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/out_of_core.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 
@@ -47,484 +29,153 @@ OutputScaling OutputScaling::of(const CaseConfig& config) {
   return s;
 }
 
-namespace {
-
-/// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
-constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
-
-/// Bytes of one output value (rho or a velocity component): the arithmetic type.
-double output_value_bytes(const CaseConfig& config) { return config.precision == Precision::float64 ? 8.0 : 4.0; }
-
-/// Device bytes of the particles of a block of `decomposition`: the seeded count in proportion to the block, twice
-/// over for clustering (at most the count).
-double particle_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
-  const BlockShape shape = block_shape(decomposition);
-  const double share = double(shape.interior_cells()) / (double(config.size[0]) * config.size[1] * config.size[2]);
-  const double particles = std::min(double(config.particles.count), 2.0 * share * double(config.particles.count));
-  return particle_device_bytes(config, decomposition, std::int64_t(particles));
-}
-
-/// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included), the
-/// output slab of 4 fields for at most kMomentSlabCells cells, and the particles.
-double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
-  const BlockShape shape = block_shape(decomposition);
-  const double stored_bytes = config.precision == Precision::float16 ? 2.0 : output_value_bytes(config);
-  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
-  // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
-  const bool derived = std::any_of(config.output_fields.begin(), config.output_fields.end(), is_derived_field);
-  const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
-  return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
-         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
-         double(thermal_device_bytes(config, shape.n_cells()));
-}
-
-/// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
-/// downloaded slab.
-double host_readout_bytes(const CaseConfig& config, const Decomposition& decomposition) {
-  const BlockShape shape = block_shape(decomposition);
-  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
-  return double(shape.n_cells()) * sizeof(CellFlag) +
-         (double(shape.interior_cells()) + slab_cells) * 4.0 * output_value_bytes(config);
-}
-
-/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
-/// around it, peeled axis by axis so that no cell is in two boxes.
-void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
-  Box remaining = shape.interior();
-  for (int axis = 0; axis < 3; ++axis) {
-    if (!d.exchanges(axis) || remaining.empty()) continue;
-    Box low = remaining, high = remaining;
-    low.hi[axis] = remaining.lo[axis] + 1;
-    high.lo[axis] = std::max(remaining.hi[axis] - 1, low.hi[axis]);
-    if (!low.empty()) shell.push_back(low);
-    if (!high.empty()) shell.push_back(high);
-    remaining.lo[axis] = low.hi[axis];
-    remaining.hi[axis] = high.lo[axis];
-  }
-  inner = remaining;
-}
-
-template <class T>
-class LatticeSimulation final : public Simulation {
-  using R = compute_t<T>;  // arithmetic, relaxation, wall velocities and output fields
-
- public:
-  LatticeSimulation(const CaseConfig& config, const Decomposition& decomposition)
-      : Simulation(config),
-        decomposition_(decomposition),
-        shape_(block_shape(decomposition)),
-        relax_(relaxation<R>(config)),
-        walls_(wall_velocities<R>(config)),
-        halo_(decomposition, shape_, config.parallel.transport),
-        overlap_(config.parallel.overlap) {
-    const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
-    f_ = DeviceBuffer<T>(populations);
-    flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
-    const std::vector<CellFlag> flags = build_flags(config, decomposition);
-    flags_.upload(flags);
-    const InitialField init = initial_field(config, decomposition);
-    initialize_populations(view(), shape_, init);  // the "own" layout
-    reset_watch();
-    split_interior(shape_, decomposition_, inner_, shell_);
-    if (config.particles.enabled) {
-      try {
-        particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
-      } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
-        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
-                              " particles; use fewer particles (particles.count) or more ranks",
-                          true);
-      }
-    }
-    if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
-    backend::synchronize();
-  }
-
-  void advance(std::int64_t steps) override {
-    for (std::int64_t s = 0; s < steps; ++s) {
-      const RoundingKey key{static_cast<std::uint32_t>(step_), {decomposition_.offset[0], decomposition_.offset[1],
-                                                                decomposition_.offset[2]}};
-      if (overlap_ && halo_pending_) {
-        step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
-        step_done_.wait(comm_);
-        update(inner_, key);
-        halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
-        halo_done_.record(comm_);
-        halo_done_.wait(compute_);
-        for (const Box& box : shell_) update(box, key);
-      } else {
-        complete_halo();
-        update(shape_.interior(), key);
-      }
-      layout_ = after_step(layout_);
-      halo_pending_ = halo_.active();
-      ++step_;
-      if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
-      if (particles_) {
-        complete_halo();
-        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
-      }
-    }
-  }
-
-  void synchronize() override { backend::synchronize(); }
-  std::int64_t time_step() const override { return step_; }
-
-  std::int64_t unstable_step() override {
-    if (unstable_step_ < 0) {
-      watch_copied_.synchronize();  // the copy asked for by the previous call (queued behind the steps before it)
-      const std::uint32_t seen = *watch_seen_.data();
-      if (seen == StabilityView<R>::kNoInstability) {
-        backend::copy_to_host_async(watch_seen_.data(), watch_.data(), sizeof(std::uint32_t), compute_);
-        watch_copied_.record(compute_);
-        return -1;
-      }
-      unstable_step_ = std::int64_t(seen);
-    }
-    const std::int64_t frozen_at = unstable_step_ + 1;
-    if (freezes() && step_ != frozen_at) {
-      // The steps after the unstable one left the populations alone (StabilityView::frozen) but turned the host's
-      // layout over: undo that, and go back to the time right after the unstable step.
-      backend::synchronize();
-      if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
-      step_ = frozen_at;
-    }
-    return unstable_step_;
-  }
-  const Decomposition& decomposition() const override { return decomposition_; }
-
-  MacroscopicFields fields() override { return to_fields(download_moments(), decomposition_); }
-
-  Diagnostics diagnose() override {
-    DiagnosticsAccumulator sums;  // reduced slab by slab as the moments arrive
-    for_each_moment_slab([&](const std::vector<R>& part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
-      sums.add(part, slab, first, cells);
-    });
-    return sums.result(decomposition_.local_size, decomposition_.offset);
-  }
-
-  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) override {
-    // Components back to back: rho, u (3), then the derived fields in the order of kDerivedFields.
-    std::vector<R> host = download_moments();
-    scale_moments(host, shape_.interior_cells(), scaling);
-    std::vector<std::pair<std::string, int>> blocks = {{"density", 1}, {"velocity", 3}};
-    const std::vector<R> derived = derived_fields(scaling, config_.output_fields);
-    host.insert(host.end(), derived.begin(), derived.end());
-    for (const DerivedField& d : kDerivedFields) {
-      if (wants_output(d.name)) blocks.emplace_back(d.name, d.components);
-    }
-    if (thermal_ && wants_output("temperature")) {
-      const std::vector<double> t = thermal_->interior();
-      host.insert(host.end(), t.begin(), t.end());
-      blocks.emplace_back("temperature", 1);
-    }
-    return write_piece_vti<R>(path, scaling, decomposition_, std::move(host), blocks, config_.output_fields, step_);
-  }
-
-  bool wants_output(const std::string& name) const {
-    const auto& f = config_.output_fields;
-    return std::find(f.begin(), f.end(), name) != f.end();
-  }
-
-  std::vector<double> derived_field(const std::string& name) override {
-    if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
-    const std::vector<R> values = derived_fields(OutputScaling{}, {name});
-    return std::vector<double>(values.begin(), values.end());
-  }
-
-  /// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
-  /// (vorticity, |S|) by L / U, Q by (L / U)^2. The velocity of every block cell is computed, its ghost planes
-  /// exchanged (collective), then differenced on the device.
-  std::vector<R> derived_fields(const OutputScaling& scaling, const std::vector<std::string>& names) {
-    std::vector<R> out;
-    auto wanted = [&](const std::string& field) { return std::find(names.begin(), names.end(), field) != names.end(); };
-    bool any = false;
-    for (const DerivedField& d : kDerivedFields) any = any || wanted(d.name);
-    if (!any) return out;
-    complete_halo();
-    const std::size_t cells = std::size_t(shape_.n_cells());
-    DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
-    R* const u_ptr[3] = {u[0].data(), u[1].data(), u[2].data()};
-    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    compute_velocity_field(view(), layout_, FlagView{flags_.data()}, shape_, force, force_field(), walls_, u_ptr,
-                           &compute_);
-    FieldHalo<R> halo(decomposition_, shape_);
-    for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
-    const R* const u_in[3] = {u_ptr[0], u_ptr[1], u_ptr[2]};
-    DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
-    R* const w_ptr[3] = {w[0].data(), w[1].data(), w[2].data()};
-    std::vector<R> all(cells);
-    run_derived_stencils<R>(u_in, FlagView{flags_.data()}, shape_, w_ptr, names,
-                            scaling.length / scaling.velocity,  // 1 / step -> 1 / (U / L)
-                            [&](const R* component, double scale) {
-                              backend::synchronize();
-                              backend::copy_to_host(all.data(), component, cells * sizeof(R));
-                              for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) {
-                                out.push_back(R(all[cell] * scale));
-                              });
-                            },
-                            &compute_);
-    return out;
-  }
-
-  std::vector<double> populations() override {
-    complete_halo();
-    const std::vector<T> all = f_.download();
-    const std::vector<CellFlag> flags = flags_.download();
-    return interior_populations(all.data(), flags.data(), shape_, layout_, walls_);
-  }
-
-  void set_populations(const std::vector<double>& f) override {
-    complete_halo();
-    std::vector<T> all = f_.download();
-    set_interior_populations(all.data(), shape_, f);
-    f_.upload(all);
-    layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
-    halo_pending_ = halo_.active();
-    reset_watch();
-  }
-
-  bool has_particles() const override { return particles_ != nullptr; }
-  ParticleSnapshot particles() override {
-    if (!particles_) return ParticleSnapshot();
-    return particles_->snapshot();
-  }
-  std::int64_t particle_count() override { return particles_ ? particles_->global_count() : 0; }
-  ParticleDiagnostics particle_diagnostics() override {
-    if (!particles_) return ParticleDiagnostics();
-    return particles_->diagnose();
-  }
-  std::array<double, 3> particle_force_on_fluid() override {
-    if (!particles_) return {0.0, 0.0, 0.0};
-    return particles_->force_on_fluid();
-  }
-
-  RawState raw_state() override {
-    complete_halo();
-    const std::vector<T> all = f_.download();
-    RawState state;
-    state.step = step_;
-    state.layout = int(layout_);
-    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
-    pack_interior_slots(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
-    if (thermal_) {
-      const std::vector<R> t = thermal_->interior_raw();
-      state.temperature.resize(t.size() * sizeof(R));
-      std::memcpy(state.temperature.data(), t.data(), state.temperature.size());
-    }
-    if (particles_) {
-      state.particles = particles_->snapshot();
-      const std::vector<R> force = particles_->force_field_interior();
-      state.particle_force.resize(force.size() * sizeof(R));
-      std::memcpy(state.particle_force.data(), force.data(), state.particle_force.size());
-    }
-    return state;
-  }
-
-  void set_raw_state(const RawState& state) override {
-    const std::int64_t n = shape_.interior_cells();
-    if (state.populations.size() != std::size_t(d3q19::Q) * std::size_t(n) * sizeof(T)) {
-      throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
-                                  " population bytes do not fit this block");
-    }
-    if (particles_ && config_.particles.two_way && state.particle_force.size() != 3 * std::size_t(n) * sizeof(R)) {
-      throw std::invalid_argument("set_raw_state: the particles' force field does not fit this block");
-    }
-    if (thermal_ && state.temperature.size() != std::size_t(n) * sizeof(R)) {
-      throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
-    }
-    if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
-      throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
-    }
-    std::vector<T> all = f_.download();
-    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, all.data());
-    f_.upload(all);
-    layout_ = PopulationLayout(state.layout);
-    step_ = state.step;
-    // The interior slots hold the whole state: before an odd step ("swapped") the ghosts are filled from the
-    // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
-    // the state was taken.
-    halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
-    reset_watch();
-    if (thermal_) {
-      std::vector<R> t(static_cast<std::size_t>(n));
-      std::memcpy(t.data(), state.temperature.data(), state.temperature.size());
-      thermal_->set_interior_raw(t);
-    }
-    if (particles_) {
-      std::vector<R> force(state.particle_force.size() / sizeof(R));
-      std::memcpy(force.data(), state.particle_force.data(), force.size() * sizeof(R));
-      particles_->restore(state.particles, force);
-    }
-  }
-
-  int population_bytes() const override { return int(sizeof(T)); }
-  int temperature_bytes() const override { return int(sizeof(R)); }
-
-  bool has_thermal() const override { return thermal_ != nullptr; }
-  std::vector<double> temperature() override { return thermal_ ? thermal_->interior() : std::vector<double>(); }
-  void set_temperature(const std::vector<double>& t) override {
-    if (!thermal_) throw std::logic_error("set_temperature: the case has no [thermal] section");
-    thermal_->set_interior(t);
-  }
-  std::array<double, 6> face_heat_inflow() override {
-    if (!thermal_) return {};
-    return thermal_->face_inflow();
-  }
-  ThermalDiagnostics thermal_diagnostics() override {
-    return thermal_ ? thermal_->diagnose() : ThermalDiagnostics();
-  }
-
-  std::size_t bytes_per_cell() const override {
-    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
-  }
-  std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
-  std::size_t kernel_bytes_per_cell() const override { return 2 * d3q19::Q * sizeof(T) + sizeof(CellFlag); }
-
- private:
-  void update(const Box& box, const RoundingKey& key) {
-    const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
-    stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
-                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability);
-  }
-
-  /// A fresh stability watch, for a new state.
-  void reset_watch() {
-    watch_.upload({StabilityView<R>::kNoInstability});
-    *watch_seen_.data() = StabilityView<R>::kNoInstability;
-    unstable_step_ = -1;
-  }
-
-  /// The fused kernel freezes the state at the first unstable step on one rank only: on several, the other
-  /// blocks would run on and the ranks' times would disagree.
-  bool freezes() const { return decomposition_.size == 1; }
-
-  PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
-  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
-  ForceFieldView<R> force_field() const {
-    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
-    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
-  }
-
-  /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
-  /// them after one ("own").
-  HaloDirection pending_direction() const {
-    return layout_ == PopulationLayout::swapped ? HaloDirection::into_ghosts : HaloDirection::out_of_ghosts;
-  }
-
-  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks).
-  void complete_halo() {
-    if (!halo_pending_) return;
-    halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
-    halo_pending_ = false;
-  }
-
-  /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
-  /// kMomentSlabCells cells, so the device buffer stays small) and calls fn(part, slab, first, cells) for each:
-  /// `part` holds 4 blocks of `slab` values (rho, ux, uy, uz), of which the first `cells` are interior cells
-  /// first, first + 1, ... Collective on several ranks: the pending exchange is done first.
-  template <class Fn>
-  void for_each_moment_slab(Fn fn) {
-    complete_halo();
-    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
-    const int slab_planes = int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
-    const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
-    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
-    R* base = moments_.data();
-    const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
-    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    std::vector<R> part;
-    for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
-      const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
-      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
-                      force_field());
-      part = moments_.download();
-      fn(part, std::int64_t(slab), plane * (z - 1), plane * (z_end - z));
-    }
-  }
-
-  /// The fields of the current time on the host: 4 blocks of n interior values (rho, ux, uy, uz).
-  std::vector<R> download_moments() {
-    return gather_moments<R>(shape_.interior_cells(), [&](auto fn) { for_each_moment_slab(fn); });
-  }
-
-  Decomposition decomposition_;
-  BlockShape shape_;
-  Relaxation<R> relax_;
-  WallVelocities<R> walls_;
-  backend::Stream compute_, comm_;
-  backend::Event step_done_, halo_done_;
-  HaloExchange<T> halo_;
-  bool overlap_;
-  Box inner_{};
-  std::vector<Box> shell_;
-  DeviceBuffer<T> f_;
-  DeviceBuffer<CellFlag> flags_;
-  DeviceBuffer<R> moments_;
-  std::unique_ptr<ParticleSystem<T>> particles_;
-  std::unique_ptr<ThermalField<R>> thermal_;
-  DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
-  PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host
-  backend::Event watch_copied_;
-  std::int64_t unstable_step_ = -1;
-  PopulationLayout layout_ = PopulationLayout::own;
-  bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
-  std::int64_t step_ = 0;
-};
-
-}  // namespace
-
-namespace {
-
-/// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
-/// overcommit and fail later, when the pages are touched).
-void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
-  double needed = device_bytes_needed(config, decomposition);
-  // On cpu the "device" is host memory, which also holds the read-outs.
-  if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
-  const backend::DeviceInfo device = backend::device_info(backend::current_device());
-  if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
-    const double particle_bytes = particle_bytes_needed(config, decomposition);
-    if (particle_bytes > 0.5 * needed) {
-      char text[320];
-      std::snprintf(text, sizeof text,
-                    "the block of %d x %d x %d cells with its share of %lld particles needs %.3g GB of %s memory, "
-                    "%.3g GB of it for the particles, but only %.3g GB are free; use fewer particles "
-                    "(particles.count)",
-                    decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
-                    static_cast<long long>(config.particles.count), needed * 1e-9,
-                    backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9,
-                    double(device.free_memory) * 1e-9);
-      throw DeviceError(text, true);
-    }
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
-                  "but only %.3g GB are free; use a smaller domain%s or more ranks",
-                  decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
-                  needed * 1e-9, backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
-                  config.precision == Precision::float16 ? ""
-                                                         : ", fp16 storage ([numerics] storage = \"fp16\")");
-    throw DeviceError(text, true);
-  }
-}
-
-}  // namespace
-
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config, const Decomposition& decomposition) {
-  if (runs_out_of_core(config, decomposition, device_bytes_needed(config, decomposition))) {
+  if (runs_out_of_core(config, decomposition, in_core_device_bytes(config, decomposition))) {
     return create_out_of_core(config, decomposition);
   }
-  check_memory(config, decomposition);
-  switch (config.precision) {
-    case Precision::float64: return std::make_unique<LatticeSimulation<double>>(config, decomposition);
-    case Precision::float16: return std::make_unique<LatticeSimulation<half_t>>(config, decomposition);
-    case Precision::float32: break;
-  }
-  return std::make_unique<LatticeSimulation<float>>(config, decomposition);
+  return create_in_core(config, decomposition);
 }
 
 std::unique_ptr<Simulation> Simulation::create(const CaseConfig& config) {
   return create(config, serial_decomposition(config));
+}
+
+namespace {
+
+std::int64_t interior_cells(const Decomposition& d) {
+  return std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
+}
+
+}  // namespace
+
+int Simulation::population_bytes() const { return int(storage_bytes(config_.precision)); }
+
+int Simulation::temperature_bytes() const { return int(arithmetic_bytes(config_.precision)); }
+
+std::size_t Simulation::kernel_bytes_per_cell() const {
+  return 2 * d3q19::Q * std::size_t(population_bytes()) + sizeof(CellFlag);
+}
+
+template <class R>
+std::vector<R> Simulation::moments() {
+  return gather_moments<R>(interior_cells(decomposition()), [&](auto fn) {
+    for_each_moment_slab([&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
+  });
+}
+
+MacroscopicFields Simulation::fields() {
+  if (temperature_bytes() == 8) return to_fields(moments<double>(), decomposition());
+  return to_fields(moments<float>(), decomposition());
+}
+
+Diagnostics Simulation::diagnose() {
+  DiagnosticsAccumulator sums;  // reduced slab by slab as the moments arrive
+  const bool f64 = temperature_bytes() == 8;
+  for_each_moment_slab([&](const MomentSlab& s) {
+    if (f64) {
+      sums.add(static_cast<const double*>(s.values), s.slab, s.first, s.cells);
+    } else {
+      sums.add(static_cast<const float*>(s.values), s.slab, s.first, s.cells);
+    }
+  });
+  const Decomposition& d = decomposition();
+  return sums.result(d.local_size, d.offset);
+}
+
+/// The requested derived fields on the interior cells, components back to back, scaled like the velocity: rates
+/// (vorticity, |S|) by L / U, Q by (L / U)^2. Each velocity slab is differenced on the device and its interior
+/// planes copied out.
+template <class R>
+std::vector<R> Simulation::derived_values(const OutputScaling& scaling, const std::vector<std::string>& names) {
+  const int components = derived_components(names);
+  const Decomposition& d = decomposition();
+  const std::int64_t n = interior_cells(d), plane = std::int64_t(d.local_size[0]) * d.local_size[1];
+  std::vector<R> out(std::size_t(components) * std::size_t(n));
+  if (components == 0) return out;
+  std::vector<R> all;
+  for_each_velocity_slab([&](const VelocitySlab& s) {
+    const R* const u[3] = {static_cast<const R*>(s.u[0]), static_cast<const R*>(s.u[1]), static_cast<const R*>(s.u[2])};
+    R* const w[3] = {static_cast<R*>(s.scratch[0]), static_cast<R*>(s.scratch[1]), static_cast<R*>(s.scratch[2])};
+    const std::size_t cells = std::size_t(s.shape.n_cells());
+    all.resize(cells);
+    int c = 0;
+    run_derived_stencils<R>(
+        u, s.flags, s.shape, w, names, scaling.length / scaling.velocity,  // 1/step -> L/U
+        [&](const R* component, double scale) {
+          backend::synchronize();
+          backend::copy_to_host(all.data(), component, cells * sizeof(R));
+          R* to = out.data() + std::int64_t(c++) * n + std::int64_t(s.first_plane - 1) * plane;
+          for (int z = s.lo; z < s.hi; ++z)
+            for (int y = 1; y <= s.shape.n[1]; ++y)
+              for (int x = 1; x <= s.shape.n[0]; ++x) *to++ = R(all[s.shape.index(x, y, z)] * scale);
+        },
+        s.stream);
+  });
+  return out;
+}
+
+std::vector<double> Simulation::derived_field(const std::string& name) {
+  if (!is_derived_field(name)) throw std::invalid_argument("derived_field: unknown field '" + name + "'");
+  if (temperature_bytes() == 8) return derived_values<double>(OutputScaling{}, {name});
+  const std::vector<float> values = derived_values<float>(OutputScaling{}, {name});
+  return std::vector<double>(values.begin(), values.end());
+}
+
+/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T (piece_fields).
+template <class R>
+PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling& scaling) {
+  const Decomposition& d = decomposition();
+  std::vector<R> host = moments<R>();
+  scale_moments(host, interior_cells(d), scaling);
+  const std::vector<R> derived = derived_values<R>(scaling, config_.output_fields);
+  host.insert(host.end(), derived.begin(), derived.end());
+  if (thermal_component_ && wants_output(config_, "temperature")) {
+    const std::vector<double> t = thermal_component_->interior();
+    host.insert(host.end(), t.begin(), t.end());
+  }
+  return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
+                            config_.output_fields, time_step());
+}
+
+PieceExtent Simulation::write_vti(const std::string& path, const OutputScaling& scaling) {
+  if (temperature_bytes() == 8) return write_piece<double>(path, scaling);
+  return write_piece<float>(path, scaling);
+}
+
+RawState Simulation::raw_state() {
+  RawState state = raw_populations();
+  if (thermal_component_) state.temperature = thermal_component_->interior_bytes();
+  if (particle_component_) {
+    state.particles = particle_component_->snapshot();
+    state.particle_force = particle_component_->force_field_bytes();
+  }
+  return state;
+}
+
+void Simulation::set_raw_state(const RawState& state) {
+  const std::size_t n = std::size_t(interior_cells(decomposition()));
+  const std::size_t value = std::size_t(temperature_bytes());
+  if (state.populations.size() != std::size_t(d3q19::Q) * n * std::size_t(population_bytes())) {
+    throw std::invalid_argument("set_raw_state: " + std::to_string(state.populations.size()) +
+                                " population bytes do not fit this block");
+  }
+  if (particle_component_ && config_.particles.two_way && state.particle_force.size() != 3 * n * value) {
+    throw std::invalid_argument("set_raw_state: the particles' force field does not fit this block");
+  }
+  if (thermal_component_ && state.temperature.size() != n * value) {
+    throw std::invalid_argument("set_raw_state: the temperature does not fit this block");
+  }
+  if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
+    throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
+  }
+  restore_populations(state);
+  if (thermal_component_) thermal_component_->set_interior_bytes(state.temperature);
+  if (particle_component_) particle_component_->restore_bytes(state.particles, state.particle_force);
+}
+
+void Simulation::set_temperature(const std::vector<double>& t) {
+  if (!thermal_component_) throw std::logic_error("set_temperature: the case has no [thermal] section");
+  thermal_component_->set_interior(t);
 }
 
 }  // namespace eddy

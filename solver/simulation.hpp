@@ -1,17 +1,25 @@
-// Simulation: one lattice Boltzmann run on one block (the whole domain), on this build's backend.
+// Simulation: the lattice Boltzmann state of this rank's block and its time stepping, on this build's backend.
 //
-// Owns the device state (one population array updated in place, flags, an output slab) and advances it with the
-// fused stream-collide kernel. The storage precision (float or double) is chosen at run time by the case; callers see
-// one precision-free interface.
+// Two kinds of block implement the small virtual part (storage and stepping): LatticeSimulation
+// (solver/lattice_simulation.hpp), whose populations live on the device, one array updated in place, and
+// OutOfCoreSimulation (solver/out_of_core_simulation.hpp), whose populations live in pinned host memory and visit
+// the device slab by slab. Both store float, double or fp16 populations as the case chooses at run time; callers see
+// one precision-free interface. The read-outs (fields, diagnostics, VTK pieces, derived fields, checkpoint state)
+// are written once over that part (solver/simulation.cpp); particles and the temperature field are optional
+// components the in-core block owns and the read-outs reach through particle_system() and thermal_field().
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/block.hpp"
+#include "kernels/views.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/particle_system.hpp"
 #include "solver/thermal_field.hpp"
@@ -34,8 +42,8 @@ struct MacroscopicFields {
 
 /// Health of the current state: mass, fastest cell, first bad cell (global 0-based cell coordinates).
 struct Diagnostics {
-  double mass = 0.0;       ///< sum of rho over fluid cells (lattice units)
-  double max_speed = 0.0;  ///< max |u| over fluid cells (lattice units)
+  double mass = 0.0;                  ///< sum of rho over fluid cells (lattice units)
+  double max_speed = 0.0;             ///< max |u| over fluid cells (lattice units)
   std::array<int, 3> fastest_cell{};  ///< 0-based interior coordinates of max |u|
   bool finite = true;                 ///< false if any rho or u is NaN or infinite
   std::array<int, 3> first_nonfinite_cell{};
@@ -77,8 +85,8 @@ struct RawState {
   std::vector<unsigned char> particle_force;
 };
 
-/// Slab plan and transfer counters of an out-of-core run (solver/out_of_core.hpp), summed since the run began;
-/// eddy bench --out-of-core reports the difference over its timed steps.
+/// Slab plan and transfer counters of an out-of-core run (solver/out_of_core_simulation.hpp), summed since the run
+/// began; eddy bench --out-of-core reports the difference over its timed steps.
 struct OutOfCoreStats {
   int time_block = 0;             ///< k: steps per slab visit
   int slabs = 0;                  ///< slabs of this rank's block
@@ -88,11 +96,33 @@ struct OutOfCoreStats {
   double work_factor = 1.0;       ///< planes updated per step over the block's planes (SlabPlan::work_factor)
   /// The same for the plan eddy chooses from the budget alone, when the case set time_block or slabs (else 0).
   double default_work_factor = 0.0;
-  std::int64_t sweeps = 0;        ///< sweeps over the block (each advances time_block steps or fewer)
+  std::int64_t sweeps = 0;                  ///< sweeps over the block (each advances time_block steps or fewer)
   double bytes_up = 0.0, bytes_down = 0.0;  ///< host -> device, device -> host
   /// Sums over the slab visits of the time each phase took on its stream (timing events), and the wall time of
   /// the sweeps: busy fraction of the copy engines and the kernels = phase seconds / total seconds.
   double seconds_up = 0.0, seconds_down = 0.0, seconds_compute = 0.0, seconds_total = 0.0;
+};
+
+/// One slab of the macroscopic fields of the current time (Simulation::for_each_moment_slab): `values` holds 4
+/// blocks of `slab` values (rho, ux, uy, uz, lattice units) in the arithmetic type (double for double storage,
+/// else float: Simulation::temperature_bytes()), of which the first `cells` are interior cells first, first + 1, ...
+/// (MacroscopicFields order).
+struct MomentSlab {
+  const void* values = nullptr;
+  std::int64_t slab = 0, first = 0, cells = 0;
+};
+
+/// The velocity of a slab of z-planes on the device (Simulation::for_each_velocity_slab), ready for the stencils of
+/// the derived fields: `u` holds 3 cell fields of `shape` (arithmetic type, lattice units), ghost cells filled as
+/// the in-core exchange would; `scratch` 3 more for the stencils' results. Planes [lo, hi) of `shape` are this
+/// rank's interior planes first_plane, first_plane + 1, ... (1-based). Device work goes on `stream`.
+struct VelocitySlab {
+  void* u[3] = {nullptr, nullptr, nullptr};
+  void* scratch[3] = {nullptr, nullptr, nullptr};
+  FlagView flags{};
+  BlockShape shape{};
+  int lo = 0, hi = 0, first_plane = 1;
+  const backend::Stream* stream = nullptr;
 };
 
 class Simulation {
@@ -100,9 +130,12 @@ class Simulation {
   /// Allocates device memory for `config` (finalized) and sets the initial state, for a one-rank run without MPI.
   /// Throws DeviceError (out_of_memory) naming the bytes needed when the domain does not fit.
   static std::unique_ptr<Simulation> create(const CaseConfig& config);
-  /// The same for this rank's block of `decomposition` (halo exchange over its communicator).
+  /// The same for this rank's block of `decomposition` (halo exchange over its communicator); out of core when
+  /// the case asks for it or, on "auto", when the block does not fit (solver/out_of_core.hpp).
   static std::unique_ptr<Simulation> create(const CaseConfig& config, const Decomposition& decomposition);
   virtual ~Simulation() = default;
+
+  // ---- Stepping and storage: what each kind of block implements ----------------------------------------------
 
   /// Advances `steps` time steps (asynchronous on GPUs; synchronize() before timing).
   virtual void advance(std::int64_t steps) = 0;
@@ -117,24 +150,10 @@ class Simulation {
   /// kernel then stops updating the populations, and the first call that returns a step s waits for the queued
   /// work and sets the time back to s + 1: fields() and write_vti() show the state right after the instability
   /// appeared (particles and temperature, which go on, as they are). On several ranks each block runs on, and
-  /// the state is that of the time of the call. Out-of-core runs return -1 (their state is checked at reports).
+  /// the state is that of the time of the call. Blocks without the watch (out of core) return -1: their state is
+  /// checked at reports.
   virtual std::int64_t unstable_step() { return -1; }
-
-  /// Fields at the current time (moments of the populations streaming in; at step 0 of the initial populations),
-  /// copied to the host.
-  virtual MacroscopicFields fields() = 0;
-  /// Mass, max |u| and non-finite check of this rank's fields (reduce over ranks with reduce_diagnostics).
-  virtual Diagnostics diagnose() = 0;
-  /// Writes density and velocity of the current time, scaled by `scaling`, in storage precision: a .vti of the
-  /// whole grid on one rank; on several ranks each writes its piece `path` (extended by one node towards its upper
-  /// neighbours so pieces join without gaps) and returns the piece's extent for the .pvti (collective).
-  virtual PieceExtent write_vti(const std::string& path, const OutputScaling& scaling) = 0;
-
-  /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
-  /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields
-  /// order), lattice units (1/step, 1/step^2 for Q). Collective (the velocity's ghost planes are exchanged first).
-  /// Throws std::invalid_argument for another name.
-  virtual std::vector<double> derived_field(const std::string& name) = 0;
+  virtual const Decomposition& decomposition() const = 0;
 
   /// Post-collision populations f_i (not shifted) of the interior cells, [i * interior_cells + k], k as in
   /// MacroscopicFields.
@@ -143,58 +162,124 @@ class Simulation {
   /// by tests to start from any state.
   virtual void set_populations(const std::vector<double>& f) = 0;
 
-  /// True when the case has particles ([particles]); they advance with every step (solver/particle_system.hpp).
-  virtual bool has_particles() const = 0;
-  /// This rank's particles on the host (empty without particles).
-  virtual ParticleSnapshot particles() = 0;
-  /// Particles on all ranks (collective; 0 without particles).
-  virtual std::int64_t particle_count() = 0;
-  /// Health of the particles on all ranks (collective; all finite and no particle at speed 0 without particles).
-  virtual ParticleDiagnostics particle_diagnostics() = 0;
-  /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
-  virtual std::array<double, 3> particle_force_on_fluid() = 0;
-
-  /// The state for a checkpoint (collective: the pending halo exchange is done first).
-  virtual RawState raw_state() = 0;
-  /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
-  /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
-  virtual void set_raw_state(const RawState& state) = 0;
-  /// Bytes of one stored population value (2, 4 or 8) and of one temperature value (4 or 8).
-  virtual int population_bytes() const = 0;
-  virtual int temperature_bytes() const = 0;
-
-  /// True when the case has a temperature field ([thermal]); it advances with every step (solver/thermal_field.hpp).
-  virtual bool has_thermal() const = 0;
-  /// T on this rank's interior cells (MacroscopicFields order), lattice units; empty without [thermal].
-  virtual std::vector<double> temperature() = 0;
-  /// Replaces T on the interior cells (layout as temperature()); used by tests. Throws std::logic_error without
-  /// [thermal].
-  virtual void set_temperature(const std::vector<double>& t) = 0;
-  /// Heat entering the fluid per step through each domain face (kFaceNames order), summed over the face and the
-  /// ranks; 0 for faces that are not fixed-temperature walls and without [thermal]. Collective.
-  virtual std::array<double, 6> face_heat_inflow() = 0;
-  /// Range, total and finiteness of T on all ranks (collective; defaults without [thermal]).
-  virtual ThermalDiagnostics thermal_diagnostics() = 0;
-
-  /// Device bytes per cell: populations (one array, in place) and flags, and with [thermal] its two T buffers and
-  /// the three velocity components (5 R).
+  /// Bytes per cell where the populations live (device in core, host out of core): populations and flags, and with
+  /// [thermal] its two T buffers and the three velocity components (5 R).
   virtual std::size_t bytes_per_cell() const = 0;
-  /// Device bytes of this rank's block in all: populations and flags of every cell, ghost layer included, the
-  /// output slab (4 fields for at most 2^24 cells), the particles' fields and arrays and the thermal fields when
-  /// present.
+  /// Device bytes of this rank's block in all: in core populations and flags of every cell, ghost layer included,
+  /// the output slab (4 fields for at most 2^24 cells), the particles' fields and arrays and the thermal fields
+  /// when present; out of core the slab buffers.
   virtual std::size_t device_bytes() const = 0;
-  /// Bytes moved through device memory per fluid cell per step by the fused kernel.
-  virtual std::size_t kernel_bytes_per_cell() const = 0;
-
   /// The out-of-core plan and counters; false for an in-core run.
   virtual bool out_of_core(OutOfCoreStats& /*stats*/) const { return false; }
 
+  // ---- Read-outs, written once over the storage (solver/simulation.cpp) --------------------------------------
+
+  /// Fields at the current time (moments of the populations streaming in; at step 0 of the initial populations),
+  /// copied to the host. Collective (the pending halo exchange is done first).
+  MacroscopicFields fields();
+  /// Mass, max |u| and non-finite check of this rank's fields (reduce over ranks with reduce_diagnostics).
+  /// Collective like fields().
+  Diagnostics diagnose();
+  /// Writes the output fields of the case (kOutputFields order) at the current time, scaled by `scaling`, in the
+  /// arithmetic precision: a .vti of the whole grid on one rank; on several ranks each writes its piece `path`
+  /// (extended by one node towards its upper neighbours so pieces join without gaps) and returns the piece's extent
+  /// for the .pvti (collective). Throws OutputError.
+  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling);
+  /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
+  /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields
+  /// order), lattice units (1/step, 1/step^2 for Q). Collective (the velocity's ghost planes are exchanged first).
+  /// Throws std::invalid_argument for another name.
+  std::vector<double> derived_field(const std::string& name);
+
+  /// The state for a checkpoint: the populations, and T and the particles when present (collective: the pending
+  /// halo exchange is done first).
+  RawState raw_state();
+  /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
+  /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
+  void set_raw_state(const RawState& state);
+  /// Bytes of one stored population value (2, 4 or 8) and of one value of the arithmetic type (temperature,
+  /// particle force, read-outs: 4 or 8).
+  int population_bytes() const;
+  int temperature_bytes() const;
+  /// Bytes moved through device memory per fluid cell per step by the fused kernel: 19 populations read and
+  /// written, and the flag.
+  std::size_t kernel_bytes_per_cell() const;
+
+  // ---- Optional components: particles ([particles]) and the temperature field ([thermal]) ----------------------
+
+  /// This rank's particles (solver/particle_system.hpp), advanced with every step; nullptr without [particles].
+  ParticleComponent* particle_system() const { return particle_component_; }
+  /// The temperature field (solver/thermal_field.hpp), advanced with every step; nullptr without [thermal].
+  ThermalComponent* thermal_field() const { return thermal_component_; }
+
+  bool has_particles() const { return particle_component_ != nullptr; }
+  /// This rank's particles on the host (empty without particles).
+  ParticleSnapshot particles() const {
+    return particle_component_ ? particle_component_->snapshot() : ParticleSnapshot();
+  }
+  /// Particles on all ranks (collective; 0 without particles).
+  std::int64_t particle_count() const { return particle_component_ ? particle_component_->global_count() : 0; }
+  /// Health of the particles on all ranks (collective; all finite and no particle at speed 0 without particles).
+  ParticleDiagnostics particle_diagnostics() const {
+    return particle_component_ ? particle_component_->diagnose() : ParticleDiagnostics();
+  }
+  /// Force the particles apply to this rank's fluid in the next step (two-way coupling; else zero), lattice units.
+  std::array<double, 3> particle_force_on_fluid() const {
+    return particle_component_ ? particle_component_->force_on_fluid() : std::array<double, 3>{0.0, 0.0, 0.0};
+  }
+
+  bool has_thermal() const { return thermal_component_ != nullptr; }
+  /// T on this rank's interior cells (MacroscopicFields order), lattice units; empty without [thermal].
+  std::vector<double> temperature() const {
+    return thermal_component_ ? thermal_component_->interior() : std::vector<double>();
+  }
+  /// Replaces T on the interior cells (layout as temperature()); used by tests. Throws std::logic_error without
+  /// [thermal].
+  void set_temperature(const std::vector<double>& t);
+  /// Heat entering the fluid per step through each domain face (kFaceNames order), summed over the face and the
+  /// ranks; 0 for faces that are not fixed-temperature walls and without [thermal]. Collective.
+  std::array<double, 6> face_heat_inflow() const {
+    return thermal_component_ ? thermal_component_->face_inflow() : std::array<double, 6>{};
+  }
+  /// Range, total and finiteness of T on all ranks (collective; defaults without [thermal]).
+  ThermalDiagnostics thermal_diagnostics() const {
+    return thermal_component_ ? thermal_component_->diagnose() : ThermalDiagnostics();
+  }
+
   const CaseConfig& config() const { return config_; }
-  virtual const Decomposition& decomposition() const = 0;
 
  protected:
   explicit Simulation(const CaseConfig& config) : config_(config) {}
+
+  /// Computes the macroscopic fields of the current time slab by slab and calls fn for each (MomentSlab says
+  /// what it holds); the slabs cover the interior in order. Collective (the pending halo exchange is done first).
+  virtual void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) = 0;
+  /// Computes the velocity of the current time with its ghost cells slab by slab and calls fn for each
+  /// (VelocitySlab says what it holds); the slabs' interior planes cover the block in order. Collective.
+  virtual void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) = 0;
+  /// The step, the layout and the interior population slots of RawState (collective like raw_state()).
+  virtual RawState raw_populations() = 0;
+  /// Restores what raw_populations() took, from a state whose sizes set_raw_state() checked.
+  virtual void restore_populations(const RawState& state) = 0;
+
+  /// Registers the block's components (owned by the derived class, which lives as long as they do).
+  void attach(ParticleComponent* particles, ThermalComponent* thermal) {
+    particle_component_ = particles;
+    thermal_component_ = thermal;
+  }
+
   CaseConfig config_;
+
+ private:
+  template <class R>
+  std::vector<R> moments();
+  template <class R>
+  std::vector<R> derived_values(const OutputScaling& scaling, const std::vector<std::string>& names);
+  template <class R>
+  PieceExtent write_piece(const std::string& path, const OutputScaling& scaling);
+
+  ParticleComponent* particle_component_ = nullptr;
+  ThermalComponent* thermal_component_ = nullptr;
 };
 
 }  // namespace eddy

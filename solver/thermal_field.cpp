@@ -1,11 +1,13 @@
 #include "solver/thermal_field.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
 #include "kernels/scalar_launchers.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/precision.hpp"
 
 namespace eddy {
 
@@ -24,7 +26,7 @@ double hashed_unit(std::uint64_t key) {
 
 std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells) {
   if (!config.thermal.enabled) return 0;
-  const std::size_t value = config.precision == Precision::float64 ? 8 : 4;
+  const std::size_t value = arithmetic_bytes(config.precision);
   return 5 * value * std::size_t(block_cells);
 }
 
@@ -118,6 +120,21 @@ std::vector<R> ThermalField<R>::interior_raw() const {
   std::vector<R> out(std::size_t(shape_.interior_cells()));
   for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = all[std::size_t(cell)]; });
   return out;
+}
+
+template <class R>
+std::vector<unsigned char> ThermalField<R>::interior_bytes() const {
+  const std::vector<R> t = interior_raw();
+  std::vector<unsigned char> bytes(t.size() * sizeof(R));
+  std::memcpy(bytes.data(), t.data(), bytes.size());
+  return bytes;
+}
+
+template <class R>
+void ThermalField<R>::set_interior_bytes(const std::vector<unsigned char>& bytes) {
+  std::vector<R> t(std::size_t(shape_.interior_cells()));
+  std::memcpy(t.data(), bytes.data(), bytes.size());
+  set_interior_raw(t);
 }
 
 template <class R>

@@ -1,7 +1,7 @@
 // ThermalField<R>: the temperature (or passive scalar) T of one rank's block and its coupling to the flow
 // ([thermal], io/case_config.hpp). Scheme, boundary fluxes, stability and sources: kernels/scalar_transport.hpp.
 //
-// Data flow of one LBM step n (solver/simulation.cpp):
+// Data flow of one LBM step n (solver/lattice_simulation.cpp):
 //   1. the fused stream-collide kernel reads T^n for the Boussinesq force F = -g beta (T - T_ref) g_hat (Guo
 //      forcing) and writes the velocity u^n it computed (ForceFieldView, VelocityOutView): no extra pass over the
 //      populations;
@@ -37,8 +37,30 @@ struct ThermalDiagnostics {
 /// one R each per block cell.
 std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells);
 
+/// The temperature field of a Simulation as its read-outs, guards and checkpoints reach it
+/// (Simulation::thermal_field; ThermalField<R> is the one implementation). Precision-free: values in double, the
+/// stored field as bytes.
+class ThermalComponent {
+ public:
+  virtual ~ThermalComponent() = default;
+  /// T on this rank's interior cells, MacroscopicFields order (x fastest), lattice units.
+  virtual std::vector<double> interior() const = 0;
+  /// Replaces T on the interior cells (layout as interior()); used by tests to start from any field.
+  virtual void set_interior(const std::vector<double>& t) = 0;
+  /// T on the interior cells exactly as stored (the arithmetic type), as bytes, and its replacement (of the size
+  /// the caller checked); for checkpoints.
+  virtual std::vector<unsigned char> interior_bytes() const = 0;
+  virtual void set_interior_bytes(const std::vector<unsigned char>& bytes) = 0;
+  /// Heat entering the fluid through each face of the domain per step, summed over the face (lattice units:
+  /// T cells^3 / step in 3D with dx = 1), by the same wall flux as the scheme; 0 for faces that are not fixed-value
+  /// walls. Collective (summed over ranks).
+  virtual std::array<double, 6> face_inflow() const = 0;
+  /// Range, total and finiteness of T on all ranks. Collective.
+  virtual ThermalDiagnostics diagnose() const = 0;
+};
+
 template <class R>
-class ThermalField {
+class ThermalField final : public ThermalComponent {
  public:
   /// Allocates the fields and sets T to thermal.initial_temperature plus the perturbation (hashed from the global
   /// cell index, so independent of the decomposition). `flags`: the block's cell flags (kept on the host for the
@@ -54,20 +76,15 @@ class ThermalField {
   /// Advances T by one LBM step with the velocity the last kernel step wrote (collective: ghost exchanges).
   void step(const FlagView& flags, const backend::Stream* stream);
 
-  /// T on this rank's interior cells, MacroscopicFields order (x fastest), lattice units.
-  std::vector<double> interior() const;
-  /// Replaces T on the interior cells (layout as interior()); used by tests to start from any field.
-  void set_interior(const std::vector<double>& t);
-  /// T on the interior cells exactly as stored, and its replacement (checkpoints).
+  std::vector<double> interior() const override;
+  void set_interior(const std::vector<double>& t) override;
+  std::vector<unsigned char> interior_bytes() const override;
+  void set_interior_bytes(const std::vector<unsigned char>& bytes) override;
+  /// T on the interior cells exactly as stored, and its replacement.
   std::vector<R> interior_raw() const;
   void set_interior_raw(const std::vector<R>& t);
-
-  /// Heat entering the fluid through each face of the domain per step, summed over the face (lattice units:
-  /// T cells^3 / step in 3D with dx = 1), by the same wall flux as the scheme; 0 for faces that are not fixed-value
-  /// walls. Collective (summed over ranks).
-  std::array<double, 6> face_inflow() const;
-  /// Collective.
-  ThermalDiagnostics diagnose() const;
+  std::array<double, 6> face_inflow() const override;
+  ThermalDiagnostics diagnose() const override;
 
  private:
   const R* current() const { return t_[current_].data(); }

@@ -1,0 +1,390 @@
+// LatticeSimulation<T>: the in-core Simulation of one block on this build's backend, T = storage precision
+// (solver/lattice_simulation.hpp).
+//
+// One population array, updated in place by the AA pattern (kernels/streaming.hpp): even steps are local, odd
+// steps read and write the neighbours, ghost layer included. The halo exchange fills the ghosts before an odd step
+// (into_ghosts) and delivers what the odd step wrote into them afterwards (out_of_ghosts); each is done lazily,
+// just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
+// no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
+// communication stream, then the boundary shell once it is done.
+#include "solver/lattice_simulation.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <new>
+
+#include "kernels/d3q19.hpp"
+#include "kernels/field_launchers.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/storage.hpp"
+#include "kernels/streaming.hpp"
+#include "solver/derived_fields.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
+#include "solver/halo_exchange.hpp"
+#include "solver/host_state.hpp"
+#include "solver/lattice_setup.hpp"
+#include "solver/precision.hpp"
+
+namespace eddy {
+
+namespace {
+
+/// Cells per slab of LatticeSimulation::for_each_moment_slab (16 B or 32 B each): 16 Mi cells, 256 MiB in float.
+constexpr std::int64_t kMomentSlabCells = std::int64_t(1) << 24;
+
+/// Bytes of one output value (rho or a velocity component): the arithmetic type.
+double output_value_bytes(const CaseConfig& config) { return double(arithmetic_bytes(config.precision)); }
+
+/// Device bytes of the particles of a block of `decomposition`: the seeded count in proportion to the block, twice
+/// over for clustering (at most the count).
+double particle_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double share = double(shape.interior_cells()) / (double(config.size[0]) * config.size[1] * config.size[2]);
+  const double particles = std::min(double(config.particles.count), 2.0 * share * double(config.particles.count));
+  return particle_device_bytes(config, decomposition, std::int64_t(particles));
+}
+
+/// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included), the
+/// output slab of 4 fields for at most kMomentSlabCells cells, and the particles.
+double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double stored_bytes = double(storage_bytes(config.precision));
+  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
+  const bool derived = std::any_of(config.output_fields.begin(), config.output_fields.end(), is_derived_field);
+  const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
+  return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
+         slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
+         double(thermal_device_bytes(config, shape.n_cells()));
+}
+
+/// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
+/// downloaded slab.
+double host_readout_bytes(const CaseConfig& config, const Decomposition& decomposition) {
+  const BlockShape shape = block_shape(decomposition);
+  const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
+  return double(shape.n_cells()) * sizeof(CellFlag) +
+         (double(shape.interior_cells()) + slab_cells) * 4.0 * output_value_bytes(config);
+}
+
+/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
+/// around it, peeled axis by axis so that no cell is in two boxes.
+void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
+  Box remaining = shape.interior();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!d.exchanges(axis) || remaining.empty()) continue;
+    Box low = remaining, high = remaining;
+    low.hi[axis] = remaining.lo[axis] + 1;
+    high.lo[axis] = std::max(remaining.hi[axis] - 1, low.hi[axis]);
+    if (!low.empty()) shell.push_back(low);
+    if (!high.empty()) shell.push_back(high);
+    remaining.lo[axis] = low.hi[axis];
+    remaining.hi[axis] = high.lo[axis];
+  }
+  inner = remaining;
+}
+
+template <class T>
+class LatticeSimulation final : public Simulation {
+  using R = compute_t<T>;  // arithmetic, relaxation, wall velocities and output fields
+
+ public:
+  LatticeSimulation(const CaseConfig& config, const Decomposition& decomposition)
+      : Simulation(config),
+        decomposition_(decomposition),
+        shape_(block_shape(decomposition)),
+        relax_(relaxation<R>(config)),
+        walls_(wall_velocities<R>(config)),
+        halo_(decomposition, shape_, config.parallel.transport),
+        overlap_(config.parallel.overlap) {
+    const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
+    f_ = DeviceBuffer<T>(populations);
+    flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
+    const std::vector<CellFlag> flags = build_flags(config, decomposition);
+    flags_.upload(flags);
+    const InitialField init = initial_field(config, decomposition);
+    initialize_populations(view(), shape_, init);  // the "own" layout
+    reset_watch();
+    split_interior(shape_, decomposition_, inner_, shell_);
+    if (config.particles.enabled) {
+      try {
+        particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
+      } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
+        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
+                              " particles; use fewer particles (particles.count) or more ranks",
+                          true);
+      }
+    }
+    if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
+    attach(particles_.get(), thermal_.get());
+    backend::synchronize();
+  }
+
+  void advance(std::int64_t steps) override {
+    for (std::int64_t s = 0; s < steps; ++s) {
+      const RoundingKey key{static_cast<std::uint32_t>(step_),
+                            {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
+      if (overlap_ && halo_pending_) {
+        step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
+        step_done_.wait(comm_);
+        update(inner_, key);
+        halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
+        halo_done_.record(comm_);
+        halo_done_.wait(compute_);
+        for (const Box& box : shell_) update(box, key);
+      } else {
+        complete_halo();
+        update(shape_.interior(), key);
+      }
+      layout_ = after_step(layout_);
+      halo_pending_ = halo_.active();
+      ++step_;
+      if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
+      if (particles_) {
+        complete_halo();
+        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
+      }
+    }
+  }
+
+  void synchronize() override { backend::synchronize(); }
+  std::int64_t time_step() const override { return step_; }
+
+  std::int64_t unstable_step() override {
+    if (unstable_step_ < 0) {
+      watch_copied_.synchronize();  // the copy asked for by the previous call (queued behind the steps before it)
+      const std::uint32_t seen = *watch_seen_.data();
+      if (seen == StabilityView<R>::kNoInstability) {
+        backend::copy_to_host_async(watch_seen_.data(), watch_.data(), sizeof(std::uint32_t), compute_);
+        watch_copied_.record(compute_);
+        return -1;
+      }
+      unstable_step_ = std::int64_t(seen);
+    }
+    const std::int64_t frozen_at = unstable_step_ + 1;
+    if (freezes() && step_ != frozen_at) {
+      // The steps after the unstable one left the populations alone (StabilityView::frozen) but turned the host's
+      // layout over: undo that, and go back to the time right after the unstable step.
+      backend::synchronize();
+      if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
+      step_ = frozen_at;
+    }
+    return unstable_step_;
+  }
+  const Decomposition& decomposition() const override { return decomposition_; }
+
+  /// Computes rho, ux, uy, uz of the current time on the device a slab of z-planes at a time (at most
+  /// kMomentSlabCells cells, so the device buffer stays small). Collective on several ranks: the pending exchange
+  /// is done first.
+  void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
+    complete_halo();
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
+    const int slab_planes =
+        int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
+    const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
+    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
+    R* base = moments_.data();
+    const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    std::vector<R> part;
+    for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
+      const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
+      compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
+                      force_field());
+      part = moments_.download();
+      fn(MomentSlab{part.data(), std::int64_t(slab), plane * (z - 1), plane * (z_end - z)});
+    }
+  }
+
+  /// One slab, the whole block: the velocity of every block cell is computed, its ghost planes exchanged
+  /// (collective), with scratch fields for the stencils.
+  void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
+    complete_halo();
+    const std::size_t cells = std::size_t(shape_.n_cells());
+    DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+    R* const u_ptr[3] = {u[0].data(), u[1].data(), u[2].data()};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    compute_velocity_field(view(), layout_, FlagView{flags_.data()}, shape_, force, force_field(), walls_, u_ptr,
+                           &compute_);
+    FieldHalo<R> halo(decomposition_, shape_);
+    for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
+    DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
+    VelocitySlab slab;
+    for (int a = 0; a < 3; ++a) {
+      slab.u[a] = u_ptr[a];
+      slab.scratch[a] = w[a].data();
+    }
+    slab.flags = FlagView{flags_.data()};
+    slab.shape = shape_;
+    slab.lo = 1;
+    slab.hi = shape_.n[2] + 1;
+    slab.first_plane = 1;
+    slab.stream = &compute_;
+    fn(slab);
+  }
+
+  std::vector<double> populations() override {
+    complete_halo();
+    const std::vector<T> all = f_.download();
+    const std::vector<CellFlag> flags = flags_.download();
+    return interior_populations(all.data(), flags.data(), shape_, layout_, walls_);
+  }
+
+  void set_populations(const std::vector<double>& f) override {
+    complete_halo();
+    std::vector<T> all = f_.download();
+    set_interior_populations(all.data(), shape_, f);
+    f_.upload(all);
+    layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
+    halo_pending_ = halo_.active();
+    reset_watch();
+  }
+
+  RawState raw_populations() override {
+    complete_halo();
+    const std::vector<T> all = f_.download();
+    RawState state;
+    state.step = step_;
+    state.layout = int(layout_);
+    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
+    pack_interior_slots(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    return state;
+  }
+
+  void restore_populations(const RawState& state) override {
+    std::vector<T> all = f_.download();
+    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, all.data());
+    f_.upload(all);
+    layout_ = PopulationLayout(state.layout);
+    step_ = state.step;
+    // The interior slots hold the whole state: before an odd step ("swapped") the ghosts are filled from the
+    // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
+    // the state was taken.
+    halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    reset_watch();
+  }
+
+  std::size_t bytes_per_cell() const override {
+    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
+  }
+  std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
+
+ private:
+  void update(const Box& box, const RoundingKey& key) {
+    const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
+    stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
+                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability);
+  }
+
+  /// A fresh stability watch, for a new state.
+  void reset_watch() {
+    watch_.upload({StabilityView<R>::kNoInstability});
+    *watch_seen_.data() = StabilityView<R>::kNoInstability;
+    unstable_step_ = -1;
+  }
+
+  /// The fused kernel freezes the state at the first unstable step on one rank only: on several, the other
+  /// blocks would run on and the ranks' times would disagree.
+  bool freezes() const { return decomposition_.size == 1; }
+
+  PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
+  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
+  ForceFieldView<R> force_field() const {
+    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
+    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
+  }
+
+  /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
+  /// them after one ("own").
+  HaloDirection pending_direction() const {
+    return layout_ == PopulationLayout::swapped ? HaloDirection::into_ghosts : HaloDirection::out_of_ghosts;
+  }
+
+  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks).
+  void complete_halo() {
+    if (!halo_pending_) return;
+    halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
+    halo_pending_ = false;
+  }
+
+  Decomposition decomposition_;
+  BlockShape shape_;
+  Relaxation<R> relax_;
+  WallVelocities<R> walls_;
+  backend::Stream compute_, comm_;
+  backend::Event step_done_, halo_done_;
+  HaloExchange<T> halo_;
+  bool overlap_;
+  Box inner_{};
+  std::vector<Box> shell_;
+  DeviceBuffer<T> f_;
+  DeviceBuffer<CellFlag> flags_;
+  DeviceBuffer<R> moments_;
+  std::unique_ptr<ParticleSystem<T>> particles_;
+  std::unique_ptr<ThermalField<R>> thermal_;
+  DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
+  PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host
+  backend::Event watch_copied_;
+  std::int64_t unstable_step_ = -1;
+  PopulationLayout layout_ = PopulationLayout::own;
+  bool halo_pending_ = false;  // the exchange of pending_direction() is due before the next step or read-out
+  std::int64_t step_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+/// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
+/// overcommit and fail later, when the pages are touched).
+void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
+  double needed = device_bytes_needed(config, decomposition);
+  // On cpu the "device" is host memory, which also holds the read-outs.
+  if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
+  const backend::DeviceInfo device = backend::device_info(backend::current_device());
+  if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    const double particle_bytes = particle_bytes_needed(config, decomposition);
+    if (particle_bytes > 0.5 * needed) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "the block of %d x %d x %d cells with its share of %lld particles needs %.3g GB of %s memory, "
+                    "%.3g GB of it for the particles, but only %.3g GB are free; use fewer particles "
+                    "(particles.count)",
+                    decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
+                    static_cast<long long>(config.particles.count), needed * 1e-9,
+                    backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
+      throw DeviceError(text, true);
+    }
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the block of %d x %d x %d cells needs %.3g GB of %s memory (populations, flags, output slab) "
+                  "but only %.3g GB are free; use a smaller domain%s or more ranks",
+                  decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
+                  backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
+                  config.precision == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")");
+    throw DeviceError(text, true);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Simulation> create_in_core(const CaseConfig& config, const Decomposition& decomposition) {
+  check_memory(config, decomposition);
+  switch (config.precision) {
+    case Precision::float64:
+      return std::make_unique<LatticeSimulation<double>>(config, decomposition);
+    case Precision::float16:
+      return std::make_unique<LatticeSimulation<half_t>>(config, decomposition);
+    case Precision::float32:
+      break;
+  }
+  return std::make_unique<LatticeSimulation<float>>(config, decomposition);
+}
+
+double in_core_device_bytes(const CaseConfig& config, const Decomposition& decomposition) {
+  return device_bytes_needed(config, decomposition);
+}
+
+}  // namespace eddy

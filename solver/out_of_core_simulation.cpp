@@ -1,0 +1,438 @@
+// OutOfCoreSimulation<T>: the populations of one block in pinned host memory, advanced slab by slab on the device
+// (solver/out_of_core_simulation.hpp for the scheme, solver/slab_plan.hpp for the slab sizes and the halo depth,
+// solver/out_of_core.cpp for the budget and the plan).
+#include "solver/out_of_core_simulation.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "kernels/d3q19.hpp"
+#include "kernels/field_launchers.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/storage.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/field_halo.hpp"
+#include "solver/halo_exchange.hpp"
+#include "solver/host_state.hpp"
+#include "solver/lattice_setup.hpp"
+#include "solver/slab_plan.hpp"
+#include "solver/timing.hpp"
+
+namespace eddy {
+
+namespace {
+
+template <class T>
+class OutOfCoreSimulation final : public Simulation {
+  using R = compute_t<T>;
+
+ public:
+  OutOfCoreSimulation(const CaseConfig& config, const Decomposition& decomposition, const SlabRequest& request,
+                      const SlabPlan& plan)
+      : Simulation(config),
+        decomposition_(decomposition),
+        shape_(block_shape(decomposition)),
+        relax_(relaxation<R>(config)),
+        walls_(wall_velocities<R>(config)),
+        request_(request),
+        plan_(plan),
+        plane_cells_(std::int64_t(shape_.pitch()) * (shape_.n[1] + 2)) {
+    stats_.time_block = plan_.time_block;
+    stats_.slabs = plan_.slabs();
+    stats_.buffer_planes = plan_.buffer_planes;
+    stats_.device_bytes = plan_.device_bytes;
+    stats_.budget = request_.budget;
+    stats_.work_factor = plan_.work_factor(request_);
+    if (request_.time_block > 0 || request_.slabs > 0) {
+      SlabRequest chosen = request_;
+      chosen.time_block = chosen.slabs = 0;
+      try {
+        stats_.default_work_factor = plan_slabs(chosen).work_factor(chosen);
+      } catch (const InputError&) {  // no plan of its own fits: nothing to suggest
+      }
+    }
+    for (int axis = 0; axis < 2; ++axis) periodic_xy_[axis] = decomposition_.exchanges(axis);
+    const int h = plan_.halo;
+    host_ = PinnedBuffer<T>(std::size_t(d3q19::Q) * std::size_t(shape_.n_cells()));
+    const std::size_t halo_values = std::size_t(d3q19::Q) * std::size_t(h) * std::size_t(plane_cells_);
+    if (!request_.wall_below) below_ = PinnedBuffer<T>(halo_values);
+    if (!request_.wall_above) above_ = PinnedBuffer<T>(halo_values);
+    // Flags of host planes 1 - h .. nz + h: those of a block reaching h - 1 planes further each way, decided by the
+    // global position like every block's (solver/lattice_setup.hpp), so halo planes get their true flags.
+    Decomposition extended = decomposition_;
+    extended.offset[2] -= h - 1;
+    extended.local_size[2] += 2 * (h - 1);
+    const std::vector<CellFlag> flags = build_flags(config, extended);
+    flags_ = PinnedBuffer<CellFlag>(flags.size());
+    std::memcpy(flags_.data(), flags.data(), flags.size());
+    const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
+    for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
+    if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(2 * halo_values);
+    for (int e = 0; e < 5 * plan_.slabs(); ++e) timing_.push_back(std::make_unique<backend::Event>(true));
+    initialize();
+  }
+
+  void advance(std::int64_t steps) override {
+    while (steps > 0) {
+      const int k = int(std::min<std::int64_t>(plan_.time_block, steps));
+      sweep(k);
+      steps -= k;
+    }
+  }
+
+  void synchronize() override { backend::synchronize(); }
+  std::int64_t time_step() const override { return step_; }
+  const Decomposition& decomposition() const override { return decomposition_; }
+
+  std::vector<double> populations() override {
+    return interior_populations(host_.data(), block_flags(), shape_, layout_, walls_);
+  }
+  void set_populations(const std::vector<double>& f) override {
+    set_interior_populations(host_.data(), shape_, f);
+    layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
+  }
+
+  RawState raw_populations() override {
+    RawState state;
+    state.step = step_;
+    state.layout = int(layout_);
+    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
+    pack_interior_slots(host_.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    return state;
+  }
+
+  void restore_populations(const RawState& state) override {
+    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, host_.data());
+    layout_ = PopulationLayout(state.layout);
+    step_ = state.step;
+  }
+
+  /// Host bytes per cell (the populations live there); the device holds only the slab buffers.
+  std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
+  std::size_t device_bytes() const override { return std::size_t(plan_.device_bytes); }
+
+  bool out_of_core(OutOfCoreStats& stats) const override {
+    stats = stats_;
+    return true;
+  }
+
+ private:
+  /// The host planes [lo, hi) a device buffer holds for one visit, and the block shape they form on the device.
+  struct SlabGeometry {
+    int lo = 0, hi = 0;
+    BlockShape shape{};
+  };
+  SlabGeometry geometry(int slab, int depth) const {
+    SlabGeometry g;
+    plan_.device_range(slab, depth, request_, g.lo, g.hi);
+    g.shape = BlockShape{{shape_.n[0], shape_.n[1], g.hi - g.lo - 2}};
+    return g;
+  }
+
+  /// Device buffer b: the populations of a slab (stride of its own shape), then the flags at a fixed offset.
+  PopulationView<T> device_view(int b, const SlabGeometry& g) const {
+    return PopulationView<T>{reinterpret_cast<T*>(buffers_[b].data()), g.shape.n_cells()};
+  }
+  CellFlag* device_flags(int b) const {
+    const std::size_t capacity = std::size_t(plan_.buffer_planes) * std::size_t(plane_cells_);
+    return reinterpret_cast<CellFlag*>(buffers_[b].data() + d3q19::Q * capacity * sizeof(T));
+  }
+  /// Flags of the block's own cells (ghost planes included), inside the extended flags.
+  const CellFlag* block_flags() const { return flags_.data() + std::size_t(plan_.halo - 1) * plane_cells_; }
+
+  /// Copies host planes [from, hi) of the state into device buffer b (halo planes beyond the block from the copies
+  /// taken by refresh_halos) and the flags of all its planes [lo, hi); returns the bytes queued.
+  double upload(const SlabGeometry& g, int from, int b, const backend::Stream& stream) {
+    const int nz = shape_.n[2], h = plan_.halo;
+    const std::size_t plane_bytes = std::size_t(plane_cells_) * sizeof(T);
+    const PopulationView<T> dev = device_view(b, g);
+    double bytes = 0.0;
+    // Source segments: below the block, the block itself (ghost plane included on a wall side), above the block.
+    const int own_lo = request_.wall_below ? 0 : 1, own_hi = request_.wall_above ? nz + 2 : nz + 1;
+    struct Segment {
+      int lo, hi;
+      const T* base;  // population 0 of plane `first` of the source
+      int first;      // host plane stored at base
+      std::int64_t stride;
+    };
+    const std::int64_t halo_stride = std::int64_t(h) * plane_cells_;
+    const Segment segments[3] = {{from, std::min(g.hi, own_lo), below_.data(), 1 - h, halo_stride},
+                                 {std::max(from, own_lo), std::min(g.hi, own_hi), host_.data(), 0, shape_.n_cells()},
+                                 {std::max(from, own_hi), g.hi, above_.data(), nz + 1, halo_stride}};
+    for (const Segment& s : segments) {
+      if (s.hi <= s.lo) continue;
+      const std::size_t count = std::size_t(s.hi - s.lo) * plane_bytes;
+      for (int i = 0; i < d3q19::Q; ++i) {
+        backend::copy_to_device_async(dev.f + i * dev.n_cells + std::int64_t(s.lo - g.lo) * plane_cells_,
+                                      s.base + i * s.stride + std::int64_t(s.lo - s.first) * plane_cells_, count,
+                                      stream);
+      }
+      bytes += double(count) * d3q19::Q;
+    }
+    const std::size_t flag_bytes = std::size_t(g.hi - g.lo) * std::size_t(plane_cells_);
+    backend::copy_to_device_async(device_flags(b), flags_.data() + std::int64_t(g.lo + h - 1) * plane_cells_,
+                                  flag_bytes, stream);
+    return bytes + double(flag_bytes);
+  }
+
+  /// Copies host planes [lo, hi) between the carry (which holds them from plane lo on) and device buffer b.
+  void carry(const SlabGeometry& g, int b, int lo, int hi, bool into_buffer, const backend::Stream& stream) {
+    if (hi <= lo) return;
+    const PopulationView<T> dev = device_view(b, g);
+    const std::int64_t carried = 2 * std::int64_t(plan_.halo) * plane_cells_;
+    const std::size_t count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(T);
+    for (int i = 0; i < d3q19::Q; ++i) {
+      T* in_buffer = dev.f + i * dev.n_cells + std::int64_t(lo - g.lo) * plane_cells_;
+      T* in_carry = carry_.data() + i * carried;
+      backend::copy_on_device_async(into_buffer ? in_buffer : in_carry, into_buffer ? in_carry : in_buffer, count,
+                                    stream);
+    }
+  }
+
+  /// Host planes a visit of `slab` writes back: its own, and next to a periodic or shared z side also the ghost
+  /// plane, whose slots the last odd step filled with the populations leaving the block (read by populations()).
+  void download_range(int slab, int& lo, int& hi) const {
+    lo = plan_.first[slab];
+    hi = plan_.first[slab + 1];
+    if (slab == 0 && !request_.wall_below) lo = 0;
+    if (slab == plan_.slabs() - 1 && !request_.wall_above) hi = shape_.n[2] + 2;
+  }
+
+  /// Copies host planes [lo, hi) back from device buffer b; returns the bytes queued.
+  double download(const SlabGeometry& g, int b, int lo, int hi, const backend::Stream& stream) {
+    const PopulationView<T> dev = device_view(b, g);
+    const std::size_t count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(T);
+    for (int i = 0; i < d3q19::Q; ++i) {
+      backend::copy_to_host_async(host_.data() + i * shape_.n_cells() + std::int64_t(lo) * plane_cells_,
+                                  dev.f + i * dev.n_cells + std::int64_t(lo - g.lo) * plane_cells_, count, stream);
+    }
+    return double(count) * d3q19::Q;
+  }
+
+  /// The periodic copies of the x and y axes on a device slab (z travels in the halo planes instead); the order of
+  /// the in-core exchange: into the ghosts x then y, out of them y then x.
+  void copy_periodic_xy(const PopulationView<T>& view, const FlagView& flags, const BlockShape& shape, bool into,
+                        const backend::Stream& stream) {
+    for (int pass = 0; pass < 2; ++pass) {
+      const int axis = into ? pass : 1 - pass;
+      if (periodic_xy_[axis]) copy_periodic_ghosts(view, flags, shape, axis, into, &stream);
+    }
+  }
+
+  /// Advances the slab in device buffer b `steps` steps from the state's time and layout.
+  void compute(const SlabGeometry& g, int b, int steps, const backend::Stream& stream) {
+    const PopulationView<T> view = device_view(b, g);
+    const FlagView flags{device_flags(b)};
+    // Global z of device plane d: offset + lo + d - 1. Across a periodic z face the halo planes hold the far end's
+    // cells (more than once around for a block thinner than the halo); their rounding keys must be those cells'
+    // own, so the update is split where the global index wraps, each part shifted by whole turns of N.
+    const int origin = decomposition_.offset[2] + g.lo, n_global = decomposition_.global_size[2];
+    struct Part {
+      int lo, hi, shift;
+    };
+    std::vector<Part> parts;
+    const int m = g.shape.n[2];
+    for (int d = 1; d <= m;) {
+      const int global = origin + d - 1;
+      if (!decomposition_.periodic[2]) {
+        parts.push_back({d, m + 1, 0});
+        break;
+      }
+      const int turn = global >= 0 ? global / n_global : -((-global + n_global - 1) / n_global);
+      const int end = std::min(m + 1, (turn + 1) * n_global - origin + 1);  // first plane of the next turn
+      parts.push_back({d, end, -turn * n_global});
+      d = end;
+    }
+    PopulationLayout layout = layout_;
+    for (int s = 0; s < steps; ++s) {
+      if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
+      for (const Part& p : parts) {
+        if (p.hi <= p.lo) continue;
+        const Box box{{1, 1, p.lo}, {shape_.n[0] + 1, shape_.n[1] + 1, p.hi}};
+        const RoundingKey key{static_cast<std::uint32_t>(step_ + s),
+                              {decomposition_.offset[0], decomposition_.offset[1], origin + p.shift}};
+        stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream);
+      }
+      if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, false, stream);
+      layout = after_step(layout);
+    }
+  }
+
+  /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight. The planes a
+  /// slab shares with the previous one (its lower halo and its first k + 1 own planes, 2 (k + 1) in all) come from
+  /// the carry, copied from the previous slab's buffer before any step; the rest from the host. Each host plane is
+  /// thus uploaded once per sweep and read before it is written back, and no copy waits for another slab's copy in
+  /// the other direction. A slab's own planes go back to the host as soon as it is done.
+  void sweep(int steps) {
+    const auto start = Clock::now();
+    refresh_halos();
+    const int n = plan_.slabs(), h = plan_.halo;
+    auto event = [&](int slab, int point) -> backend::Event& { return *timing_[5 * slab + point]; };
+    for (int j = 0; j < n; ++j) {
+      const int b = j % kSlabBuffers;
+      const backend::Stream& stream = streams_[b];
+      const SlabGeometry g = geometry(j, h);
+      const int shared = j == 0 ? g.lo : geometry(j - 1, h).hi;  // planes [g.lo, shared) come from the carry
+      event(j, 0).record(stream);
+      stats_.bytes_up += upload(g, shared, b, stream);
+      if (j > 0) {
+        carried_.wait(stream);
+        carry(g, b, g.lo, shared, true, stream);
+      }
+      event(j, 1).record(stream);
+      if (j + 1 < n) {
+        carry(g, b, geometry(j + 1, h).lo, g.hi, false, stream);
+        carried_.record(stream);
+      }
+      compute(g, b, steps, stream);
+      event(j, 2).record(stream);
+      event(j, 3).record(stream);
+      int lo = 0, hi = 0;
+      download_range(j, lo, hi);
+      stats_.bytes_down += download(g, b, lo, hi, stream);
+      event(j, 4).record(stream);
+    }
+    for (const backend::Stream& s : streams_) s.synchronize();
+    for (int j = 0; j < n; ++j) {
+      stats_.seconds_up += backend::Event::seconds_between(event(j, 0), event(j, 1));
+      stats_.seconds_compute += backend::Event::seconds_between(event(j, 1), event(j, 2));
+      stats_.seconds_down += backend::Event::seconds_between(event(j, 3), event(j, 4));
+    }
+    step_ += steps;
+    if (steps % 2 == 1) layout_ = after_step(layout_);
+    ++stats_.sweeps;
+    stats_.seconds_total += seconds_since(start);
+  }
+
+  /// Fills the halo copies beyond the block's z ends from the state now: across a periodic face from this block's
+  /// far end, otherwise from the z-neighbour ranks (collective along z). A wall side has none.
+  void refresh_halos() {
+    if (request_.wall_below && request_.wall_above) return;
+    exchange_z_halo(decomposition_, shape_, plane_cells_, plan_.halo, host_.data(), below_.data(), above_.data());
+  }
+
+  /// Loads `slab` with `depth` halo planes into device buffer 0 for a read-out of the current state (on stream 0),
+  /// the periodic x and y ghosts filled as the in-core exchange would before reading neighbours.
+  SlabGeometry load_for_readout(int slab, int depth) {
+    const SlabGeometry g = geometry(slab, depth);
+    upload(g, g.lo, 0, streams_[0]);
+    if (layout_ == PopulationLayout::swapped) {
+      copy_periodic_xy(device_view(0, g), FlagView{device_flags(0)}, g.shape, true, streams_[0]);
+    }
+    return g;
+  }
+
+  /// Computes rho and u of the current time slab by slab on device buffer 1 (from the slab with 1 halo plane in
+  /// buffer 0). Collective along z (the halos are refreshed first).
+  void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
+    refresh_halos();
+    const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    std::vector<R> part;
+    for (int j = 0; j < plan_.slabs(); ++j) {
+      const SlabGeometry g = load_for_readout(j, 1);
+      const PopulationView<T> view = device_view(0, g);
+      const FlagView flags{device_flags(0)};
+      const std::int64_t slab = plane * plan_.planes(j);
+      R* base = reinterpret_cast<R*>(buffers_[1].data());  // the other buffer holds the moments
+      const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
+      compute_moments(view, layout_, flags, g.shape, force, walls_, out, plan_.first[j] - g.lo,
+                      plan_.first[j + 1] - g.lo, &streams_[0]);
+      part.resize(std::size_t(4 * slab));
+      backend::copy_to_host_async(part.data(), base, part.size() * sizeof(R), streams_[0]);
+      streams_[0].synchronize();
+      fn(MomentSlab{part.data(), slab, plane * (plan_.first[j] - 1), slab});
+    }
+  }
+
+  /// Slab by slab: the velocity of the slab and one plane beyond it (from its populations with 2 halo planes) is
+  /// computed in the other buffer, its periodic x and y ghosts copied, as the stencils of the in-core run need.
+  /// Collective along z (the halos are refreshed first).
+  void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
+    refresh_halos();
+    Decomposition xy = decomposition_;  // x and y ghosts as in core; z comes with the halo planes
+    xy.neighbour[2] = {kNoNeighbour, kNoNeighbour};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    const backend::Stream& stream = streams_[0];
+    for (int j = 0; j < plan_.slabs(); ++j) {
+      const SlabGeometry g = load_for_readout(j, 2);
+      const PopulationView<T> view = device_view(0, g);
+      const FlagView flags{device_flags(0)};
+      const std::size_t cells = std::size_t(g.shape.n_cells());
+      R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
+      R* const u[3] = {base, base + cells, base + 2 * cells};
+      compute_velocity_field(view, layout_, flags, g.shape, force, ForceFieldView<R>{}, walls_, u, &stream);
+      FieldHalo<R> halo(xy, g.shape);
+      for (R* component : u) halo.fill_ghosts(component, &stream);
+      VelocitySlab slab;
+      for (int a = 0; a < 3; ++a) {
+        slab.u[a] = u[a];
+        slab.scratch[a] = base + (3 + a) * cells;
+      }
+      slab.flags = flags;
+      slab.shape = g.shape;
+      slab.lo = plan_.first[j] - g.lo;
+      slab.hi = plan_.first[j + 1] - g.lo;
+      slab.first_plane = plan_.first[j];
+      slab.stream = &stream;
+      fn(slab);
+    }
+  }
+
+  /// Sets every cell, ghost planes included, to the initial populations (f_eq + f_neq, initialize_populations),
+  /// slab by slab on the device.
+  void initialize() {
+    InitialField init = initial_field(config_, decomposition_);
+    const int base_offset = init.offset[2];
+    for (int j = 0; j < plan_.slabs(); ++j) {
+      const SlabGeometry g = geometry(j, 1);
+      init.offset[2] = base_offset + g.lo;  // device plane d sits at host plane lo + d
+      initialize_populations(device_view(0, g), g.shape, init);
+      backend::synchronize();  // the launch is on the default stream
+      const int lo = j == 0 ? 0 : plan_.first[j];
+      const int hi = j == plan_.slabs() - 1 ? shape_.n[2] + 2 : plan_.first[j + 1];
+      download(g, 0, lo, hi, streams_[0]);
+      streams_[0].synchronize();
+    }
+  }
+
+  Decomposition decomposition_;
+  BlockShape shape_;
+  Relaxation<R> relax_;
+  WallVelocities<R> walls_;
+  SlabRequest request_;
+  SlabPlan plan_;
+  std::int64_t plane_cells_;  // cells of one z-plane: row pitch times (ny + 2)
+  bool periodic_xy_[2] = {false, false};
+  PinnedBuffer<T> host_;           // the state: f_i - w_i of every block cell, as an in-core run stores it
+  PinnedBuffer<T> below_, above_;  // halo planes beyond the block's z ends, [i * h * plane + ...]
+  PinnedBuffer<CellFlag> flags_;   // flags of host planes 1 - h .. nz + h
+  DeviceBuffer<unsigned char> buffers_[kSlabBuffers];
+  DeviceBuffer<T> carry_;  // planes shared by consecutive slabs, handed over on the device, [i * 2 h * plane + ...]
+  backend::Stream streams_[kSlabBuffers];
+  backend::Event carried_;  // the carry holds the planes the next slab needs
+  std::vector<std::unique_ptr<backend::Event>>
+      timing_;  // per slab: upload begins, ends, compute ends, download begins, ends
+  OutOfCoreStats stats_;
+  PopulationLayout layout_ = PopulationLayout::own;
+  std::int64_t step_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulation> make_out_of_core_simulation(const CaseConfig& config, const Decomposition& decomposition,
+                                                        const SlabRequest& request, const SlabPlan& plan) {
+  switch (config.precision) {
+    case Precision::float64:
+      return std::make_unique<OutOfCoreSimulation<double>>(config, decomposition, request, plan);
+    case Precision::float16:
+      return std::make_unique<OutOfCoreSimulation<half_t>>(config, decomposition, request, plan);
+    case Precision::float32:
+      break;
+  }
+  return std::make_unique<OutOfCoreSimulation<float>>(config, decomposition, request, plan);
+}
+
+}  // namespace eddy

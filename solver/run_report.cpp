@@ -1,0 +1,268 @@
+// What `eddy run` prints (solver/run_report.hpp).
+#include "solver/run_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+#include "io/number_format.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/lattice_units.hpp"
+#include "solver/lattice_setup.hpp"
+#include "solver/precision.hpp"
+#include "solver/rank_device.hpp"
+#include "solver/stop_signal.hpp"
+#include "solver/thermal_field.hpp"
+
+namespace eddy {
+
+namespace {
+
+/// An out-of-core plan that updates more than this many times the block's planes per step is warned about.
+constexpr double kWorkFactorWarning = 3.0;
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buf;
+}
+
+/// The "particles" line of the case summary.
+std::string particle_summary(const ParticleConfig& p) {
+  std::string text = "particles   ";
+  text += p.positions_file.empty() ? std::to_string(p.count) : "from " + p.positions_file;
+  text += p.kind == ParticleKind::tracer ? " tracers" : " inertial";
+  text += ", d = " + format_number("%.4g", p.diameter);
+  if (p.kind == ParticleKind::inertial) {
+    text += ", rho_p/rho_f = " + format_number("%.4g", p.density);
+    text += p.two_way ? ", two-way" : ", one-way";
+    if (p.contacts)
+      text += p.contact_search == ContactSearch::cell_list ? ", contacts (cell list)" : ", contacts (all pairs)";
+    if (p.pair_force == PairForce::gravity) text += ", pair gravity";
+  }
+  text += p.walls == ParticleWalls::stick ? ", walls stick" : ", walls bounce";
+  return text + "\n";
+}
+
+/// The unit conversion table of a case given in SI ([units]).
+std::string units_summary(const CaseConfig& config) {
+  const UnitsConfig& u = config.units;
+  const double velocity = u.dx / u.dt;  // m/s per lattice velocity
+  return "units       SI ([units]): dx = " + format_number("%.6g", u.dx) + " m, dt = " + format_number("%.6g", u.dt) +
+         " s, L = " + format_number("%.6g", u.length) + " m = " + format_number("%.6g", config.length) + " cells\n" +
+         "convert     U = " + format_number("%.6g", u.velocity) + " m/s = " + format_number("%.6g", config.velocity) +
+         " lattice; nu = " + format_number("%.6g", u.viscosity) + " m^2/s = " + format_number("%.6g", config.nu) +
+         " lattice; 1 lattice velocity = " + format_number("%.6g", velocity) +
+         " m/s; 1 step = " + format_number("%.6g", u.dt) + " s; density 1 = " + format_number("%.6g", u.density) +
+         " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
+}
+
+/// The "thermal" lines of the case summary.
+std::string thermal_summary(const CaseConfig& config) {
+  const ThermalConfig& th = config.thermal;
+  std::string text = "thermal     Pr = " + format_number("%.4g", th.prandtl) +
+                     ", Ra = " + format_number("%.4g", th.rayleigh) + " (L = " + format_number("%.6g", config.length) +
+                     " cells), kappa = " + format_number("%.6g", th.diffusivity) + ", " + std::to_string(th.substeps) +
+                     (th.substeps == 1 ? " sub-step" : " sub-steps") + " per step\n";
+  if (th.buoyancy > 0) {
+    text += "buoyancy    g beta = " + format_number("%.6g", th.buoyancy) + " along " + "(" +
+            format_number("%.3g", th.gravity_direction[0]) + ", " + format_number("%.3g", th.gravity_direction[1]) +
+            ", " + format_number("%.3g", th.gravity_direction[2]) +
+            "), dT = " + format_number("%.4g", th.temperature_difference) +
+            ", T_ref = " + format_number("%.4g", th.reference_temperature) + ", free-fall velocity " +
+            format_number("%.4g", th.free_fall_velocity) + " (Ma " +
+            format_number("%.3g", mach_number(th.free_fall_velocity)) + ")\n";
+  }
+  text += "T initial   " + format_number("%.4g", th.initial_temperature) +
+          (th.perturbation > 0 ? " +- " + format_number("%.4g", th.perturbation) : std::string()) + ", walls:";
+  bool any_wall = false;
+  for (int f = 0; f < 6; ++f) {
+    if (config.faces[f].kind == FaceKind::periodic) continue;
+    any_wall = true;
+    text +=
+        std::string(" ") + kFaceNames[f] + "=" +
+        (th.walls[f] == ThermalWall::fixed ? format_number("%.4g", th.wall_temperature[f]) : std::string("adiabatic"));
+  }
+  return text + (any_wall ? "" : " none (periodic)") + "\n";
+}
+
+/// "  Nu x_min +4.519 x_max -4.519" for the fixed-temperature walls (the mean wall heat flux per area "q" when the
+/// case has no temperature difference to scale it by), then "  T <min>..<max>" of `d`, and the total of T when no
+/// wall has a fixed temperature. Collective.
+std::string thermal_progress(const CaseConfig& config, Simulation& sim, const ThermalDiagnostics& d) {
+  const std::array<double, 6> inflow = sim.face_heat_inflow();
+  const bool scaled = config.thermal.temperature_difference > 0;
+  std::string text;
+  bool has_fixed = false;
+  for (int f = 0; f < 6; ++f) {
+    if (config.thermal.walls[f] != ThermalWall::fixed || config.faces[f].kind == FaceKind::periodic) continue;
+    has_fixed = true;
+    text += std::string(text.empty() ? (scaled ? "  Nu" : "  q") : "") + " " + kFaceNames[f] + " " +
+            (scaled ? format_number("%+.4f", nusselt_number(config, f, inflow[f]))
+                    : format_number("%+.4e", inflow[f] / face_cells(config, f)));
+  }
+  text += "  T " + format_number("%.4g", d.min) + ".." + format_number("%.4g", d.max);
+  if (!has_fixed) text += " total " + format_number("%.9e", d.total);
+  return text;
+}
+
+}  // namespace
+
+std::string format_number(const char* fmt, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, value);
+  return buf;
+}
+
+std::string cell_text(const std::array<int, 3>& c) {
+  return "(" + std::to_string(c[0]) + ", " + std::to_string(c[1]) + ", " + std::to_string(c[2]) + ")";
+}
+
+double checkpoint_gigabytes(const std::string& manifest_path) {
+  std::error_code ec;
+  const std::uintmax_t bytes =
+      std::filesystem::file_size(std::filesystem::path(manifest_path).replace_extension(".data"), ec);
+  return ec ? 0.0 : double(bytes) * 1e-9;
+}
+
+void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
+                        std::ostream& log, bool out_of_core) {
+  const double cells = double(config.size[0]) * config.size[1] * config.size[2];
+  const char* faces_kind[] = {"periodic", "wall", "moving wall"};
+  log << "case        " << config.name << (config.source_file.empty() ? "" : " (" + config.source_file + ")") << "\n"
+      << "grid        " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << " = "
+      << format_number("%.0f", cells) << " cells\n";
+  log << "boundaries ";
+  for (int f = 0; f < 6; ++f) log << " " << kFaceNames[f] << "=" << faces_kind[int(config.faces[f].kind)];
+  log << "\n"
+      << "tau         " << format_number("%.6g", config.tau) << "\n"
+      << "omega       " << format_number("%.6g", config.omega()) << "\n"
+      << "nu          " << format_number("%.6g", config.nu) << " (lattice)\n"
+      << "Re          " << format_number("%.6g", config.reynolds) << " (U = " << format_number("%.4g", config.velocity)
+      << ", L = " << format_number("%.6g", config.length) << " cells)\n"
+      << "Ma          " << format_number("%.4g", config.mach()) << "\n"
+      << "collision   "
+      << (config.collision == Collision::trt ? "TRT (magic " + format_number("%.6g", config.magic) + ")"
+                                             : std::string("BGK"))
+      << "\n"
+      << "storage     " << precision_name(config.precision) << "\n"
+      << "memory      " << bytes_per_cell
+      << (out_of_core ? " B/cell in host memory (out-of-core), " + format_bytes(double(device_bytes)) +
+                            " of device buffers" + (ranks > 1 ? " on rank 0" : "")
+                      : " B/cell, " + format_number("%.3f", double(device_bytes) / 1073741824.0) + " GiB " +
+                            (ranks > 1 ? "on rank 0" : "in all") + " (ghost layer and output slab included)")
+      << "\n"
+      << (config.particles.enabled ? particle_summary(config.particles) : std::string())
+      << (config.thermal.enabled ? thermal_summary(config) : std::string())
+      << (config.units.enabled ? units_summary(config) : std::string()) << "steps       " << config.steps
+      << ", report every " << config.report_every << ", output every " << config.output_every << " into "
+      << config.output_directory << "/\n";
+}
+
+void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
+                       std::ostream& log) {
+  log << "device      " << device_name << " (" << backend::name() << ")";
+  if (decomposition.size > 1) {
+    log << ", " << decomposition.size << " MPI ranks as " << decomposition.dims[0] << " x " << decomposition.dims[1]
+        << " x " << decomposition.dims[2] << ", halo transport " << transport_name(config.parallel.transport)
+        << (config.parallel.overlap ? " with overlap" : "");
+  }
+  log << "\n";
+}
+
+void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  const Decomposition& decomposition = sim.decomposition();
+  OutOfCoreStats out_of_core;
+  const bool streamed = sim.out_of_core(out_of_core);
+  print_case_summary(config, sim.bytes_per_cell(), sim.device_bytes(), decomposition.size, log, streamed);
+  if (!streamed) return;
+  const BlockShape shape = block_shape(decomposition);
+  log << "out-of-core " << format_bytes(double(sim.bytes_per_cell()) * double(shape.n_cells()))
+      << " of populations and flags in host memory" << (decomposition.size > 1 ? " on rank 0" : "") << ", "
+      << out_of_core.slabs << (out_of_core.slabs == 1 ? " z-slab" : " z-slabs") << " through 2 device buffers of "
+      << out_of_core.buffer_planes << " planes" << (out_of_core.slabs > 1 ? " and a carry" : "") << " ("
+      << format_bytes(double(out_of_core.device_bytes)) << " of a budget of "
+      << format_bytes(double(out_of_core.budget)) << "), time_block " << out_of_core.time_block << "\n";
+  if (out_of_core.work_factor > kWorkFactorWarning) {
+    log << "  warning: each step of this plan updates " << format_number("%.3g", out_of_core.work_factor)
+        << "x the block's z-planes (halos of time_block + 1 planes on each side of every slab), so expect about 1/"
+        << format_number("%.3g", out_of_core.work_factor) << " of the speed; "
+        << (out_of_core.default_work_factor > 0 && out_of_core.default_work_factor < out_of_core.work_factor
+                ? "the plan eddy chooses (leave out numerics.time_block and numerics.slabs) updates " +
+                      format_number("%.3g", out_of_core.default_work_factor) + "x"
+                : std::string("fewer slabs or a smaller numerics.time_block cost less"))
+        << "\n";
+  }
+}
+
+void print_restart(const CaseConfig& config, const std::string& manifest_path, std::int64_t step, double seconds,
+                   const std::string& written_by, std::ostream& log) {
+  const double gigabytes = checkpoint_gigabytes(manifest_path);
+  log << "restarted   from " << manifest_path << " at step " << step << " (" << format_number("%.3g", gigabytes)
+      << " GB in " << format_number("%.3g", seconds) << " s, "
+      << format_number("%.3g", seconds > 0 ? gigabytes / seconds : 0.0) << " GB/s)\n";
+  if (written_by != config.name) {
+    log << "warning: checkpoint " << manifest_path << " was written by case '" << written_by
+        << "'; it continues as case '" << config.name << "' ("
+        << (config.source_file.empty() ? std::string("case.name") : config.source_file) << ")\n";
+  }
+}
+
+void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log) {
+  const double gigabytes = checkpoint_gigabytes(manifest_path);
+  log << "  wrote checkpoint " << manifest_path << " (" << format_number("%.3g", gigabytes) << " GB in "
+      << format_number("%.3g", seconds) << " s, " << format_number("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
+      << " GB/s)\n";
+}
+
+void print_stop(const CaseConfig& config, int signal, std::int64_t step, const std::string& manifest_path,
+                std::ostream& log) {
+  log << "stopped by " << stop_signal_name(signal) << " at step " << step << " of " << config.steps
+      << "; resume with the same case and options (--set, mpirun) and:\n  eddy run "
+      << (config.source_file.empty() ? std::string("CASE.toml") : config.source_file) << " ... --restart "
+      << manifest_path << "\n";
+}
+
+ProgressReport::ProgressReport(const CaseConfig& config, std::int64_t first_step)
+    : config_(config),
+      cells_(double(config.size[0]) * config.size[1] * config.size[2]),
+      first_step_(first_step),
+      start_(Clock::now()),
+      interval_start_(start_) {}
+
+void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalDiagnostics& t,
+                           const Diagnostics& initial, std::ostream& log) {
+  const std::int64_t now = sim.time_step();
+  const auto wall = Clock::now();
+  const double total = seconds_between(start_, wall);
+  const double rate = mlups(cells_, double(interval_steps_), seconds_between(interval_start_, wall));
+  const double eta = total / double(now - first_step_) * double(config_.steps - now);
+  char line[256];
+  std::snprintf(line, sizeof line, "step %9lld  %5.1f%%  %9.2f MLUPS  ETA %s  max|u| %.4e  mass drift %+.3e",
+                static_cast<long long>(now), 100.0 * double(now) / double(config_.steps), rate,
+                duration_text(eta).c_str(), d.finite ? d.max_speed : std::nan(""),
+                !d.finite          ? std::nan("")
+                : initial.mass > 0 ? d.mass / initial.mass - 1.0
+                                   : 0.0);
+  log << line;
+  if (sim.has_particles()) log << "  particles " << sim.particle_count();  // collective
+  if (sim.has_thermal()) log << thermal_progress(config_, sim, t);         // collective
+  log << "\n" << std::flush;
+  interval_start_ = wall;
+  interval_steps_ = 0;
+}
+
+double ProgressReport::seconds() const { return seconds_since(start_); }
+
+void ProgressReport::print_done(double total_seconds, std::ostream& log) const {
+  const double steps_run = double(config_.steps - first_step_);
+  char line[160];
+  std::snprintf(line, sizeof line, "done: %lld steps in %.2f s, %.2f MLUPS on average\n",
+                static_cast<long long>(steps_run), total_seconds, mlups(cells_, steps_run, total_seconds));
+  log << line;
+}
+
+}  // namespace eddy

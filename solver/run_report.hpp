@@ -1,0 +1,75 @@
+// What `eddy run` prints (rank 0): the start-of-run table, the restart and checkpoint lines, the progress line of
+// every report, and the lines that end a run. Timings aside, every line is part of eddy's public behaviour.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "io/case_config.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/simulation.hpp"
+#include "solver/timing.hpp"
+
+namespace eddy {
+
+/// `value` printed by the printf format `fmt` ("%.3g", ...), at most 63 characters.
+std::string format_number(const char* fmt, double value);
+/// "(x, y, z)" of 0-based cell coordinates.
+std::string cell_text(const std::array<int, 3>& c);
+/// Size of a checkpoint's data file in GB (0 when it cannot be read), for the log.
+double checkpoint_gigabytes(const std::string& manifest_path);
+
+/// "device      <name> (<backend>)", and on several ranks their arrangement and the halo transport.
+void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
+                       std::ostream& log);
+
+/// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
+/// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
+/// cells live in host memory and device_bytes are the slab buffers.
+void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
+                        std::ostream& log, bool out_of_core = false);
+
+/// The table of print_case_summary for `sim`, and for an out-of-core run the slab plan (with a warning when the
+/// plan's halos multiply the work by more than 3).
+void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& log);
+
+/// "restarted   from <manifest> at step ..." with the read's size and speed, and a warning when the checkpoint was
+/// written by another case (`written_by`).
+void print_restart(const CaseConfig& config, const std::string& manifest_path, std::int64_t step, double seconds,
+                   const std::string& written_by, std::ostream& log);
+
+/// "  wrote checkpoint <manifest> (... GB in ... s, ... GB/s)".
+void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log);
+
+/// The notice of a run ended by stop signal `signal` at step `step`: how to resume from checkpoint `manifest_path`.
+void print_stop(const CaseConfig& config, int signal, std::int64_t step, const std::string& manifest_path,
+                std::ostream& log);
+
+/// The progress line of each report ("step ... MLUPS ETA ... max|u| ... mass drift ..." with the particle count and
+/// the thermal state when present) and the final "done:" line; keeps the wall times they need.
+class ProgressReport {
+ public:
+  /// Starts the clocks; `first_step`: the step the run starts from (after a restart, the restored one).
+  ProgressReport(const CaseConfig& config, std::int64_t first_step);
+  /// Counts `steps` more steps into the current report interval.
+  void add_steps(std::int64_t steps) { interval_steps_ += steps; }
+  /// Prints the line of step sim.time_step() (collective: particle count, heat inflow); `d` and `t` reduced over
+  /// the ranks, `initial` the diagnostics at the start (the mass drift's reference). Starts the next interval.
+  void print(Simulation& sim, const Diagnostics& d, const ThermalDiagnostics& t, const Diagnostics& initial,
+             std::ostream& log);
+  /// Wall seconds since the start.
+  double seconds() const;
+  /// "done: <steps> steps in <total_seconds> s, <MLUPS> on average".
+  void print_done(double total_seconds, std::ostream& log) const;
+
+ private:
+  const CaseConfig& config_;
+  double cells_;
+  std::int64_t first_step_;
+  Clock::time_point start_, interval_start_;
+  std::int64_t interval_steps_ = 0;
+};
+
+}  // namespace eddy
