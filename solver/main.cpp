@@ -158,111 +158,107 @@ eddy::HaloTransport parse_transport(const std::string& text) {
   throw eddy::CollectiveInputError("bench: --transport must be \"host\", \"device\" or \"nccl\" (got \"" + text + "\")");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // A closed stdout (eddy run ... | head) must not end the run: progress writes then fail quietly (EPIPE) and the
-  // run goes on to its output. A file-size limit (ulimit -f) must not kill it either: the write fails with EFBIG
-  // and is reported as an output error (exit 5), its temporary file removed.
-  std::signal(SIGPIPE, SIG_IGN);
-  std::signal(SIGXFSZ, SIG_IGN);
-  MpiSession mpi(argc, argv);
-  CLI::App app{"eddy: a D3Q19 lattice Boltzmann solver (CPU/OpenMP, CUDA, HIP; MPI across ranks)", "eddy"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("eddy ") + EDDY_VERSION + " (" + EDDY_BACKEND_NAME + ")");
-
-  std::string case_path, output_dir;
+/// `eddy run`'s arguments.
+struct RunArguments {
+  std::string case_path, output_dir, restart_path;
   std::vector<std::string> overrides;
-  auto* run = app.add_subcommand("run", "Run a case file (TOML); keys are listed in cases/README.md");
-  run->add_option("case", case_path, "Case file, e.g. cases/lid_driven_cavity_2d.toml")->required();
-  run->add_option("--set", overrides, "Override a case key: section.key=value, value as in TOML (repeatable)");
-  run->add_option("--output", output_dir, "Output directory (overrides output.directory)");
-  std::string restart_path;
-  run->add_option("--restart", restart_path,
-                  "Continue from a checkpoint: the .toml manifest a run with [checkpoint] (or a stop signal) wrote");
+  CLI::App* command = nullptr;
+};
 
-  auto* info = app.add_subcommand("info", "Print the backend, the device with its memory, and the version");
+void add_run_command(CLI::App& app, RunArguments& a) {
+  a.command = app.add_subcommand("run", "Run a case file (TOML); keys are listed in cases/README.md");
+  a.command->add_option("case", a.case_path, "Case file, e.g. cases/lid_driven_cavity_2d.toml")->required();
+  a.command->add_option("--set", a.overrides,
+                        "Override a case key: section.key=value, value as in TOML (repeatable)");
+  a.command->add_option("--output", a.output_dir, "Output directory (overrides output.directory)");
+  a.command->add_option("--restart", a.restart_path,
+                        "Continue from a checkpoint: the .toml manifest a run with [checkpoint] (or a stop signal) "
+                        "wrote");
+}
 
-  eddy::BenchOptions bench_options;
+/// `eddy bench`'s arguments: the options, and the texts parsed into them after the command line is read.
+struct BenchArguments {
+  eddy::BenchOptions options;
   std::string precision = "float", transport = "host";
   std::vector<int> grid;
-  auto* bench = app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid)");
-  auto* size_option =
-      bench->add_option("--size", bench_options.size, "N: cells per axis of the N^3 cavity (default 128)");
-  bench->add_option("--grid", grid, "NX NY NZ: a non-cubic grid instead of --size (e.g. weak scaling)")
+  CLI::App* command = nullptr;
+};
+
+void add_bench_command(CLI::App& app, BenchArguments& a) {
+  eddy::BenchOptions& o = a.options;
+  CLI::App* bench = a.command =
+      app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid)");
+  auto* size_option = bench->add_option("--size", o.size, "N: cells per axis of the N^3 cavity (default 128)");
+  bench->add_option("--grid", a.grid, "NX NY NZ: a non-cubic grid instead of --size (e.g. weak scaling)")
       ->expected(3)
       ->excludes(size_option);
-  bench->add_option("--steps", bench_options.steps,
+  bench->add_option("--steps", o.steps,
                     "Steps per repetition (default: calibrated to ~1 s; rounded up to even, and out of core to whole "
                     "sweeps of time_block)");
-  bench->add_option("--repeat", bench_options.repetitions, "Timed repetitions (default 5)");
-  bench->add_option("--warmup", bench_options.warmup_steps, "Warm-up steps, not timed (default 10)");
-  bench->add_option("--storage,--precision", precision, "Population storage: float (default), fp16 or double");
-  bench->add_option("--transport", transport, "Halo transport under MPI: host (default), device or nccl");
-  bench->add_flag("!--no-overlap", bench_options.overlap, "Do not overlap the halo exchange with interior updates");
-  bench->add_option("--json", bench_options.json_path, "Also write the results as JSON to this file");
-  bench->add_option("--block-x", bench_options.block_size_x,
+  bench->add_option("--repeat", o.repetitions, "Timed repetitions (default 5)");
+  bench->add_option("--warmup", o.warmup_steps, "Warm-up steps, not timed (default 10)");
+  bench->add_option("--storage,--precision", a.precision, "Population storage: float (default), fp16 or double");
+  bench->add_option("--transport", a.transport, "Halo transport under MPI: host (default), device or nccl");
+  bench->add_flag("!--no-overlap", o.overlap, "Do not overlap the halo exchange with interior updates");
+  bench->add_option("--json", o.json_path, "Also write the results as JSON to this file");
+  bench->add_option("--block-x", o.block_size_x,
                     "GPU threads per block along x (multiple of 32, 32-512; default 128): a tuning knob");
-  bench->add_flag("--stencils", bench_options.stencils,
+  bench->add_flag("--stencils", o.stencils,
                   "Also time the stencil operators (vorticity, Q-criterion), plain against tiled");
-  bench->add_flag("--thermal", bench_options.thermal,
+  bench->add_flag("--thermal", o.thermal,
                   "Add a buoyant temperature field (Pr 0.71, Ra 1e5, heated x walls) and report its cost");
-  bench->add_option("--particles", bench_options.particles,
+  bench->add_option("--particles", o.particles,
                     "Also move N inertial particles and report the particle step's cost (default 0)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(2147483647)));
-  bench->add_option("--particle-forces", bench_options.particle_forces,
+  bench->add_option("--particle-forces", o.particle_forces,
                     "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
                     "contacts over all pairs) or gravity (all pairs)")
       ->check(CLI::IsMember({"none", "contacts", "contacts_all_pairs", "gravity"}));
-  bench->add_flag("--out-of-core", bench_options.out_of_core,
+  bench->add_flag("--out-of-core", o.out_of_core,
                   "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
                   "in-core run of the same grid");
-  bench->add_option("--memory-limit", bench_options.memory_limit,
+  bench->add_option("--memory-limit", o.memory_limit,
                     "With --out-of-core: device memory budget, e.g. \"8 GiB\" or bytes (default: 90% of the free "
                     "memory)");
-  bench->add_option("--time-block", bench_options.time_block,
+  bench->add_option("--time-block", o.time_block,
                     "With --out-of-core: steps per slab visit k (default: chosen from the budget)")
       ->check(CLI::Range(1, 64));
-  bench->add_option("--slabs", bench_options.slabs, "With --out-of-core: slabs per block (default: from the budget)")
+  bench->add_option("--slabs", o.slabs, "With --out-of-core: slabs per block (default: from the budget)")
       ->check(CLI::Range(1, 1 << 30));
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return mpi.rank == 0 ? app.exit(e) : 0;  // --help, --version
-    // CLI11 says "A subcommand is required" for a misspelt one too: name it.
-    const std::string first = argc > 1 ? argv[1] : "";
-    if (!first.empty() && first[0] != '-' && !app.get_subcommands().size()) {
-      return report(mpi, "unknown subcommand '" + first + "': use run, info or bench (see eddy --help)",
-                    eddy::kExitInputError, true);
-    }
-    return report(mpi, std::string(e.what()) + " (see eddy --help)", eddy::kExitInputError, true);
+/// Runs `eddy run` with its arguments; returns the exit code (an error on reading the case is reported here).
+int run_command(const MpiSession& mpi, RunArguments& a) {
+  if (mpi.rank == 0) std::cout << "eddy " << EDDY_VERSION << " (" << eddy::backend::name() << ")\n";
+  int code = eddy::kExitOk;
+  std::optional<eddy::CaseConfig> config = load_case_everywhere(mpi, a.case_path, a.overrides, code);
+  if (!config) return code;
+  if (a.command->count("--output")) {
+    if (a.output_dir.empty()) throw eddy::CollectiveInputError("--output: the output directory must not be empty");
+    config->output_directory = a.output_dir;
   }
+  if (a.command->count("--restart") && a.restart_path.empty()) {
+    throw eddy::CollectiveInputError("--restart: give the checkpoint's .toml manifest");
+  }
+  eddy::run_case(*config, MPI_COMM_WORLD, std::cout, a.restart_path);
+  return eddy::kExitOk;
+}
 
+void bench_command(BenchArguments& a) {
+  a.options.precision = parse_precision(a.precision);
+  a.options.transport = parse_transport(a.transport);
+  if (!a.grid.empty()) a.options.grid = std::array<int, 3>{a.grid[0], a.grid[1], a.grid[2]};
+  a.options.block_size_given = a.command->count("--block-x") > 0;
+  a.options.memory_limit_given = a.command->count("--memory-limit") > 0;
+  eddy::run_bench(a.options, MPI_COMM_WORLD, std::cout);
+}
+
+/// Reports the exception being handled (call it in a catch block) once and returns its exit code: the one map
+/// from the error types of solver/errors.hpp to the exit codes. Collective errors end every rank alike; the others
+/// name the rank and end the job.
+int report_current_exception(const MpiSession& mpi) {
   try {
-    if (*info) {
-      if (mpi.rank == 0) print_info(std::cout);
-    } else if (*run) {
-      if (mpi.rank == 0) std::cout << "eddy " << EDDY_VERSION << " (" << eddy::backend::name() << ")\n";
-      int code = eddy::kExitOk;
-      std::optional<eddy::CaseConfig> config = load_case_everywhere(mpi, case_path, overrides, code);
-      if (!config) return code;
-      if (run->count("--output")) {
-        if (output_dir.empty()) throw eddy::CollectiveInputError("--output: the output directory must not be empty");
-        config->output_directory = output_dir;
-      }
-      if (run->count("--restart") && restart_path.empty()) {
-        throw eddy::CollectiveInputError("--restart: give the checkpoint's .toml manifest");
-      }
-      eddy::run_case(*config, MPI_COMM_WORLD, std::cout, restart_path);
-    } else if (*bench) {
-      bench_options.precision = parse_precision(precision);
-      bench_options.transport = parse_transport(transport);
-      if (!grid.empty()) bench_options.grid = std::array<int, 3>{grid[0], grid[1], grid[2]};
-      bench_options.block_size_given = bench->count("--block-x") > 0;
-      bench_options.memory_limit_given = bench->count("--memory-limit") > 0;
-      eddy::run_bench(bench_options, MPI_COMM_WORLD, std::cout);
-    }
+    throw;
   } catch (const eddy::RankCountError& e) {
     return report(mpi, e.what(), eddy::kExitRankCount, true);
   } catch (const eddy::CollectiveInputError& e) {
@@ -283,6 +279,50 @@ int main(int argc, char** argv) {
     return report(mpi, "out of host memory; use a smaller domain or more ranks", eddy::kExitNoMemory, false);
   } catch (const std::exception& e) {
     return report(mpi, std::string("internal error: ") + e.what(), eddy::kExitFailure, false);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed stdout (eddy run ... | head) must not end the run: progress writes then fail quietly (EPIPE) and the
+  // run goes on to its output. A file-size limit (ulimit -f) must not kill it either: the write fails with EFBIG
+  // and is reported as an output error (exit 5), its temporary file removed.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+  MpiSession mpi(argc, argv);
+  CLI::App app{"eddy: a D3Q19 lattice Boltzmann solver (CPU/OpenMP, CUDA, HIP; MPI across ranks)", "eddy"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("eddy ") + EDDY_VERSION + " (" + EDDY_BACKEND_NAME + ")");
+  RunArguments run;
+  add_run_command(app, run);
+  auto* info = app.add_subcommand("info", "Print the backend, the device with its memory, and the version");
+  BenchArguments bench;
+  add_bench_command(app, bench);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return mpi.rank == 0 ? app.exit(e) : 0;  // --help, --version
+    // CLI11 says "A subcommand is required" for a misspelt one too: name it.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && !app.get_subcommands().size()) {
+      return report(mpi, "unknown subcommand '" + first + "': use run, info or bench (see eddy --help)",
+                    eddy::kExitInputError, true);
+    }
+    return report(mpi, std::string(e.what()) + " (see eddy --help)", eddy::kExitInputError, true);
+  }
+
+  try {
+    if (*info) {
+      if (mpi.rank == 0) print_info(std::cout);
+    } else if (*run.command) {
+      return run_command(mpi, run);
+    } else if (*bench.command) {
+      bench_command(bench);
+    }
+  } catch (...) {
+    return report_current_exception(mpi);
   }
   return eddy::kExitOk;
 }
