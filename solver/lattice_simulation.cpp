@@ -363,7 +363,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                   "but only %.3g GB are free; use a smaller domain%s or more ranks",
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
                   backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
-                  config.precision == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")");
+                  fp16_storage_hint(config.precision));
     throw DeviceError(text, true);
   }
 }

@@ -21,4 +21,10 @@ constexpr std::size_t storage_bytes(Precision p) {
 /// else 4 (fp16 storage computes in float).
 constexpr std::size_t arithmetic_bytes(Precision p) { return p == Precision::float64 ? 8 : 4; }
 
+/// The advice of the out-of-memory messages for a case not yet in fp16: ", fp16 storage ([numerics] storage =
+/// \"fp16\")" (half the population bytes), or "" when it already is.
+constexpr const char* fp16_storage_hint(Precision p) {
+  return p == Precision::float16 ? "" : ", fp16 storage ([numerics] storage = \"fp16\")";
+}
+
 }  // namespace eddy
