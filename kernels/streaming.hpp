@@ -10,9 +10,8 @@
 //   f*_i(x) to A[i][x + c_i], where x + c_i finds it as an arrived population. Every location A[j][y] is read and
 //   written by one cell only (y - c_j in the odd step, y itself in the even step), so cells update in any order.
 //
-// Walls: halfway bounce-back with Ladd's moving-wall term (Ladd 1994, J. Fluid Mech. 271, 285, eq. 3.2; Krueger et
-// al. 2017, eqs. 5.26-5.27), with rho_w = rho_0 = 1:
-//   f_i(x, t+1) = f*_opp(i)(x, t) + 6 w_i (c_i . u_w)      when x - c_i is solid (u_w = 0 for a resting wall).
+// Walls: where x - c_i is solid, f_i(x, t+1) comes from x's own f*_opp(i)(x, t) by the rule the solid cell's flag
+// names (kernels/boundary_rules.hpp, solid_link: halfway bounce-back, with the moving-wall term for moving walls).
 // Odd steps apply it on both sides: a population arriving from a solid cell is read from x's own slot i (where the
 // even step left f*_opp(i)(x)), and a population heading into a solid cell is bounced at once into x's own slot
 // opp(i). Even steps then need no neighbour flags at all.
@@ -32,20 +31,13 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
+#include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/rounding_bits.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
-
-/// 6 w_i (c_i . u_w): the momentum a wall moving at u_w (lattice units) adds to a population bounced into
-/// direction i (2 w_i rho_w (c_i . u_w) / c_s^2, rho_w = 1).
-template <class R>
-EDDY_HOST_DEVICE inline R ladd_term(int i, const R* uw) {
-  const R cu = R(d3q19::c(i, 0)) * uw[0] + R(d3q19::c(i, 1)) * uw[1] + R(d3q19::c(i, 2)) * uw[2];
-  return R(6) * d3q19::w<R>(i) * cu;
-}
 
 /// The population slots seen from one cell: slot (i, cell + d) is at[i * n + d], with i * n + d >= 0.
 template <class T, class Index>
@@ -172,8 +164,8 @@ EDDY_UNROLL
     if (!is_solid(neighbour)) {
       f[i] = Stored<T>::load_scaled(slot(d3q19::opp(i), from));
     } else {
-      f[i] = Stored<T>::load_scaled(slot(i));  // f*_opp(i)(x), left in slot i by the even step
-      if (neighbour >= kMovingWall) f[i] += Stored<T>::kScale * ladd_term(i, walls.u[neighbour - kMovingWall]);
+      // f*_opp(i)(x), left in slot i by the even step, through the solid neighbour's rule.
+      f[i] = solid_link(i, Stored<T>::load_scaled(slot(i)), neighbour, walls, Stored<T>::kScale);
     }
   }
 }
@@ -193,10 +185,9 @@ EDDY_UNROLL
     if (!is_solid(neighbour)) {
       slot(i, ahead) = Stored<T>::store_scaled(f[i], random);
     } else {
+      // f*_i(x) comes back to x as the population arriving from the solid x + c_i = x - c_opp(i).
       const int back = d3q19::opp(i);
-      R value = f[i];
-      if (neighbour >= kMovingWall) value += Stored<T>::kScale * ladd_term(back, walls.u[neighbour - kMovingWall]);
-      slot(back) = Stored<T>::store_scaled(value, random);
+      slot(back) = Stored<T>::store_scaled(solid_link(back, f[i], neighbour, walls, Stored<T>::kScale), random);
     }
   }
 }

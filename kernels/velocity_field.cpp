@@ -29,7 +29,7 @@ struct VelocityField {
     const std::int64_t cell = shape.index(x, y, z);
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) {
-      for (int d = 0; d < 3; ++d) u[d][cell] = own >= kMovingWall ? walls.u[own - kMovingWall][d] : R(0);
+      for (int d = 0; d < 3; ++d) u[d][cell] = solid_velocity(own, walls, d);
       return;
     }
     const bool ghost = x == 0 || y == 0 || z == 0 || x > shape.n[0] || y > shape.n[1] || z > shape.n[2];
