@@ -92,9 +92,7 @@ struct StreamCollide {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
       collide(f, local, rho, u, Stored<T>::kScale);
-      if (velocity_out.present()) {
-        for (int d = 0; d < 3; ++d) velocity_out.u[d][cell] = u[d];
-      }
+      if (velocity_out.present()) velocity_out.store(cell, u);
     } else {
       collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
