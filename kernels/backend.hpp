@@ -1,5 +1,6 @@
 // The one backend switch. Everything that differs between CPU (OpenMP), CUDA and HIP lives in this header and in
-// kernels/parallel_for.hpp; physics code never uses the preprocessor.
+// the launch primitives (kernels/parallel_for.hpp, sort_pairs.hpp, pair_tiles.hpp, stencil_tiles.hpp); physics code
+// never uses the preprocessor.
 //
 // Exactly one of EDDY_BACKEND_CPU, EDDY_BACKEND_CUDA, EDDY_BACKEND_HIP is defined by CMake (option EDDY_BACKEND).
 //
