@@ -106,38 +106,59 @@ struct StreamCollide {
   }
 };
 
-template <class T, class Index, Source kSource>
-void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
-            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
-  if (layout == PopulationLayout::swapped) {
-    const StreamCollide<T, true, Index, kSource> k{
-        step_slots<T, Index>(a, shape, true), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out, stability};
-    parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
-  } else {
-    const StreamCollide<T, false, Index, kSource> k{
-        step_slots<T, Index>(a, shape, false), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out, stability};
-    parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
-  }
+/// The arguments of one step, as stream_collide takes them.
+template <class T>
+struct StepArguments {
+  using R = compute_t<T>;
+  const PopulationView<T>& a;
+  const FlagView& flags;
+  const BlockShape& shape;
+  const Box& box;
+  const Relaxation<R>& relax;
+  const WallVelocities<R>& walls;
+  const RoundingKey& key;
+  const backend::Stream* stream;
+  const ForceFieldView<R>& force_field;
+  const VelocityOutView<R>& velocity_out;
+  const StabilityView<R>& stability;
+};
+
+/// What acts besides the collision in a step with arguments `s`.
+template <class T>
+Source source_of(const StepArguments<T>& s) {
+  if (s.force_field.present() || s.velocity_out.present()) return Source::coupled;
+  if (s.relax.force[0] != 0 || s.relax.force[1] != 0 || s.relax.force[2] != 0) return Source::uniform;
+  return Source::none;
 }
 
+/// Launches the kernel of one combination of the compile-time choices.
+template <class T, class Index, Source kSource, bool kOdd>
+void launch(const StepArguments<T>& s) {
+  const StreamCollide<T, kOdd, Index, kSource> k{step_slots<T, Index>(s.a, s.shape, kOdd),
+                                                 s.a,
+                                                 Index(s.a.n_cells),
+                                                 s.flags,
+                                                 s.shape,
+                                                 s.relax,
+                                                 s.walls,
+                                                 s.key,
+                                                 s.force_field,
+                                                 s.velocity_out,
+                                                 s.stability};
+  parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
+}
+
+/// The kernel for the run-time choices of a step with offsets of type Index: 3 sources x 2 kinds of step, so 12
+/// kernels per storage type with the two offset widths (stream_collide).
 template <class T, class Index>
-void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
-            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
-  if (force_field.present() || velocity_out.present()) {
-    launch<T, Index, Source::coupled>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out, stability);
-  } else if (relax.force[0] != 0 || relax.force[1] != 0 || relax.force[2] != 0) {
-    launch<T, Index, Source::uniform>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out, stability);
-  } else {
-    launch<T, Index, Source::none>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                   velocity_out, stability);
+void launch(const StepArguments<T>& s, Source source, bool odd) {
+  switch (source) {
+    case Source::coupled:
+      return odd ? launch<T, Index, Source::coupled, true>(s) : launch<T, Index, Source::coupled, false>(s);
+    case Source::uniform:
+      return odd ? launch<T, Index, Source::uniform, true>(s) : launch<T, Index, Source::uniform, false>(s);
+    case Source::none:
+      return odd ? launch<T, Index, Source::none, true>(s) : launch<T, Index, Source::none, false>(s);
   }
 }
 
@@ -149,13 +170,13 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
                     const ForceFieldView<compute_t<T>>& force_field,
                     const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
+  const StepArguments<T> s{a, flags, shape, box, relax, walls, key, stream, force_field, velocity_out, stability};
+  const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
-    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
-                             stability);
+    launch<T, std::uint32_t>(s, source_of(s), odd);
   } else {
-    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
-                            stability);
+    launch<T, std::int64_t>(s, source_of(s), odd);
   }
 }
 
