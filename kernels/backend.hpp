@@ -31,9 +31,8 @@
 #define EDDY_UNROLL _Pragma("GCC unroll 32")
 #endif
 
-/// EDDY_ALWAYS_INLINE: inline this per-cell function into every kernel whatever the compiler's size heuristics say.
-/// g++ 12 stopped inlining collide() into the cpu kernels once its source grew (-18 % float, -20 % double MLUPS on
-/// the 2-core machine: the 19 populations went through memory to a call).
+/// EDDY_ALWAYS_INLINE: inline this per-cell function into every kernel whatever the compiler's size heuristics say
+/// (g++ 12 stopped inlining collide() into the cpu kernels once its source grew: docs/performance.md, "Tuning notes").
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EDDY_ALWAYS_INLINE __forceinline__
 #else

@@ -28,8 +28,7 @@ namespace eddy {
 namespace {
 
 /// What acts on the fluid besides the collision, a template parameter of the kernel rather than a runtime branch
-/// (a branch for `coupled` alone raised the plain kernel from 64 to 94 registers and cost fp16 22 %,
-/// docs/performance.md):
+/// (which cost registers and speed: docs/performance.md, "Tuning notes"):
 ///   none:    no force at all (Relaxation::force zero, no per-cell force, velocity not written): the Guo source
 ///            terms are left out of the collision (collide<false>, kernels/collision.hpp);
 ///   uniform: a body force, the same in every cell;
@@ -41,20 +40,13 @@ template <class T, bool kOdd, class Index, Source kSource>
 struct StreamCollide {
   static constexpr bool kCoupled = kSource == Source::coupled;
   using R = compute_t<T>;
-  // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
-  // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (48: -0.4 to -1 %, 64: -5 to
-  // -6 %; 40 spills).
-  // With 64-bit population offsets (blocks of more than 2^32 / 19 cells, about 609^3) the caps are higher: when
-  // every address was a 64-bit sum held in registers, the caps above made the odd step spill 370-720 bytes and
-  // run 2.6 (fp16) and 1.8 (float) times slower at 640^3 on the H200. Since the offsets are per-direction
-  // pointers (StepSlots) these kernels need 56-72 registers (fp16, float) and 104-134 (double), below the caps,
-  // and fp16 at 640^3 runs at 32,603 MLUPS, float at 21,503 (docs/performance.md).
+  // Register cap per thread (MaxRegisters, kernels/parallel_for.hpp), by offset width and storage type; the values
+  // are measured on the H200: docs/performance.md, "Tuning notes".
   static constexpr int kMaxRegisters = sizeof(Index) == 8 ? (sizeof(T) == 2 ? 120 : sizeof(T) == 4 ? 96 : 160)
                                                           : (sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128);
   // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
-  // round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for double
-  // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
-  // about 30 % (docs/performance.md).
+  // round trip instead of two (flag, then populations); the cpu backend tests first (docs/performance.md, "Tuning
+  // notes").
   static constexpr bool kLoadBeforeFlag = backend::is_gpu();
   // Fluid cells read and write through per-direction offsets (StepSlots, kernels/streaming.hpp); the odd step's
   // cells next to a wall use CellSlots on `a` with the neighbour flags.

@@ -19,8 +19,7 @@
 // Index: the integer type of population offsets relative to the cell's own slot 0 (i * n_cells +- a neighbour
 // offset, never negative for the slots a cell touches), std::int64_t in general; std::uint32_t when
 // 19 * n_cells fits (blocks up to ~600^3). Each access is then a 32-bit offset added to a 64-bit pointer to the
-// cell (CellSlots): about two instructions, where offsets from the array's start took about six (64-bit sums
-// re-truncated to 32 bits, seen in the SASS of the fp16 even step on sm_90).
+// cell (CellSlots), which takes fewer instructions (docs/performance.md, "Tuning notes").
 //
 // Scale: the functions below hand over and take populations as Stored<T>::kScale * g (load_scaled/store_scaled,
 // kernels/storage.hpp), the form collide() and shifted_moments() take with their `scale` argument.
@@ -45,9 +44,8 @@ struct CellSlots {
   T* at;    ///< slot (0, cell)
   Index n;  ///< cells per population (the array's stride between directions)
   EDDY_HOST_DEVICE CellSlots(const PopulationView<T>& a, Index cell) : at(a.f + cell), n(Index(a.n_cells)) {}
-  /// `n` from a kernel parameter of type Index: derived from the view's 64-bit n_cells instead, the 32-bit
-  /// products i * n stay 64-bit masked sums in the compiled code (fp16 even step on sm_90: 800 -> 648 SASS
-  /// instructions).
+  /// `n` from a kernel parameter of type Index, so that the products i * n are Index arithmetic in the compiled
+  /// code (derived from the view's 64-bit n_cells they were not: docs/performance.md, "Tuning notes").
   EDDY_HOST_DEVICE CellSlots(T* f, Index cell, Index n) : at(f + cell), n(n) {}
   /// Slot (i, cell + d), d a neighbour offset (BlockShape::offset).
   EDDY_HOST_DEVICE T& operator()(int i, Index d = Index(0)) const { return at[Index(i) * n + d]; }
@@ -58,16 +56,12 @@ struct CellSlots {
 ///   even step:                      read(i) = slot (i, cell),             write(i) = slot (opp(i), cell);
 ///   odd step, no solid neighbour:   read(i) = slot (opp(i), cell - c_i),  write(i) = slot (i, cell + c_i).
 /// The even step's writes give the "swapped" layout; the odd step makes the same accesses, in the same order, as
-/// gather_swapped's fluid path and as scatter_own where no neighbour is solid. Every direction's offset (i * n_cells + neighbour offset) is
-/// formed once on the host (step_slots) and passed as a kernel parameter. How an offset is held depends on
-/// Index (measured on the H200, docs/performance.md):
+/// gather_swapped's fluid path and as scatter_own where no neighbour is solid. Every direction's offset
+/// (i * n_cells + neighbour offset) is formed once on the host (step_slots) and passed as a kernel parameter. How an
+/// offset is held depends on Index (the measurements behind it: docs/performance.md, "Tuning notes"):
 ///   std::uint32_t: a 32-bit offset from the array's start, added to the cell index in 32 bits; the address is
 ///                  then one 32 x 32 -> 64-bit multiply-add onto the base pointer, as in CellSlots;
-///   std::int64_t:  a pointer per direction. CellSlots' 64-bit offsets i * n + d were each a register pair held
-///                  through the kernel: the odd step needed 117 registers (fp16) and spilled at float's 96; with
-///                  the pointers it needs 63-72, and fp16 at 640^3 runs 31 % faster (32,603 MLUPS). For 32-bit
-///                  offsets the pointers were slower (fp16 -1.5 % at 512^3): sm_90 formed each address from a
-///                  uniform register in three instructions.
+///   std::int64_t:  a pointer per direction (64-bit offsets held through the kernel cost a register pair each).
 template <class T, class Index>
 struct StepSlots;
 
