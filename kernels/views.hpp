@@ -79,7 +79,9 @@ struct StabilityView {
   R max_speed_squared = R(0);
   bool freeze = false;
   /// True when a step before `step` found an unstable cell and the watch freezes the state.
-  EDDY_HOST_DEVICE bool frozen(std::uint32_t step) const { return freeze && first_step != nullptr && *first_step < step; }
+  EDDY_HOST_DEVICE bool frozen(std::uint32_t step) const {
+    return freeze && first_step != nullptr && *first_step < step;
+  }
   /// Records `step` when u is outside the stable range (the comparison is false for NaN, so a NaN records too).
   EDDY_HOST_DEVICE void watch(std::uint32_t step, const R (&u)[3]) const {
     if (first_step == nullptr) return;
