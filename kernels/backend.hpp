@@ -1,5 +1,6 @@
 // The one backend switch. Everything that differs between CPU (OpenMP), CUDA and HIP lives in this header and in
-// kernels/parallel_for.hpp; physics code never uses the preprocessor.
+// the launch primitives (kernels/parallel_for.hpp, sort_pairs.hpp, pair_tiles.hpp, stencil_tiles.hpp); physics code
+// never uses the preprocessor.
 //
 // Exactly one of EDDY_BACKEND_CPU, EDDY_BACKEND_CUDA, EDDY_BACKEND_HIP is defined by CMake (option EDDY_BACKEND).
 //
@@ -30,9 +31,8 @@
 #define EDDY_UNROLL _Pragma("GCC unroll 32")
 #endif
 
-/// EDDY_ALWAYS_INLINE: inline this per-cell function into every kernel whatever the compiler's size heuristics say.
-/// g++ 12 stopped inlining collide() into the cpu kernels once its source grew (-18 % float, -20 % double MLUPS on
-/// the 2-core machine: the 19 populations went through memory to a call).
+/// EDDY_ALWAYS_INLINE: inline this per-cell function into every kernel whatever the compiler's size heuristics say
+/// (g++ 12 stopped inlining collide() into the cpu kernels once its source grew: docs/performance.md, "Tuning notes").
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EDDY_ALWAYS_INLINE __forceinline__
 #else

@@ -13,7 +13,8 @@
 // to unbiased rounding only if the weights of the mass-carrying terms sum to exactly 1, which the nearest values of
 // 1/3, 1/18, 1/36 in R do not: the rest population's weight makes up the difference (d3q19::w_rest_head/tail).
 // Written for shifted populations g_i = f_i - w_i (kernels/equilibrium.hpp): with g, f_eq - w reads
-//   g_eq_0 = w_0 (drho - 3/2 rho u.u),  g_eq_i^+ = w_i (drho + rho (9/2 (c_i.u)^2 - 3/2 u.u)),  g_eq_i^- = 3 w_i rho c_i.u
+//   g_eq_0 = w_0 (drho - 3/2 rho u.u),   g_eq_i^+ = w_i (drho + rho (9/2 (c_i.u)^2 - 3/2 u.u)),
+//   g_eq_i^- = 3 w_i rho c_i.u
 // and the relaxation formula is the same in g as in f.
 #pragma once
 

@@ -1,32 +1,19 @@
 // Planes of cell fields (one value per block cell, ghost layer included, BlockShape::index order) for the ghost
 // exchange of solver/field_halo.hpp: copy one plane into a message buffer, write or add a buffer into a plane, or
-// clear a plane. A plane spans the whole block in the other two axes (ghosts included), so exchanging x, y, z in
-// turn also carries edges and corners. No arithmetic beyond the addition; bytes per plane cell: one value read,
-// one written (two read for the addition).
+// clear a plane. Planes and their buffer slots: kernels/halo_plane.hpp (the populations' halo uses the same). No
+// arithmetic beyond the addition; bytes per plane cell: one value read, one written (two read for the addition).
 #include "kernels/field_launchers.hpp"
 #include "kernels/parallel_for.hpp"
 
 namespace eddy {
 namespace {
 
-/// The whole-block plane `plane` of `axis`, and the buffer index of a cell in it (the other two axes, lower first).
+/// The buffer slot of a cell of a plane normal to `axis` (kernels/halo_plane.hpp).
 struct PlaneMap {
   BlockShape shape;
   int axis;
-  EDDY_HOST_DEVICE std::int64_t slot(int x, int y, int z) const {
-    const int a = axis == 0 ? y : x;
-    const int b = axis == 2 ? y : z;
-    const int extent_a = axis == 0 ? shape.extent(1) : shape.extent(0);
-    return a + std::int64_t(extent_a) * b;
-  }
+  EDDY_HOST_DEVICE std::int64_t slot(int x, int y, int z) const { return plane_slot(shape, axis, x, y, z); }
 };
-
-Box plane_box(const BlockShape& shape, int axis, int plane) {
-  Box b = shape.whole();
-  b.lo[axis] = plane;
-  b.hi[axis] = plane + 1;
-  return b;
-}
 
 template <class V>
 struct PackPlane {
@@ -59,10 +46,6 @@ struct ClearPlane {
 };
 
 }  // namespace
-
-std::int64_t field_plane_cells(const BlockShape& shape, int axis) {
-  return std::int64_t(shape.extent((axis + 1) % 3)) * shape.extent((axis + 2) % 3);
-}
 
 template <class V>
 void pack_field_plane(const V* field, const BlockShape& shape, int axis, int plane, V* buffer,

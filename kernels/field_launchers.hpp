@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/halo_plane.hpp"
 #include "kernels/launchers.hpp"
 
 namespace eddy {
@@ -22,11 +23,9 @@ void compute_velocity_field(const PopulationView<T>& a, PopulationLayout layout,
                             const ForceFieldView<compute_t<T>>& force_field, const WallVelocities<compute_t<T>>& walls,
                             compute_t<T>* const (&u)[3], const backend::Stream* stream = nullptr);
 
-/// Cells of one whole-block plane normal to `axis` (the other two extents, ghosts included).
-std::int64_t field_plane_cells(const BlockShape& shape, int axis);
-
 /// Copies plane `plane` (block-local coordinate along `axis`, 0..n+1) of `field` into `buffer`
-/// (field_plane_cells values, the lower of the other two axes fastest). V = float, double, unsigned long long.
+/// (plane_cells values at their plane_slot, kernels/halo_plane.hpp: the lower of the other two axes fastest).
+/// V = float, double, unsigned long long.
 template <class V>
 void pack_field_plane(const V* field, const BlockShape& shape, int axis, int plane, V* buffer,
                       const backend::Stream* stream = nullptr);

@@ -2,9 +2,9 @@
 // caller, see solver/halo_exchange.hpp) between the plane and a contiguous buffer, for MPI messages. The plane spans
 // the whole block in the two other axes, ghost layer included, so exchanging axis by axis carries edges and corners
 // without diagonal messages.
-// Buffer layout: buffer[k * plane_cells + p], k = 0..4 the crossing direction, p = b + extent_b * c over the plane's
-// two other axes (b before c in x, y, z order). Bytes per plane cell: 5 * sizeof(T) read + 5 * sizeof(T) written
-// (plus 5 upstream flag bytes, mostly cached, when unpacking out of the ghosts).
+// Buffer layout: buffer[k * plane_cells + p], k = 0..4 the crossing direction, p = plane_slot (kernels/halo_plane.hpp:
+// b + extent_b * c over the plane's two other axes, b before c in x, y, z order). Bytes per plane cell: 5 * sizeof(T)
+// read + 5 * sizeof(T) written (plus 5 upstream flag bytes, mostly cached, when unpacking out of the ghosts).
 #include "kernels/halo_pack.hpp"
 
 #include "kernels/parallel_for.hpp"
@@ -24,14 +24,13 @@ struct PlaneCopy {
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const int p3[3] = {x, y, z};
-    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-    const std::int64_t plane_cells = std::int64_t(shape.extent(b)) * shape.extent(c);
-    const std::int64_t p = p3[b] + std::int64_t(shape.extent(b)) * p3[c];
+    const std::int64_t cells = plane_cells(shape, axis);
+    const std::int64_t p = plane_slot(shape, axis, x, y, z);
     const std::int64_t cell = shape.index(x, y, z);
     EDDY_UNROLL
     for (int k = 0; k < kCrossingDirections; ++k) {
       T& in_block = f.f[dirs.i[k] * f.n_cells + cell];
-      T& in_buffer = buffer[k * plane_cells + p];
+      T& in_buffer = buffer[k * cells + p];
       if (pack) {
         in_buffer = in_block;
       } else if (upstream_flags == nullptr) {
@@ -43,13 +42,6 @@ struct PlaneCopy {
   }
 };
 
-Box plane_box(const BlockShape& shape, int axis, int plane) {
-  Box box = shape.whole();
-  box.lo[axis] = plane;
-  box.hi[axis] = plane + 1;
-  return box;
-}
-
 }  // namespace
 
 CrossingDirections crossing_directions(int axis, int sign) {
@@ -58,11 +50,6 @@ CrossingDirections crossing_directions(int axis, int sign) {
   for (int i = 1; i < d3q19::Q; ++i)
     if (d3q19::c(i, axis) == sign) d.i[k++] = i;
   return d;
-}
-
-std::int64_t plane_cells(const BlockShape& shape, int axis) {
-  const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
-  return std::int64_t(shape.extent(b)) * shape.extent(c);
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/halo_plane.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
@@ -32,11 +33,9 @@ struct CrossingDirections {
 /// The 5 directions i with c_i[axis] == sign (sign = +1 or -1), ascending.
 CrossingDirections crossing_directions(int axis, int sign);
 
-/// Cells of a plane normal to `axis` spanning the whole block (ghost layer included).
-std::int64_t plane_cells(const BlockShape& shape, int axis);
-
 /// Copies populations `dirs` of block plane `plane` (block-local index along `axis`) into `buffer`
-/// (5 * plane_cells entries, layout in kernels/halo_pack.cpp), on `stream` (default stream when null).
+/// (5 * plane_cells entries, buffer[k * plane_cells + plane_slot] for dirs.i[k], kernels/halo_plane.hpp), on `stream`
+/// (default stream when null).
 template <class T>
 void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream = nullptr);

@@ -53,7 +53,8 @@ template <class T>
 void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                      const BlockShape& shape, const compute_t<T> (&force)[3],
                      const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
-                     int z_end, const backend::Stream* stream = nullptr, const ForceFieldView<compute_t<T>>& force_field = {});
+                     int z_end, const backend::Stream* stream = nullptr,
+                     const ForceFieldView<compute_t<T>>& force_field = {});
 
 /// Copies between the ghost planes of a periodic `axis` and the interior planes at the other side of the block, for
 /// the 5 populations per plane that point out of the block at the ghost plane (c_i[axis] = -1 at plane 0, +1 at

@@ -1,12 +1,12 @@
 // Macroscopic fields of a block: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho (Guo et al. 2002, eq. 17), from
 // the populations that have arrived at each interior cell: the cell's own slots in the "own" layout, the same
-// gather as the odd step of the fused kernel in the "swapped" layout (kernels/streaming.hpp). No collision.
+// gather as the odd step of the fused kernel in the "swapped" layout (kernels/streaming.hpp), through the one moment
+// read-out (kernels/cell_moments.hpp). No collision.
 // Bytes per cell: 19 * sizeof(T) read + 1 flag byte + 4 * sizeof(R) written. Used for output and diagnostics,
 // a slab of z-planes at a time so the output buffer stays small.
-#include "kernels/equilibrium.hpp"
+#include "kernels/cell_moments.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/parallel_for.hpp"
-#include "kernels/streaming.hpp"
 
 namespace eddy {
 namespace {
@@ -20,29 +20,20 @@ struct Moments {
   BlockShape shape;
   R force[3];
   WallVelocities<R> walls;
-  MomentView<R> out;
-  int z_begin;
+  MomentSlab<R> out;
   ForceFieldView<R> force_field;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
-    const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - z_begin));
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) {
-      out.rho[k] = R(0);
-      out.u[0][k] = out.u[1][k] = out.u[2][k] = R(0);
+      const R zero[3] = {R(0), R(0), R(0)};
+      out.store(x, y, z, R(0), zero);
       return;
     }
-    R f[d3q19::Q];
-    load_arrived(a, layout == PopulationLayout::swapped, flags, shape, cell, own, walls, f);
-    R local_force[3] = {force[0], force[1], force[2]};
-    force_field.add_to(cell, local_force);
-    R drho, rho, u[3];
-    shifted_moments(f, local_force, drho, rho, u, Stored<T>::kScale);
-    out.rho[k] = rho;
-    out.u[0][k] = u[0];
-    out.u[1][k] = u[1];
-    out.u[2][k] = u[2];
+    R rho, u[3];
+    arrived_moments(a, layout == PopulationLayout::swapped, flags, shape, cell, own, walls, force, force_field, rho, u);
+    out.store(x, y, z, rho, u);
   }
 };
 
@@ -53,7 +44,8 @@ void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const 
                      const BlockShape& shape, const compute_t<T> (&force)[3],
                      const WallVelocities<compute_t<T>>& walls, const MomentView<compute_t<T>>& out, int z_begin,
                      int z_end, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field) {
-  Moments<T> m{a, layout, flags, shape, {force[0], force[1], force[2]}, walls, out, z_begin, force_field};
+  const MomentSlab<compute_t<T>> slab_out{out, shape.n[0], shape.n[1], z_begin};
+  Moments<T> m{a, layout, flags, shape, {force[0], force[1], force[2]}, walls, slab_out, force_field};
   Box slab = shape.interior();
   slab.lo[2] = z_begin;
   slab.hi[2] = z_end;

@@ -23,6 +23,7 @@
 
 #include "kernels/contact_launchers.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/sort_pairs.hpp"
 
 namespace eddy {
 namespace {

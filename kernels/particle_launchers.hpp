@@ -15,8 +15,8 @@ template <class R>
 void move_particles(const ParticleView& p, const ParticleModel& model, const VelocityFieldView<R>& u,
                     const ForceDepositView* deposit, const backend::Stream* stream = nullptr);
 
-/// Converts the fixed-point deposit of every block cell into force density (force[a][cell] = fixed * 2^-kFractionBits) and
-/// clears the deposit for the next step.
+/// Converts the fixed-point deposit of every block cell into force density (force[a][cell] = fixed *
+/// 2^-kFractionBits) and clears the deposit for the next step.
 template <class R>
 void resolve_deposit(const ForceDepositView& deposit, R* const (&force)[3], const backend::Stream* stream = nullptr);
 

@@ -13,7 +13,7 @@
 // -G m_j / sqrt(r^2 + eps^2) and its force). Positions as stored (no periodic images).
 // Lattice units, fluid density 1; double precision positions and sums on every backend.
 //
-// Both through for_each_target_tiled (kernels/parallel_for.hpp): on GPUs each block stages 128 sources in shared
+// Both through for_each_target_tiled (kernels/pair_tiles.hpp): on GPUs each block stages 128 sources in shared
 // memory at a time. Sources are visited in ascending id order (by_id), so the sum of particle i does not depend on
 // the order of the arrays.
 // Bytes, gravity: per target 24 read + 24 written (48 with accumulate); per block and source 4 + 40 read (sources
@@ -24,7 +24,7 @@
 #include <cmath>
 
 #include "kernels/contact_launchers.hpp"
-#include "kernels/parallel_for.hpp"
+#include "kernels/pair_tiles.hpp"
 
 namespace eddy {
 namespace {

@@ -21,7 +21,7 @@
 //
 // Variants: plain reads each neighbour from the field (global memory, caches); tiled stages blocks of
 // 32 x 4 x 2 cells plus a one-cell halo (all input components) in shared memory once per block and reads the
-// neighbours from there (kernels/parallel_for.hpp, parallel_for_tiled). Both run the same per-cell code on the same
+// neighbours from there (kernels/stencil_tiles.hpp, parallel_for_tiled). Both run the same per-cell code on the same
 // values: results agree bit for bit on cpu (tested); on GPUs the compiler may contract multiply-adds differently in the
 // two kernels (agreement to round-off is expected there).
 //

@@ -1,12 +1,13 @@
 // Stencil kernels on cell fields: vorticity, Q-criterion, strain-rate magnitude, divergence, gradient, Laplacian,
 // each as a plain kernel (neighbours read from the field) and a tiled one (neighbours read from a tile staged in
-// shared memory, kernels/parallel_for.hpp parallel_for_tiled). Formulas and sources: kernels/stencils.hpp; bytes per
+// shared memory, kernels/stencil_tiles.hpp parallel_for_tiled). Formulas and sources: kernels/stencils.hpp; bytes per
 // cell: kernels/stencil_launchers.hpp (vorticity 25 B float / 49 B double; Q, |S|, divergence and gradient 17 / 33 B;
 // Laplacian 9 / 17 B, compulsory traffic).
 #include "kernels/stencils.hpp"
 
 #include "kernels/parallel_for.hpp"
 #include "kernels/stencil_launchers.hpp"
+#include "kernels/stencil_tiles.hpp"
 
 namespace eddy {
 namespace {

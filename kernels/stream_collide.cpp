@@ -28,8 +28,7 @@ namespace eddy {
 namespace {
 
 /// What acts on the fluid besides the collision, a template parameter of the kernel rather than a runtime branch
-/// (a branch for `coupled` alone raised the plain kernel from 64 to 94 registers and cost fp16 22 %,
-/// docs/performance.md):
+/// (which cost registers and speed: docs/performance.md, "Tuning notes"):
 ///   none:    no force at all (Relaxation::force zero, no per-cell force, velocity not written): the Guo source
 ///            terms are left out of the collision (collide<false>, kernels/collision.hpp);
 ///   uniform: a body force, the same in every cell;
@@ -41,20 +40,13 @@ template <class T, bool kOdd, class Index, Source kSource>
 struct StreamCollide {
   static constexpr bool kCoupled = kSource == Source::coupled;
   using R = compute_t<T>;
-  // Register cap (kernels/parallel_for.hpp), measured on the H200 (docs/performance.md): float is best at 64
-  // (40 cost it 5 %); double needs its ~120 registers (no cap); fp16 is best at 56 (48: -0.4 to -1 %, 64: -5 to
-  // -6 %; 40 spills).
-  // With 64-bit population offsets (blocks of more than 2^32 / 19 cells, about 609^3) the caps are higher: when
-  // every address was a 64-bit sum held in registers, the caps above made the odd step spill 370-720 bytes and
-  // run 2.6 (fp16) and 1.8 (float) times slower at 640^3 on the H200. Since the offsets are per-direction
-  // pointers (StepSlots) these kernels need 56-72 registers (fp16, float) and 104-134 (double), below the caps,
-  // and fp16 at 640^3 runs at 32,603 MLUPS, float at 21,503 (docs/performance.md).
+  // Register cap per thread (MaxRegisters, kernels/parallel_for.hpp), by offset width and storage type; the values
+  // are measured on the H200: docs/performance.md, "Tuning notes".
   static constexpr int kMaxRegisters = sizeof(Index) == 8 ? (sizeof(T) == 2 ? 120 : sizeof(T) == 4 ? 96 : 160)
                                                           : (sizeof(T) == 2 ? 56 : sizeof(T) == 4 ? 64 : 128);
   // On GPUs the populations are loaded before the cell's own flag is tested, so a thread waits for one memory
-  // round trip instead of two (flag, then populations): +4.6 % for float at 510^3 on the H200, +3 % for double
-  // at 512^3, +1.7 % / +3.8 % for fp16 at 512^3 / 256^3. The cpu backend tests first: the early loads cost it
-  // about 30 % (docs/performance.md).
+  // round trip instead of two (flag, then populations); the cpu backend tests first (docs/performance.md, "Tuning
+  // notes").
   static constexpr bool kLoadBeforeFlag = backend::is_gpu();
   // Fluid cells read and write through per-direction offsets (StepSlots, kernels/streaming.hpp); the odd step's
   // cells next to a wall use CellSlots on `a` with the neighbour flags.
@@ -92,9 +84,7 @@ struct StreamCollide {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
       collide(f, local, rho, u, Stored<T>::kScale);
-      if (velocity_out.present()) {
-        for (int d = 0; d < 3; ++d) velocity_out.u[d][cell] = u[d];
-      }
+      if (velocity_out.present()) velocity_out.store(cell, u);
     } else {
       collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
@@ -108,38 +98,59 @@ struct StreamCollide {
   }
 };
 
-template <class T, class Index, Source kSource>
-void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
-            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
-  if (layout == PopulationLayout::swapped) {
-    const StreamCollide<T, true, Index, kSource> k{
-        step_slots<T, Index>(a, shape, true), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out, stability};
-    parallel_for_aligned(shape, box, k, "stream_collide_odd", stream);
-  } else {
-    const StreamCollide<T, false, Index, kSource> k{
-        step_slots<T, Index>(a, shape, false), a, Index(a.n_cells), flags, shape, relax, walls, key, force_field,
-        velocity_out, stability};
-    parallel_for_aligned(shape, box, k, "stream_collide_even", stream);
-  }
+/// The arguments of one step, as stream_collide takes them.
+template <class T>
+struct StepArguments {
+  using R = compute_t<T>;
+  const PopulationView<T>& a;
+  const FlagView& flags;
+  const BlockShape& shape;
+  const Box& box;
+  const Relaxation<R>& relax;
+  const WallVelocities<R>& walls;
+  const RoundingKey& key;
+  const backend::Stream* stream;
+  const ForceFieldView<R>& force_field;
+  const VelocityOutView<R>& velocity_out;
+  const StabilityView<R>& stability;
+};
+
+/// What acts besides the collision in a step with arguments `s`.
+template <class T>
+Source source_of(const StepArguments<T>& s) {
+  if (s.force_field.present() || s.velocity_out.present()) return Source::coupled;
+  if (s.relax.force[0] != 0 || s.relax.force[1] != 0 || s.relax.force[2] != 0) return Source::uniform;
+  return Source::none;
 }
 
+/// Launches the kernel of one combination of the compile-time choices.
+template <class T, class Index, Source kSource, bool kOdd>
+void launch(const StepArguments<T>& s) {
+  const StreamCollide<T, kOdd, Index, kSource> k{step_slots<T, Index>(s.a, s.shape, kOdd),
+                                                 s.a,
+                                                 Index(s.a.n_cells),
+                                                 s.flags,
+                                                 s.shape,
+                                                 s.relax,
+                                                 s.walls,
+                                                 s.key,
+                                                 s.force_field,
+                                                 s.velocity_out,
+                                                 s.stability};
+  parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
+}
+
+/// The kernel for the run-time choices of a step with offsets of type Index: 3 sources x 2 kinds of step, so 12
+/// kernels per storage type with the two offset widths (stream_collide).
 template <class T, class Index>
-void launch(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
-            const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-            const RoundingKey& key, const backend::Stream* stream, const ForceFieldView<compute_t<T>>& force_field,
-            const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
-  if (force_field.present() || velocity_out.present()) {
-    launch<T, Index, Source::coupled>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out, stability);
-  } else if (relax.force[0] != 0 || relax.force[1] != 0 || relax.force[2] != 0) {
-    launch<T, Index, Source::uniform>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                      velocity_out, stability);
-  } else {
-    launch<T, Index, Source::none>(a, layout, flags, shape, box, relax, walls, key, stream, force_field,
-                                   velocity_out, stability);
+void launch(const StepArguments<T>& s, Source source, bool odd) {
+  switch (source) {
+    case Source::coupled:
+      return odd ? launch<T, Index, Source::coupled, true>(s) : launch<T, Index, Source::coupled, false>(s);
+    case Source::uniform:
+      return odd ? launch<T, Index, Source::uniform, true>(s) : launch<T, Index, Source::uniform, false>(s);
+    case Source::none:
+      return odd ? launch<T, Index, Source::none, true>(s) : launch<T, Index, Source::none, false>(s);
   }
 }
 
@@ -151,13 +162,13 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
                     const ForceFieldView<compute_t<T>>& force_field,
                     const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
+  const StepArguments<T> s{a, flags, shape, box, relax, walls, key, stream, force_field, velocity_out, stability};
+  const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
-    launch<T, std::uint32_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
-                             stability);
+    launch<T, std::uint32_t>(s, source_of(s), odd);
   } else {
-    launch<T, std::int64_t>(a, layout, flags, shape, box, relax, walls, key, stream, force_field, velocity_out,
-                            stability);
+    launch<T, std::int64_t>(s, source_of(s), odd);
   }
 }
 

@@ -10,9 +10,8 @@
 //   f*_i(x) to A[i][x + c_i], where x + c_i finds it as an arrived population. Every location A[j][y] is read and
 //   written by one cell only (y - c_j in the odd step, y itself in the even step), so cells update in any order.
 //
-// Walls: halfway bounce-back with Ladd's moving-wall term (Ladd 1994, J. Fluid Mech. 271, 285, eq. 3.2; Krueger et
-// al. 2017, eqs. 5.26-5.27), with rho_w = rho_0 = 1:
-//   f_i(x, t+1) = f*_opp(i)(x, t) + 6 w_i (c_i . u_w)      when x - c_i is solid (u_w = 0 for a resting wall).
+// Walls: where x - c_i is solid, f_i(x, t+1) comes from x's own f*_opp(i)(x, t) by the rule the solid cell's flag
+// names (kernels/boundary_rules.hpp, solid_link: halfway bounce-back, with the moving-wall term for moving walls).
 // Odd steps apply it on both sides: a population arriving from a solid cell is read from x's own slot i (where the
 // even step left f*_opp(i)(x)), and a population heading into a solid cell is bounced at once into x's own slot
 // opp(i). Even steps then need no neighbour flags at all.
@@ -20,8 +19,7 @@
 // Index: the integer type of population offsets relative to the cell's own slot 0 (i * n_cells +- a neighbour
 // offset, never negative for the slots a cell touches), std::int64_t in general; std::uint32_t when
 // 19 * n_cells fits (blocks up to ~600^3). Each access is then a 32-bit offset added to a 64-bit pointer to the
-// cell (CellSlots): about two instructions, where offsets from the array's start took about six (64-bit sums
-// re-truncated to 32 bits, seen in the SASS of the fp16 even step on sm_90).
+// cell (CellSlots), which takes fewer instructions (docs/performance.md, "Tuning notes").
 //
 // Scale: the functions below hand over and take populations as Stored<T>::kScale * g (load_scaled/store_scaled,
 // kernels/storage.hpp), the form collide() and shifted_moments() take with their `scale` argument.
@@ -32,6 +30,7 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
+#include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/rounding_bits.hpp"
 #include "kernels/storage.hpp"
@@ -39,23 +38,14 @@
 
 namespace eddy {
 
-/// 6 w_i (c_i . u_w): the momentum a wall moving at u_w (lattice units) adds to a population bounced into
-/// direction i (2 w_i rho_w (c_i . u_w) / c_s^2, rho_w = 1).
-template <class R>
-EDDY_HOST_DEVICE inline R ladd_term(int i, const R* uw) {
-  const R cu = R(d3q19::c(i, 0)) * uw[0] + R(d3q19::c(i, 1)) * uw[1] + R(d3q19::c(i, 2)) * uw[2];
-  return R(6) * d3q19::w<R>(i) * cu;
-}
-
 /// The population slots seen from one cell: slot (i, cell + d) is at[i * n + d], with i * n + d >= 0.
 template <class T, class Index>
 struct CellSlots {
   T* at;    ///< slot (0, cell)
   Index n;  ///< cells per population (the array's stride between directions)
   EDDY_HOST_DEVICE CellSlots(const PopulationView<T>& a, Index cell) : at(a.f + cell), n(Index(a.n_cells)) {}
-  /// `n` from a kernel parameter of type Index: derived from the view's 64-bit n_cells instead, the 32-bit
-  /// products i * n stay 64-bit masked sums in the compiled code (fp16 even step on sm_90: 800 -> 648 SASS
-  /// instructions).
+  /// `n` from a kernel parameter of type Index, so that the products i * n are Index arithmetic in the compiled
+  /// code (derived from the view's 64-bit n_cells they were not: docs/performance.md, "Tuning notes").
   EDDY_HOST_DEVICE CellSlots(T* f, Index cell, Index n) : at(f + cell), n(n) {}
   /// Slot (i, cell + d), d a neighbour offset (BlockShape::offset).
   EDDY_HOST_DEVICE T& operator()(int i, Index d = Index(0)) const { return at[Index(i) * n + d]; }
@@ -66,16 +56,12 @@ struct CellSlots {
 ///   even step:                      read(i) = slot (i, cell),             write(i) = slot (opp(i), cell);
 ///   odd step, no solid neighbour:   read(i) = slot (opp(i), cell - c_i),  write(i) = slot (i, cell + c_i).
 /// The even step's writes give the "swapped" layout; the odd step makes the same accesses, in the same order, as
-/// gather_swapped's fluid path and as scatter_own where no neighbour is solid. Every direction's offset (i * n_cells + neighbour offset) is
-/// formed once on the host (step_slots) and passed as a kernel parameter. How an offset is held depends on
-/// Index (measured on the H200, docs/performance.md):
+/// gather_swapped's fluid path and as scatter_own where no neighbour is solid. Every direction's offset
+/// (i * n_cells + neighbour offset) is formed once on the host (step_slots) and passed as a kernel parameter. How an
+/// offset is held depends on Index (the measurements behind it: docs/performance.md, "Tuning notes"):
 ///   std::uint32_t: a 32-bit offset from the array's start, added to the cell index in 32 bits; the address is
 ///                  then one 32 x 32 -> 64-bit multiply-add onto the base pointer, as in CellSlots;
-///   std::int64_t:  a pointer per direction. CellSlots' 64-bit offsets i * n + d were each a register pair held
-///                  through the kernel: the odd step needed 117 registers (fp16) and spilled at float's 96; with
-///                  the pointers it needs 63-72, and fp16 at 640^3 runs 31 % faster (32,603 MLUPS). For 32-bit
-///                  offsets the pointers were slower (fp16 -1.5 % at 512^3): sm_90 formed each address from a
-///                  uniform register in three instructions.
+///   std::int64_t:  a pointer per direction (64-bit offsets held through the kernel cost a register pair each).
 template <class T, class Index>
 struct StepSlots;
 
@@ -172,8 +158,8 @@ EDDY_UNROLL
     if (!is_solid(neighbour)) {
       f[i] = Stored<T>::load_scaled(slot(d3q19::opp(i), from));
     } else {
-      f[i] = Stored<T>::load_scaled(slot(i));  // f*_opp(i)(x), left in slot i by the even step
-      if (neighbour >= kMovingWall) f[i] += Stored<T>::kScale * ladd_term(i, walls.u[neighbour - kMovingWall]);
+      // f*_opp(i)(x), left in slot i by the even step, through the solid neighbour's rule.
+      f[i] = solid_link(i, Stored<T>::load_scaled(slot(i)), neighbour, walls, Stored<T>::kScale);
     }
   }
 }
@@ -193,10 +179,9 @@ EDDY_UNROLL
     if (!is_solid(neighbour)) {
       slot(i, ahead) = Stored<T>::store_scaled(f[i], random);
     } else {
+      // f*_i(x) comes back to x as the population arriving from the solid x + c_i = x - c_opp(i).
       const int back = d3q19::opp(i);
-      R value = f[i];
-      if (neighbour >= kMovingWall) value += Stored<T>::kScale * ladd_term(back, walls.u[neighbour - kMovingWall]);
-      slot(back) = Stored<T>::store_scaled(value, random);
+      slot(back) = Stored<T>::store_scaled(solid_link(back, f[i], neighbour, walls, Stored<T>::kScale), random);
     }
   }
 }

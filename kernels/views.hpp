@@ -52,12 +52,18 @@ struct ForceFieldView {
   }
 };
 
-/// Where the fused kernel also writes each fluid cell's velocity u = (sum_i f_i c_i + F/2) / rho of the time it
-/// collides (cell field, block layout; lattice units), for the scalar transport. All null: not written.
+/// A cell velocity field u[d][cell] (block layout, ghost layer included; lattice units): where the fused kernel also
+/// writes each fluid cell's velocity u = (sum_i f_i c_i + F/2) / rho of the time it collides, for the scalar
+/// transport (all null: not written), and where compute_velocity_field writes its read-out.
 template <class R>
 struct VelocityOutView {
   R* u[3] = {nullptr, nullptr, nullptr};
   EDDY_HOST_DEVICE bool present() const { return u[0] != nullptr; }
+  /// u[d][cell] = v[d] (an output adapter of the moment read-out, kernels/cell_moments.hpp).
+  template <class Index>
+  EDDY_HOST_DEVICE void store(Index cell, const R (&v)[3]) const {
+    for (int d = 0; d < 3; ++d) u[d][cell] = v[d];
+  }
 };
 
 /// The fused kernel's stability watch: a device word that every updated fluid cell whose velocity (the moments it
@@ -73,7 +79,9 @@ struct StabilityView {
   R max_speed_squared = R(0);
   bool freeze = false;
   /// True when a step before `step` found an unstable cell and the watch freezes the state.
-  EDDY_HOST_DEVICE bool frozen(std::uint32_t step) const { return freeze && first_step != nullptr && *first_step < step; }
+  EDDY_HOST_DEVICE bool frozen(std::uint32_t step) const {
+    return freeze && first_step != nullptr && *first_step < step;
+  }
   /// Records `step` when u is outside the stable range (the comparison is false for NaN, so a NaN records too).
   EDDY_HOST_DEVICE void watch(std::uint32_t step, const R (&u)[3]) const {
     if (first_step == nullptr) return;

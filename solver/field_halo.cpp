@@ -25,7 +25,7 @@ FieldHalo<V>::FieldHalo(const Decomposition& decomposition, const BlockShape& sh
     : decomposition_(decomposition), shape_(shape) {
   std::int64_t largest = 0;
   for (int axis = 0; axis < 3; ++axis) {
-    if (decomposition.exchanges(axis)) largest = std::max(largest, field_plane_cells(shape, axis));
+    if (decomposition.exchanges(axis)) largest = std::max(largest, plane_cells(shape, axis));
   }
   if (largest == 0) return;
   for (int side : {kLow, kHigh}) {
@@ -54,7 +54,7 @@ void FieldHalo<V>::exchange_axis(V* field, int axis, Mode mode, const backend::S
   const bool fill = mode == Mode::fill;
   const int send_plane[2] = {fill ? 1 : 0, fill ? n : n + 1};
   const int recv_plane[2] = {fill ? 0 : 1, fill ? n + 1 : n};
-  const std::int64_t count = field_plane_cells(shape_, axis);
+  const std::int64_t count = plane_cells(shape_, axis);
   for (int side : {kLow, kHigh}) {
     if (neighbour[side] == kNoNeighbour) continue;
     pack_field_plane(field, shape_, axis, send_plane[side], send_[side].data(), stream);
