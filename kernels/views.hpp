@@ -70,7 +70,7 @@ struct VelocityOutView {
 /// collides, lattice units) has |u|^2 > max_speed_squared, or a NaN or infinite moment, lowers to the step's index
 /// (RoundingKey::step) with an atomic minimum. It holds kNoInstability until a cell does. With `freeze`, every later
 /// step (index above the word) leaves the populations as they are: the state stays that after the first unstable
-/// step, finite wherever it was finite then, however long the host takes to look (solver/simulation.cpp). A null
+/// step, finite wherever it was finite then, however long the host takes to look (solver/lattice_simulation.cpp). A null
 /// word watches nothing.
 template <class R>
 struct StabilityView {
