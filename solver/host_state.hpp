@@ -93,4 +93,18 @@ void unpack_interior_slots(const T* packed, const BlockShape& shape, T* all) {
   });
 }
 
+/// The interior slots of the block array `all` as the bytes of RawState::populations ([i * interior + k], the
+/// storage type's bytes each).
+template <class T>
+std::vector<unsigned char> packed_interior_bytes(const T* all, const BlockShape& shape) {
+  std::vector<unsigned char> bytes(std::size_t(d3q19::Q) * std::size_t(shape.interior_cells()) * sizeof(T));
+  pack_interior_slots(all, shape, reinterpret_cast<T*>(bytes.data()));
+  return bytes;
+}
+/// The inverse of packed_interior_bytes: `bytes` (sized by the caller's checks) into the block array `all`.
+template <class T>
+void unpack_interior_bytes(const std::vector<unsigned char>& bytes, const BlockShape& shape, T* all) {
+  unpack_interior_slots(reinterpret_cast<const T*>(bytes.data()), shape, all);
+}
+
 }  // namespace eddy

@@ -248,14 +248,13 @@ class LatticeSimulation final : public Simulation {
     RawState state;
     state.step = step_;
     state.layout = int(layout_);
-    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
-    pack_interior_slots(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    state.populations = packed_interior_bytes(all.data(), shape_);
     return state;
   }
 
   void restore_populations(const RawState& state) override {
     std::vector<T> all = f_.download();
-    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, all.data());
+    unpack_interior_bytes(state.populations, shape_, all.data());
     f_.upload(all);
     layout_ = PopulationLayout(state.layout);
     step_ = state.step;

@@ -98,13 +98,12 @@ class OutOfCoreSimulation final : public Simulation {
     RawState state;
     state.step = step_;
     state.layout = int(layout_);
-    state.populations.resize(std::size_t(d3q19::Q) * std::size_t(shape_.interior_cells()) * sizeof(T));
-    pack_interior_slots(host_.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    state.populations = packed_interior_bytes(host_.data(), shape_);
     return state;
   }
 
   void restore_populations(const RawState& state) override {
-    unpack_interior_slots(reinterpret_cast<const T*>(state.populations.data()), shape_, host_.data());
+    unpack_interior_bytes(state.populations, shape_, host_.data());
     layout_ = PopulationLayout(state.layout);
     step_ = state.step;
   }
