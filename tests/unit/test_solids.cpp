@@ -251,6 +251,23 @@ TEST(SolidCommandLine, ASolidThatCoversNoCellIsAWarning) {
   EXPECT_NE(r.out.find("solid       'ball' sphere, "), std::string::npos) << r.out;
 }
 
+TEST(SolidShippedCase, SphereChannelLoadsWithItsDocumentedValues) {
+  const CaseConfig c = load_case(std::string(EDDY_SOURCE_DIR) + "/cases/sphere_channel.toml");
+  EXPECT_EQ(c.name, "sphere_channel");
+  EXPECT_EQ(c.size, (std::array<int, 3>{48, 24, 24}));
+  EXPECT_EQ(c.faces[0].kind, FaceKind::periodic);
+  EXPECT_EQ(c.faces[2].kind, FaceKind::wall);
+  EXPECT_EQ(c.faces[4].kind, FaceKind::periodic);
+  EXPECT_NEAR(c.nu, 0.1, 1e-15);
+  ASSERT_EQ(c.solids.size(), 1u);
+  EXPECT_EQ(c.solids[0].shape, SolidShape::sphere);
+  EXPECT_EQ(c.solids[0].radius, 5.0);
+  // cases/README.md: 552 solid cells; u_max of the empty channel F H^2 / (8 nu) = physics.velocity.
+  EXPECT_EQ(solid_cell_count(c.solids[0], c.size), 552);
+  EXPECT_NEAR(c.body_force[0] * 24.0 * 24.0 / (8.0 * c.nu), c.velocity, 1e-12);
+  EXPECT_LE(c.mach(), 0.3);
+}
+
 // ---- the shapes ----------------------------------------------------------------------------------------------------
 
 /// Cells of an n^3 grid whose centre is within r of c, counted by a plain loop over every cell (independent of
