@@ -188,11 +188,15 @@ void check_top_level(const Source& source, const toml::table& root) {
       continue;  // arrays of tables ([[solid]]): their reader checks the type
     }
     std::string hint = suggestion(key.str(), names);
+    bool in_a_table = false;  // a key of a plain section wins over one of [[solid]] ("name")
     for (const auto& section : case_file_schema()) {
-      if (std::find(section.keys.begin(), section.keys.end(), key.str()) != section.keys.end()) {
-        hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under [" +
-               std::string(section.name) + "]?)";
-      }
+      if (std::find(section.keys.begin(), section.keys.end(), key.str()) == section.keys.end()) continue;
+      if (section.array_of_tables && in_a_table) continue;
+      in_a_table = in_a_table || !section.array_of_tables;
+      const std::string header = section.array_of_tables ? "[[" + std::string(section.name) + "]]"
+                                                         : "[" + std::string(section.name) + "]";
+      hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under " + header +
+             "?)";
     }
     source.fail(key.str(), "unknown section or top-level key '" + std::string(key.str()) + "'" + hint +
                                "; allowed sections: " + join(names));

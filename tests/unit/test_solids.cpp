@@ -141,6 +141,24 @@ TEST(SolidReader, BadInputsNameTheirKeyAndExitWithTwo) {
   EXPECT_EQ(parse_case(channel_with(kSphere, "[thermal]\nprandtl = 0.7\n"), "solid.toml").solids.size(), 1u);
 }
 
+TEST(SolidReader, TopLevelKeysAndOverrides) {
+  // A solid's key at the top level points at [[solid]]; a key of a plain section too ("name": [case]) keeps its hint.
+  EXPECT_SOLID_ERROR("radius = 3\n" + channel_with(""), "(did you mean 'solid.radius' under [[solid]]?)");
+  EXPECT_SOLID_ERROR("name = \"x\"\n" + channel_with(""), "(did you mean 'case.name' under [case]?)");
+  // --set reaches the whole array only.
+  try {
+    parse_case(channel_with(kSphere), "solid.toml", {"solid.radius=2"});
+    ADD_FAILURE() << "--set solid.radius was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad --set 'solid.radius=2': 'solid' is an array"), std::string::npos)
+        << e.what();
+  }
+  const CaseConfig c = parse_case(channel_with(kSphere), "solid.toml",
+                                  {"solid=[{name=\"b\", shape=\"box\", min=[0,0,0], max=[4,4,4]}]"});
+  ASSERT_EQ(c.solids.size(), 1u);
+  EXPECT_EQ(c.solids[0].name, "b");
+}
+
 TEST(SolidReader, TwoBoxesThatTogetherLeaveNoFluidAreRefused) {
   const std::string boxes =
       "[[solid]]\nname = \"lower\"\nshape = \"box\"\nmin = [0, 0, 0]\nmax = [32, 8, 8]\n"
