@@ -51,9 +51,12 @@ inline bool inside_box(const Point3& p, const Point3& lo, const Point3& hi) {
 /// True when the centre p of a cell lies inside solid `s` (lattice units, s finalized).
 inline bool inside_solid(const SolidConfig& s, const Point3& p) {
   switch (s.shape) {
-    case SolidShape::sphere: return inside_sphere(p, s.center, s.radius);
-    case SolidShape::cylinder: return inside_cylinder(p, s.start, s.end, s.radius);
-    case SolidShape::box: return inside_box(p, s.min, s.max);
+    case SolidShape::sphere:
+      return inside_sphere(p, s.center, s.radius);
+    case SolidShape::cylinder:
+      return inside_cylinder(p, s.start, s.end, s.radius);
+    case SolidShape::box:
+      return inside_box(p, s.min, s.max);
   }
   return false;
 }
@@ -126,8 +129,8 @@ inline bool solids_leave_fluid(const std::vector<SolidConfig>& solids, const std
         bool solid = false;
         for (std::size_t n = 0; n < solids.size() && !solid; ++n) {
           const CellRange& r = ranges[n];
-          const bool in_range = i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] && k >= r.lo[2] &&
-                                k < r.hi[2];
+          const bool in_range =
+              i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] && k >= r.lo[2] && k < r.hi[2];
           solid = in_range && inside_solid(solids[n], cell_centre({i, j, k}));
         }
         if (!solid) return true;

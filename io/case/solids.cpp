@@ -17,18 +17,24 @@ const std::vector<std::string_view>& shape_keys(SolidShape shape) {
   static const std::vector<std::string_view> cylinder = {"start", "end", "radius"};
   static const std::vector<std::string_view> box = {"min", "max"};
   switch (shape) {
-    case SolidShape::sphere: return sphere;
-    case SolidShape::cylinder: return cylinder;
-    case SolidShape::box: return box;
+    case SolidShape::sphere:
+      return sphere;
+    case SolidShape::cylinder:
+      return cylinder;
+    case SolidShape::box:
+      return box;
   }
   return box;
 }
 
 const char* shape_name(SolidShape shape) {
   switch (shape) {
-    case SolidShape::sphere: return "sphere";
-    case SolidShape::cylinder: return "cylinder";
-    case SolidShape::box: return "box";
+    case SolidShape::sphere:
+      return "sphere";
+    case SolidShape::cylinder:
+      return "cylinder";
+    case SolidShape::box:
+      return "box";
   }
   return "box";
 }
@@ -63,14 +69,13 @@ void require_box(const Source& source, const std::string& path, const std::array
 }
 
 /// The name is non-empty and not that of an earlier solid.
-void require_name(const Source& source, const std::string& path, const std::string& name,
-                  std::set<std::string>& seen) {
+void require_name(const Source& source, const std::string& path, const std::string& name, std::set<std::string>& seen) {
   if (name.empty()) {
     source.fail(path + ".name", path + ".name = \"\" is not allowed: give each solid a non-empty name");
   }
   if (!seen.insert(name).second) {
-    source.fail(path + ".name", path + ".name = \"" + name +
-                                    "\" is used by an earlier solid: each [[solid]] needs a name of its own");
+    source.fail(path + ".name",
+                path + ".name = \"" + name + "\" is used by an earlier solid: each [[solid]] needs a name of its own");
   }
 }
 
@@ -96,8 +101,8 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
   for (std::string_view key : {"center", "radius", "start", "end", "min", "max"}) {
     const bool used = std::find(keys.begin(), keys.end(), key) != keys.end();
     if (section.has(key) && !used) {
-      section.fail(key, section.path(key) + " is not used by shape = \"" + shape_name(s.shape) + "\" (its keys: " +
-                            join(keys) + ")");
+      section.fail(key, section.path(key) + " is not used by shape = \"" + shape_name(s.shape) +
+                            "\" (its keys: " + join(keys) + ")");
     }
     if (!section.has(key) && used) {
       section.fail(key, "missing key '" + section.path(key) + "': shape = \"" + shape_name(s.shape) + "\" needs " +
@@ -106,7 +111,9 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
   }
   const auto point = [&](std::string_view key) { return *section.number3(key); };
   switch (s.shape) {
-    case SolidShape::sphere: s.center = point("center"); break;
+    case SolidShape::sphere:
+      s.center = point("center");
+      break;
     case SolidShape::cylinder:
       s.start = point("start");
       s.end = point("end");
@@ -186,7 +193,9 @@ void finalize_solids(CaseConfig& config, const Source& source) {
         require_radius(Entry(source, path + ".radius", fmt(s.radius)), s.radius, false);
         require_axis(source, path, s.start, s.end);
         break;
-      case SolidShape::box: require_box(source, path, s.min, s.max); break;
+      case SolidShape::box:
+        require_box(source, path, s.min, s.max);
+        break;
     }
   }
   // Solid bodies are adiabatic resting walls: the scalar scheme (kernels/scalar_transport.hpp) would give their
@@ -200,8 +209,9 @@ void finalize_solids(CaseConfig& config, const Source& source) {
     }
   }
   if (config.particles.enabled) {
-    source.fail("solid", "[[solid]] with [particles] is not supported yet: particles do not see the solids (they "
-                         "would move through them); remove one of the two");
+    source.fail("solid",
+                "[[solid]] with [particles] is not supported yet: particles do not see the solids (they "
+                "would move through them); remove one of the two");
   }
   if (!solids_leave_fluid(config.solids, config.size)) {
     source.fail("solid", "the solids cover every cell of the domain (domain.size = " + fmt3(config.size) +

@@ -6,9 +6,10 @@
 // many or too few, a wrong flag, a rule taken on another link) shows. A channel one row narrower shows that the
 // comparison can fail. Float and double storage only: fp16 rounds stochastically with bits hashed from each cell's
 // global position and the step (kernels/rounding_bits.hpp), so the shifted channel draws other bits (the noise is
-// the same in distribution; the face-walled fp16 channel's budget is tests/physics/test_poiseuille.cpp's). The TRT channel is also the exact parabola u(y) = F / (2 nu) y (H - y) (Ginzburg,
-// Verhaeghe & d'Humieres 2008: with Lambda = 3/16 half-way bounce-back puts the wall exactly half-way), within the
-// round-off tolerance of the Poiseuille test in double.
+// the same in distribution; the face-walled fp16 channel's budget is tests/physics/test_poiseuille.cpp's). The TRT
+// channel is also the exact parabola u(y) = F / (2 nu) y (H - y) (Ginzburg, Verhaeghe & d'Humieres 2008: with Lambda =
+// 3/16 half-way bounce-back puts the wall exactly half-way), within the round-off tolerance of the Poiseuille test in
+// double.
 #include <gtest/gtest.h>
 
 #include <cmath>

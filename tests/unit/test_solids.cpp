@@ -5,7 +5,6 @@
 // position, ghost cells included.
 
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,14 +51,14 @@ Failure failure_of(const std::string& text) {
   return {"<no InputError thrown>", 0};
 }
 
-#define EXPECT_SOLID_ERROR(text, fragment)                                                        \
-  do {                                                                                            \
-    const Failure f_ = failure_of(text);                                                          \
-    EXPECT_EQ(f_.code, 2) << f_.message;                                                          \
-    EXPECT_EQ(f_.message.rfind("solid.toml: ", 0), 0u) << f_.message;                             \
-    EXPECT_EQ(f_.message.find('\n'), std::string::npos) << f_.message;                            \
-    EXPECT_NE(f_.message.find(fragment), std::string::npos) << "\"" << f_.message << "\" lacks \"" \
-                                                            << fragment << "\"";                  \
+#define EXPECT_SOLID_ERROR(text, fragment)                             \
+  do {                                                                 \
+    const Failure f_ = failure_of(text);                               \
+    EXPECT_EQ(f_.code, 2) << f_.message;                               \
+    EXPECT_EQ(f_.message.rfind("solid.toml: ", 0), 0u) << f_.message;  \
+    EXPECT_EQ(f_.message.find('\n'), std::string::npos) << f_.message; \
+    EXPECT_NE(f_.message.find(fragment), std::string::npos)            \
+        << "\"" << f_.message << "\" lacks \"" << fragment << "\"";    \
   } while (0)
 
 TEST(SolidReader, ReadsEveryShape) {
@@ -178,8 +177,7 @@ TEST(SolidReader, StructChecksGiveTheSameRules) {
     finalize_case(c);
     FAIL() << "a negative radius was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("solid[0].radius = -1 is out of range: radius must be > 0"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("solid[0].radius = -1 is out of range: radius must be > 0"), std::string::npos)
         << e.what();
   }
   c.solids[0].radius = 3.0;
@@ -227,8 +225,9 @@ EddyRun run_eddy(const std::string& text, const std::string& tag) {
   fs::create_directories(dir);
   std::ofstream(dir / "case.toml") << text;
   const std::string command = "OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) + "' run '" +
-                              (dir / "case.toml").string() + "' --output '" + (dir / "out").string() + "' </dev/null >'" +
-                              (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() + "'";
+                              (dir / "case.toml").string() + "' --output '" + (dir / "out").string() +
+                              "' </dev/null >'" + (dir / "out.txt").string() + "' 2>'" + (dir / "err.txt").string() +
+                              "'";
   const int status = std::system(command.c_str());
   EddyRun r;
   r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -246,8 +245,8 @@ EddyRun run_eddy(const std::string& text, const std::string& tag) {
 
 TEST(SolidCommandLine, ABadSolidIsOneErrorLineAndExitTwo) {
   const EddyRun r = run_eddy(channel_with("[[solid]]\nname = \"ball\"\nshape = \"sphere\"\ncenter = [8, 8, 4]\n"
-                                      "radius = -1\n"),
-                         "bad");
+                                          "radius = -1\n"),
+                             "bad");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.rfind("eddy: error: ", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -257,10 +256,11 @@ TEST(SolidCommandLine, ABadSolidIsOneErrorLineAndExitTwo) {
 TEST(SolidCommandLine, ASolidThatCoversNoCellIsAWarning) {
   // A sphere of radius 0.3 round a cell corner holds no cell centre (the nearest are 0.87 away); one outside the
   // domain covers nothing either. The run goes on (exit 0) with one warning line each on stdout.
-  const std::string text = channel_with(
-      kSphere + "[[solid]]\nname = \"speck\"\nshape = \"sphere\"\ncenter = [20, 8, 4]\nradius = 0.3\n"
-                "[[solid]]\nname = \"away\"\nshape = \"box\"\nmin = [40, 0, 0]\nmax = [50, 4, 4]\n",
-      "[output]\nvtk = false\n");
+  const std::string text =
+      channel_with(kSphere +
+                       "[[solid]]\nname = \"speck\"\nshape = \"sphere\"\ncenter = [20, 8, 4]\nradius = 0.3\n"
+                       "[[solid]]\nname = \"away\"\nshape = \"box\"\nmin = [40, 0, 0]\nmax = [50, 4, 4]\n",
+                   "[output]\nvtk = false\n");
   const EddyRun r = run_eddy(text, "warn");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\nwarning: solid 'speck' covers no cell"), std::string::npos) << r.out;
@@ -378,7 +378,7 @@ TEST(SolidFlags, CylinderAcrossAOneCellDeepDomainIsTheSameInEveryPlane) {
     }
     EXPECT_GT(solid_in_plane, 40);  // about pi 4.2^2 = 55
     // Fluid cells beside the cylinder take the near-solid path; cells far from it the plain one.
-    EXPECT_EQ(flags[shape.index(10, 6, 1)], kFluidNearSolid);   // just below the disc (y centre 5.5)
+    EXPECT_EQ(flags[shape.index(10, 6, 1)], kFluidNearSolid);  // just below the disc (y centre 5.5)
     EXPECT_EQ(flags[shape.index(20, 10, 1)], kFluid);
   }
 }
