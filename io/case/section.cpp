@@ -182,8 +182,9 @@ void check_top_level(const Source& source, const toml::table& root) {
   const auto names = section_names();
   for (auto&& [key, node] : root) {
     if (std::find(names.begin(), names.end(), key.str()) != names.end()) {
+      const std::string_view name = key.str();  // a structured binding cannot be captured in C++17 (clang)
       const auto section = std::find_if(case_file_schema().begin(), case_file_schema().end(),
-                                        [&](const CaseSection& s) { return s.name == key.str(); });
+                                        [&](const CaseSection& s) { return s.name == name; });
       if (!section->array_of_tables) top_section(source, root, key.str());  // throws unless a table
       continue;  // arrays of tables ([[solid]]): their reader checks the type
     }

@@ -2,6 +2,7 @@
 // conversion from metres under [units] and the checks on the plain struct. Which cells a shape covers is
 // solver/solid_shapes.hpp.
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 

@@ -170,6 +170,27 @@ TEST(SolidReader, TwoBoxesThatTogetherLeaveNoFluidAreRefused) {
   EXPECT_EQ(parse_case(channel_with(gap), "solid.toml").solids.size(), 2u);
 }
 
+TEST(SolidShapes, NoFluidOnLargeDomainsFromOneSolid) {
+  // Above kSolidScanCells one convex solid holding the eight corner cells holds them all; one that misses a corner
+  // leaves fluid.
+  const std::array<int, 3> size = {1024, 1024, 128};
+  ASSERT_GT(std::int64_t(size[0]) * size[1] * size[2], kSolidScanCells);
+  SolidConfig box;
+  box.shape = SolidShape::box;
+  box.min = {0.0, 0.0, 0.0};
+  box.max = {1024.0, 1024.0, 128.0};
+  EXPECT_FALSE(solids_leave_fluid({box}, size));
+  box.min[1] = 0.6;  // the row j = 0 (centres 0.5) is left out
+  EXPECT_TRUE(solids_leave_fluid({box}, size));
+  SolidConfig ball;
+  ball.shape = SolidShape::sphere;
+  ball.center = {512.0, 512.0, 64.0};
+  ball.radius = 730.0;  // the corner centres are sqrt(511.5^2 * 2 + 63.5^2) = 726.2 away
+  EXPECT_FALSE(solids_leave_fluid({ball}, size));
+  ball.radius = 726.0;
+  EXPECT_TRUE(solids_leave_fluid({ball}, size));
+}
+
 TEST(SolidReader, StructChecksGiveTheSameRules) {
   CaseConfig c = parse_case(channel_with(kSphere), "solid.toml");
   c.solids[0].radius = -1.0;
