@@ -185,6 +185,26 @@ struct UnitsConfig {
   double dt = 0.0;               ///< time step in s (derived)
 };
 
+/// [[solid]]: the analytic shape of a solid body inside the domain (solver/solid_shapes.hpp). Cells whose centre,
+/// at (i + 0.5, j + 0.5, k + 0.5) in global lattice coordinates, lies inside or on the shape are resting half-way
+/// bounce-back walls (kWall, kernels/cell_flags.hpp). Shapes are not repeated across periodic faces: the part of a
+/// shape outside the domain covers nothing.
+enum class SolidShape { sphere, cylinder, box };
+
+struct SolidConfig {
+  std::string name;                                ///< unique, non-empty (messages and warnings)
+  SolidShape shape = SolidShape::sphere;
+  std::array<double, 3> center = {0.0, 0.0, 0.0};  ///< sphere: centre (cells)
+  std::array<double, 3> start = {0.0, 0.0, 0.0};   ///< cylinder: one end of the axis (cells)
+  std::array<double, 3> end = {0.0, 0.0, 0.0};     ///< cylinder: the other end of the axis (cells), != start
+  std::array<double, 3> min = {0.0, 0.0, 0.0};     ///< box: lower corner (cells)
+  std::array<double, 3> max = {0.0, 0.0, 0.0};     ///< box: upper corner (cells), > min on every axis
+  double radius = 0.0;                             ///< sphere, cylinder: radius (cells), > 0
+  /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx and clears
+  /// it, so after finalize every length is in lattice cells.
+  bool in_metres = false;
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -247,6 +267,9 @@ struct CaseConfig {
   // [units]
   UnitsConfig units{};
 
+  /// [[solid]] entries, in file order (lattice units once finalized).
+  std::vector<SolidConfig> solids;
+
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
   /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude, free-fall velocity) / c_s,
@@ -276,6 +299,8 @@ CaseConfig load_case(const std::string& path, const std::vector<std::string>& ov
 struct CaseSection {
   std::string_view name;
   std::vector<std::string_view> keys;
+  /// True for a TOML array of tables ([[solid]]: one table per entry, each with these keys).
+  bool array_of_tables = false;
 };
 /// The sections parse_case accepts and their keys (anything else is refused), and the keys of a [boundary.<face>]
 /// table. Also read by tools that generate case files (tests/fuzz).

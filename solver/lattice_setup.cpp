@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/d3q19.hpp"
+#include "solver/solid_shapes.hpp"
 
 namespace eddy {
 
@@ -30,6 +31,45 @@ CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x
   };
   return solid_flag(faces, count, velocity);
 }
+
+/// Marks kWall every cell of the block (ghost layer included) whose centre lies inside one of the case's solids
+/// (solver/solid_shapes.hpp), by its global position: a ghost cell across a periodic face takes the flag of the cell
+/// it copies (the global index wrapped), one across an MPI boundary that of its owner's cell, so every rank count
+/// gives the same flags. Cells beyond a wall face keep the face's flag.
+void mark_solids(const CaseConfig& config, const Decomposition& d, const BlockShape& shape,
+                 std::vector<CellFlag>& flags) {
+  if (config.solids.empty()) return;
+  std::vector<CellRange> ranges;
+  for (const SolidConfig& s : config.solids) ranges.push_back(solid_cell_range(s, d.global_size));
+  const Box whole = shape.whole();
+#pragma omp parallel for schedule(static)
+  for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
+    for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) {
+        const int p[3] = {x, y, z};
+        std::array<std::int64_t, 3> g{};
+        bool beyond_wall = false;
+        for (int axis = 0; axis < 3; ++axis) {
+          const std::int64_t n = d.global_size[axis];
+          g[axis] = std::int64_t(d.offset[axis]) + p[axis] - 1;
+          if (g[axis] >= 0 && g[axis] < n) continue;
+          if (config.faces[2 * axis].kind != FaceKind::periodic) beyond_wall = true;
+          g[axis] = ((g[axis] % n) + n) % n;
+        }
+        if (beyond_wall) continue;
+        for (std::size_t k = 0; k < config.solids.size(); ++k) {
+          const CellRange& r = ranges[k];
+          if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] ||
+              g[2] >= r.hi[2]) {
+            continue;
+          }
+          if (inside_solid(config.solids[k], cell_centre(g))) {
+            flags[shape.index(x, y, z)] = kWall;
+            break;
+          }
+        }
+      }
+}
 }  // namespace
 
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
@@ -41,6 +81,7 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
   for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
       for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
+  mark_solids(config, decomposition, shape, flags);
 
   const Box interior = shape.interior();
 #pragma omp parallel for schedule(static)

@@ -20,7 +20,9 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// cell's GLOBAL position, so a block's flags equal the one-rank flags on the same cells: ghost cells inside the
 /// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
 /// solid, with the precedence of kernels/cell_flags.hpp (a no-slip wall beats a moving wall, the lower face index
-/// wins among moving walls). Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
+/// wins among moving walls). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
+/// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
+/// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).

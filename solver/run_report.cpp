@@ -12,6 +12,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
+#include "solver/solid_shapes.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/thermal_field.hpp"
 
@@ -128,6 +129,24 @@ double checkpoint_gigabytes(const std::string& manifest_path) {
   return ec ? 0.0 : double(bytes) * 1e-9;
 }
 
+namespace {
+/// One line per [[solid]] with the cells it covers, and a warning for a solid that covers none.
+std::string solids_summary(const CaseConfig& config) {
+  static const char* shapes[] = {"sphere", "cylinder", "box"};
+  std::string text;
+  for (const SolidConfig& s : config.solids) {
+    const std::int64_t cells = solid_cell_count(s, config.size);
+    text += "solid       '" + s.name + "' " + shapes[int(s.shape)] + ", " + std::to_string(cells) +
+            " cells (resting bounce-back wall)\n";
+    if (cells == 0) {
+      text += "warning: solid '" + s.name + "' covers no cell: no cell centre (i + 0.5, j + 0.5, k + 0.5) lies " +
+              "inside it or on its surface (too small, or outside the domain), so it has no effect\n";
+    }
+  }
+  return text;
+}
+}  // namespace
+
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
                         std::ostream& log, bool out_of_core) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
@@ -157,7 +176,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
-      << (config.units.enabled ? units_summary(config) : std::string()) << "steps       " << config.steps
+      << (config.units.enabled ? units_summary(config) : std::string()) << solids_summary(config) << "steps       " << config.steps
       << ", report every " << config.report_every << ", output every " << config.output_every << " into "
       << config.output_directory << "/\n";
 }

@@ -182,15 +182,22 @@ void check_top_level(const Source& source, const toml::table& root) {
   const auto names = section_names();
   for (auto&& [key, node] : root) {
     if (std::find(names.begin(), names.end(), key.str()) != names.end()) {
-      top_section(source, root, key.str());  // throws unless a table
-      continue;
+      const std::string_view name = key.str();  // a structured binding cannot be captured in C++17 (clang)
+      const auto section = std::find_if(case_file_schema().begin(), case_file_schema().end(),
+                                        [&](const CaseSection& s) { return s.name == name; });
+      if (!section->array_of_tables) top_section(source, root, key.str());  // throws unless a table
+      continue;  // arrays of tables ([[solid]]): their reader checks the type
     }
     std::string hint = suggestion(key.str(), names);
+    bool in_a_table = false;  // a key of a plain section wins over one of [[solid]] ("name")
     for (const auto& section : case_file_schema()) {
-      if (std::find(section.keys.begin(), section.keys.end(), key.str()) != section.keys.end()) {
-        hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under [" +
-               std::string(section.name) + "]?)";
-      }
+      if (std::find(section.keys.begin(), section.keys.end(), key.str()) == section.keys.end()) continue;
+      if (section.array_of_tables && in_a_table) continue;
+      in_a_table = in_a_table || !section.array_of_tables;
+      const std::string header = section.array_of_tables ? "[[" + std::string(section.name) + "]]"
+                                                         : "[" + std::string(section.name) + "]";
+      hint = " (did you mean '" + std::string(section.name) + "." + std::string(key.str()) + "' under " + header +
+             "?)";
     }
     source.fail(key.str(), "unknown section or top-level key '" + std::string(key.str()) + "'" + hint +
                                "; allowed sections: " + join(names));

@@ -7,6 +7,7 @@
 //   run_output.cpp  [run], [output], [checkpoint]
 //   parallel.cpp    [parallel]
 //   particles.cpp   [particles]
+//   solids.cpp      [[solid]]
 // A reader takes the file's table (file values and units -> CaseConfig; checks that quote the value as written); a
 // finalizer takes the plain struct (checks shared with cases built in code, derived values). Each range rule is
 // written once, in its section's file. What a reader needs from another section is a parameter, so read_case
@@ -93,5 +94,13 @@ void finalize_parallel(const CaseConfig& config, const Source& source);
 void read_particles(const Section& section, CaseConfig& config);
 /// Seeding, the box inside the domain, the diameter below the smallest side, the inertial-only settings.
 void finalize_particles(CaseConfig& config, const Source& source);
+
+// ---- solids.cpp ----------------------------------------------------------------------------------------------------
+/// [[solid]] (an array of tables, one per body), lengths in cells, or in metres when `metres` ([units] present).
+void read_solids(const Source& source, const toml::table& root, bool metres, CaseConfig& config);
+/// After finalize_units (metres to cells by units.dx) and the thermal and particle sections: names unique, radii
+/// > 0, boxes not empty, cylinder axes of non-zero length; refuses fixed-temperature walls and [particles] with
+/// solids, and solids that leave no fluid cell.
+void finalize_solids(CaseConfig& config, const Source& source);
 
 }  // namespace eddy::case_io

@@ -3,7 +3,8 @@
 //    face, edge and corner, periodic and not;
 //  - runs decomposed along x, y, z, 2 x 2 x 1 and 4 x 1 x 1 give bitwise the same density and velocity as one rank
 //    (cavity with its moving lid crossing rank boundaries, and periodic Taylor-Green), for every transport that this
-//    build has and with overlap on and off.
+//    build has and with overlap on and off;
+//  - the same with a solid sphere cut by the rank boundaries (and by a periodic face).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -153,6 +154,31 @@ TEST(MpiDeterminism, Fp16PeriodicTaylorGreenAfterAnOddStepCount) {
   CaseConfig c = taylor_green_case();
   c.precision = Precision::float16;
   expect_bitwise_equal_to_one_rank(c, 157);
+}
+
+/// A sphere ([[solid]]) of radius r at `centre`, added to finalized case `c`.
+CaseConfig with_sphere(CaseConfig c, std::array<double, 3> centre, double radius) {
+  SolidConfig s;
+  s.name = "ball";
+  s.shape = SolidShape::sphere;
+  s.center = centre;
+  s.radius = radius;
+  c.solids.push_back(s);
+  finalize_case(c);
+  return c;
+}
+
+// Solid bodies: each block flags its cells (ghosts included) by their global position, so a sphere cut by the rank
+// boundaries of every layout (its centre on the middle planes of x, y and z) gives the one-rank bits, on 2 ranks
+// and more; and one cut off by the periodic x face of the Taylor-Green box (not repeated across it), whose ghosts
+// across that face copy the far side's fluid cells.
+TEST(MpiSolids, SphereCutByRankBoundariesEqualsOneRank) {
+  EDDY_REQUIRE_DEVICE();
+  expect_bitwise_equal_to_one_rank(with_sphere(cavity_case(), {7.0, 6.0, 5.0}, 3.2), 120);
+  CaseConfig fp16 = with_sphere(cavity_case(), {7.0, 6.0, 5.0}, 3.2);
+  fp16.precision = Precision::float16;
+  expect_bitwise_equal_to_one_rank(fp16, 61);
+  expect_bitwise_equal_to_one_rank(with_sphere(taylor_green_case(), {1.0, 8.0, 8.0}, 4.0), 120);
 }
 
 // Out-of-core blocks (solver/out_of_core.hpp) on 2 and 4 ranks, split along z: each rank streams its block through

@@ -1,0 +1,223 @@
+// io/case/solids.cpp: [[solid]], solid bodies from analytic shapes (sphere, cylinder, box): the reader, the
+// conversion from metres under [units] and the checks on the plain struct. Which cells a shape covers is
+// solver/solid_shapes.hpp.
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "io/case/sections.hpp"
+#include "solver/solid_shapes.hpp"
+
+namespace eddy::case_io {
+namespace {
+
+/// The keys each shape takes besides name and shape.
+const std::vector<std::string_view>& shape_keys(SolidShape shape) {
+  static const std::vector<std::string_view> sphere = {"center", "radius"};
+  static const std::vector<std::string_view> cylinder = {"start", "end", "radius"};
+  static const std::vector<std::string_view> box = {"min", "max"};
+  switch (shape) {
+    case SolidShape::sphere:
+      return sphere;
+    case SolidShape::cylinder:
+      return cylinder;
+    case SolidShape::box:
+      return box;
+  }
+  return box;
+}
+
+const char* shape_name(SolidShape shape) {
+  switch (shape) {
+    case SolidShape::sphere:
+      return "sphere";
+    case SolidShape::cylinder:
+      return "cylinder";
+    case SolidShape::box:
+      return "box";
+  }
+  return "box";
+}
+
+/// "solid[<n>]", how messages name the n-th [[solid]] table (from 0, in file order).
+std::string solid_path(std::size_t n) { return "solid[" + std::to_string(n) + "]"; }
+
+// The rules the reader and finalize_solids share: written once each.
+
+/// radius > 0 (cells, or m under [units]).
+void require_radius(const Entry& entry, double radius, bool metres) {
+  require_positive(entry, radius, metres ? "m" : "cells");
+}
+
+/// The cylinder's axis has a length: start != end.
+void require_axis(const Source& source, const std::string& path, const std::array<double, 3>& start,
+                  const std::array<double, 3>& end) {
+  if (start != end) return;
+  source.fail(path + ".end", path + ".start = " + fmt3(start) + " and " + path + ".end = " + fmt3(end) +
+                                 " give a cylinder axis of zero length: start and end must differ");
+}
+
+/// The box is not empty: min < max on every axis.
+void require_box(const Source& source, const std::string& path, const std::array<double, 3>& lo,
+                 const std::array<double, 3>& hi) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (lo[axis] < hi[axis]) continue;
+    source.fail(path + ".max", path + ".min = " + fmt3(lo) + " and " + path + ".max = " + fmt3(hi) +
+                                   " give an empty box: min < max is needed on every axis (the " + kAxisNames[axis] +
+                                   " axis is not)");
+  }
+}
+
+/// The name is non-empty and not that of an earlier solid.
+void require_name(const Source& source, const std::string& path, const std::string& name, std::set<std::string>& seen) {
+  if (name.empty()) {
+    source.fail(path + ".name", path + ".name = \"\" is not allowed: give each solid a non-empty name");
+  }
+  if (!seen.insert(name).second) {
+    source.fail(path + ".name",
+                path + ".name = \"" + name + "\" is used by an earlier solid: each [[solid]] needs a name of its own");
+  }
+}
+
+/// One [[solid]] table.
+SolidConfig read_solid(const Section& section, bool metres, std::set<std::string>& seen) {
+  section.check_keys(section_keys("solid"));
+  SolidConfig s;
+  const auto name = section.string("name");
+  if (!name) {
+    section.fail("name", "missing required key '" + section.path("name") + "' (a unique name for the solid)");
+  }
+  require_name(section.source(), section.name(), *name, seen);
+  s.name = *name;
+  const auto shape = section.choice<SolidShape>(
+      "shape", {{"sphere", SolidShape::sphere}, {"cylinder", SolidShape::cylinder}, {"box", SolidShape::box}});
+  if (!shape) {
+    section.fail("shape", "missing required key '" + section.path("shape") +
+                              "': \"sphere\" (center, radius), \"cylinder\" (start, end, radius) or \"box\" (min, "
+                              "max)");
+  }
+  s.shape = *shape;
+  const auto& keys = shape_keys(s.shape);
+  for (std::string_view key : {"center", "radius", "start", "end", "min", "max"}) {
+    const bool used = std::find(keys.begin(), keys.end(), key) != keys.end();
+    if (section.has(key) && !used) {
+      section.fail(key, section.path(key) + " is not used by shape = \"" + shape_name(s.shape) +
+                            "\" (its keys: " + join(keys) + ")");
+    }
+    if (!section.has(key) && used) {
+      section.fail(key, "missing key '" + section.path(key) + "': shape = \"" + shape_name(s.shape) + "\" needs " +
+                            join(keys) + (metres ? " (in m: the case has [units])" : " (in cells)"));
+    }
+  }
+  const auto point = [&](std::string_view key) { return *section.number3(key); };
+  switch (s.shape) {
+    case SolidShape::sphere:
+      s.center = point("center");
+      break;
+    case SolidShape::cylinder:
+      s.start = point("start");
+      s.end = point("end");
+      require_axis(section.source(), section.name(), s.start, s.end);
+      break;
+    case SolidShape::box:
+      s.min = point("min");
+      s.max = point("max");
+      require_box(section.source(), section.name(), s.min, s.max);
+      break;
+  }
+  if (s.shape != SolidShape::box) {
+    s.radius = *section.number("radius");
+    require_radius(section.entry("radius"), s.radius, metres);
+  }
+  s.in_metres = metres;
+  return s;
+}
+
+}  // namespace
+
+void read_solids(const Source& source, const toml::table& root, bool metres, CaseConfig& config) {
+  const toml::node* node = root.get("solid");
+  if (!node) return;
+  const auto* array = node->as_array();
+  if (!array || !array->is_array_of_tables()) {
+    source.fail("solid", "solid = " + node_text(*node) + " has the wrong type (" + type_name(*node) +
+                             "): expected an array of tables, one [[solid]] header per body");
+  }
+  std::set<std::string> seen;
+  for (std::size_t n = 0; n < array->size(); ++n) {
+    const Section section(source, (*array)[n].as_table(), solid_path(n));
+    config.solids.push_back(read_solid(section, metres, seen));
+  }
+}
+
+void finalize_solids(CaseConfig& config, const Source& source) {
+  if (config.solids.empty()) return;
+  std::set<std::string> seen;
+  for (std::size_t n = 0; n < config.solids.size(); ++n) {
+    SolidConfig& s = config.solids[n];
+    const std::string path = solid_path(n);
+    require_name(source, path, s.name, seen);
+    if (s.in_metres && !config.units.enabled) {
+      source.fail(path, path + " is given in metres but the case has no [units] section to convert them");
+    }
+    const auto finite3 = [&](const char* key, const std::array<double, 3>& v) {
+      for (double x : v) require_finite(source, path + "." + key, x);
+    };
+    finite3("center", s.center);
+    finite3("start", s.start);
+    finite3("end", s.end);
+    finite3("min", s.min);
+    finite3("max", s.max);
+    require_finite(source, path + ".radius", s.radius);
+    if (s.in_metres) {
+      // Metres to cells: x_lat = x / dx, the length scale of [units] (finalize_units): cell i's centre is at
+      // (i + 0.5) dx, as in the VTK output.
+      const double dx = config.units.dx;
+      for (auto* v : {&s.center, &s.start, &s.end, &s.min, &s.max}) {
+        for (double& x : *v) x /= dx;
+      }
+      s.radius /= dx;
+      s.in_metres = false;
+      finite3("center", s.center);
+      finite3("start", s.start);
+      finite3("end", s.end);
+      finite3("min", s.min);
+      finite3("max", s.max);
+      require_finite(source, path + ".radius", s.radius);
+    }
+    switch (s.shape) {
+      case SolidShape::sphere:
+        require_radius(Entry(source, path + ".radius", fmt(s.radius)), s.radius, false);
+        break;
+      case SolidShape::cylinder:
+        require_radius(Entry(source, path + ".radius", fmt(s.radius)), s.radius, false);
+        require_axis(source, path, s.start, s.end);
+        break;
+      case SolidShape::box:
+        require_box(source, path, s.min, s.max);
+        break;
+    }
+  }
+  // Solid bodies are adiabatic resting walls: the scalar scheme (kernels/scalar_transport.hpp) would give their
+  // surfaces the temperature of a domain face, and particles see only the domain faces.
+  if (config.thermal.enabled) {
+    for (int face = 0; face < 6; ++face) {
+      if (config.thermal.walls[face] != ThermalWall::fixed) continue;
+      source.fail("solid", std::string("[[solid]] with a fixed-temperature wall (boundary.") + kFaceNames[face] +
+                               ".temperature) is not supported yet: the temperature scheme would give the solids' "
+                               "surfaces that wall's temperature; remove the solids or the wall temperatures");
+    }
+  }
+  if (config.particles.enabled) {
+    source.fail("solid",
+                "[[solid]] with [particles] is not supported yet: particles do not see the solids (they "
+                "would move through them); remove one of the two");
+  }
+  if (!solids_leave_fluid(config.solids, config.size)) {
+    source.fail("solid", "the solids cover every cell of the domain (domain.size = " + fmt3(config.size) +
+                             "): no fluid cell is left");
+  }
+}
+
+}  // namespace eddy::case_io

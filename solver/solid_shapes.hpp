@@ -1,0 +1,161 @@
+// solver/solid_shapes.hpp: which cells a [[solid]] body covers (host only, pure functions).
+//
+// A cell is solid when its centre p lies inside the shape or on its surface. Cell (i, j, k) of the global grid has
+// its centre at p = (i + 0.5, j + 0.5, k + 0.5) (lattice units, from the domain's lower corner), the node the VTK
+// output places there (solver/moment_readout.cpp: origin 0.5, spacing 1, in cells).
+//   sphere   (centre c, radius r):           |p - c|^2 <= r^2
+//   cylinder (axis from a to b, radius r):   d = b - a;  0 <= (p - a) . d <= d . d  (between the end caps) and
+//                                            |(p - a) x d|^2 <= r^2 d . d           (distance to the axis <= r)
+//   box      (corners lo < hi):              lo_a <= p_a <= hi_a on every axis a
+// The tests are written without divisions so that one double expression decides each cell, the same on every rank
+// (each block evaluates its cells by their global coordinates).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "io/case_config.hpp"
+
+namespace eddy {
+
+using Point3 = std::array<double, 3>;
+
+/// |p - c|^2 <= r^2 (lattice units).
+inline bool inside_sphere(const Point3& p, const Point3& c, double r) {
+  const double dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
+  return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
+/// Finite cylinder of radius r around the segment a-b (flat end caps through a and b, normal to the axis; a != b).
+inline bool inside_cylinder(const Point3& p, const Point3& a, const Point3& b, double r) {
+  const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const double q[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  const double along = q[0] * d[0] + q[1] * d[1] + q[2] * d[2];
+  const double length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+  if (along < 0.0 || along > length2) return false;
+  const double cx = q[1] * d[2] - q[2] * d[1], cy = q[2] * d[0] - q[0] * d[2], cz = q[0] * d[1] - q[1] * d[0];
+  return cx * cx + cy * cy + cz * cz <= r * r * length2;
+}
+
+/// lo <= p <= hi on every axis.
+inline bool inside_box(const Point3& p, const Point3& lo, const Point3& hi) {
+  for (int a = 0; a < 3; ++a) {
+    if (p[a] < lo[a] || p[a] > hi[a]) return false;
+  }
+  return true;
+}
+
+/// True when the centre p of a cell lies inside solid `s` (lattice units, s finalized).
+inline bool inside_solid(const SolidConfig& s, const Point3& p) {
+  switch (s.shape) {
+    case SolidShape::sphere:
+      return inside_sphere(p, s.center, s.radius);
+    case SolidShape::cylinder:
+      return inside_cylinder(p, s.start, s.end, s.radius);
+    case SolidShape::box:
+      return inside_box(p, s.min, s.max);
+  }
+  return false;
+}
+
+/// The centre of global cell `g` (0-based indices): g + 0.5 on each axis.
+inline Point3 cell_centre(const std::array<std::int64_t, 3>& g) {
+  return {double(g[0]) + 0.5, double(g[1]) + 0.5, double(g[2]) + 0.5};
+}
+
+/// Global cell ranges [lo, hi) per axis holding every cell whose centre can lie inside `s` (its bounding box,
+/// clipped to the domain `size`); empty (lo >= hi on an axis) when the box misses the domain.
+struct CellRange {
+  std::array<std::int64_t, 3> lo{}, hi{};
+  bool empty() const { return lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]; }
+};
+
+inline CellRange solid_cell_range(const SolidConfig& s, const std::array<int, 3>& size) {
+  Point3 lo{}, hi{};
+  for (int a = 0; a < 3; ++a) {
+    switch (s.shape) {
+      case SolidShape::sphere:
+        lo[a] = s.center[a] - s.radius;
+        hi[a] = s.center[a] + s.radius;
+        break;
+      case SolidShape::cylinder:
+        lo[a] = std::min(s.start[a], s.end[a]) - s.radius;
+        hi[a] = std::max(s.start[a], s.end[a]) + s.radius;
+        break;
+      case SolidShape::box:
+        lo[a] = s.min[a];
+        hi[a] = s.max[a];
+        break;
+    }
+  }
+  CellRange range;
+  for (int a = 0; a < 3; ++a) {
+    // Cells i with lo <= i + 0.5 <= hi, one more each side (the bounds are rounded; inside_solid decides), clipped to
+    // [0, size); computed in double, the bounds may lie far outside.
+    const double first = std::max(0.0, std::ceil(lo[a] - 0.5) - 1.0);
+    const double last = std::min(double(size[a]) - 1.0, std::floor(hi[a] - 0.5) + 1.0);
+    range.lo[a] = std::int64_t(std::min(first, double(size[a])));
+    range.hi[a] = last < first ? range.lo[a] : std::int64_t(last) + 1;
+  }
+  return range;
+}
+
+/// Number of domain cells whose centre lies inside `s` (a scan of its bounding box); with `stop_at_first`, 0 or 1.
+inline std::int64_t solid_cell_count(const SolidConfig& s, const std::array<int, 3>& size, bool stop_at_first = false) {
+  const CellRange r = solid_cell_range(s, size);
+  if (r.empty()) return 0;
+  std::int64_t count = 0;
+  for (std::int64_t k = r.lo[2]; k < r.hi[2]; ++k)
+    for (std::int64_t j = r.lo[1]; j < r.hi[1]; ++j)
+      for (std::int64_t i = r.lo[0]; i < r.hi[0]; ++i) {
+        if (!inside_solid(s, cell_centre({i, j, k}))) continue;
+        if (stop_at_first) return 1;
+        ++count;
+      }
+  return count;
+}
+
+/// Domains of at most this many cells are scanned cell by cell by solids_leave_fluid (about a second in the worst
+/// case, a union of solids that covers nearly every cell); larger ones get the single-solid test only.
+inline constexpr std::int64_t kSolidScanCells = std::int64_t(1) << 26;
+
+/// True when some domain cell lies inside none of `solids`. Exact for domains of at most kSolidScanCells cells: a scan
+/// that stops at the first such cell (unless the solids' bounding boxes cover the whole domain, a cell outside all of
+/// them, found at once). Larger domains: false only when one solid holds all eight corner cells' centres, which for
+/// a convex shape (sphere, cylinder, box) means it holds every cell centre (the grid's centres lie in their convex
+/// hull); a union of several solids covering such a domain is not detected.
+inline bool solids_leave_fluid(const std::vector<SolidConfig>& solids, const std::array<int, 3>& size) {
+  const std::int64_t cells = std::int64_t(size[0]) * size[1] * size[2];
+  if (cells > kSolidScanCells) {
+    for (const SolidConfig& s : solids) {
+      bool all = true;
+      for (int corner = 0; corner < 8 && all; ++corner) {
+        const std::array<std::int64_t, 3> g = {(corner & 1) ? size[0] - 1 : 0, (corner & 2) ? size[1] - 1 : 0,
+                                               (corner & 4) ? size[2] - 1 : 0};
+        all = inside_solid(s, cell_centre(g));
+      }
+      if (all) return false;
+    }
+    return true;
+  }
+  std::vector<CellRange> ranges;
+  for (const SolidConfig& s : solids) ranges.push_back(solid_cell_range(s, size));
+  for (std::int64_t k = 0; k < size[2]; ++k)
+    for (std::int64_t j = 0; j < size[1]; ++j)
+      for (std::int64_t i = 0; i < size[0]; ++i) {
+        bool solid = false;
+        for (std::size_t n = 0; n < solids.size() && !solid; ++n) {
+          const CellRange& r = ranges[n];
+          const bool in_range =
+              i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] && k >= r.lo[2] && k < r.hi[2];
+          solid = in_range && inside_solid(solids[n], cell_centre({i, j, k}));
+        }
+        if (!solid) return true;
+      }
+  return false;
+}
+
+}  // namespace eddy
