@@ -40,7 +40,7 @@ void sum_cut_link_forces(const PopulationView<T>& a, const CutLink* links, std::
                stream);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                      \
+#define EDDY_INSTANTIATE(T)                                                                                         \
   template void sum_cut_link_forces<T>(const PopulationView<T>&, const CutLink*, std::int64_t, unsigned long long*, \
                                        const backend::Stream*);
 EDDY_INSTANTIATE(float)

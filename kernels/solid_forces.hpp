@@ -62,7 +62,8 @@ EDDY_HOST_DEVICE inline double cut_link_population(const T* f, std::int64_t n_ce
 
 /// The fixed-point contributions of one cut link whose bounced population is `f_star`: 2 f* c (force) and
 /// 2 f* arm (torque), in the order of kForceSums.
-EDDY_HOST_DEVICE inline void cut_link_momentum(const CutLink& link, double f_star, unsigned long long (&q)[kForceSums]) {
+EDDY_HOST_DEVICE inline void cut_link_momentum(const CutLink& link, double f_star,
+                                               unsigned long long (&q)[kForceSums]) {
   const double twice = 2.0 * f_star;
   const unsigned long long m = to_force_fixed(twice);
   for (int a = 0; a < 3; ++a) {

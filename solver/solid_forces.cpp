@@ -39,9 +39,11 @@ ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation)
   const Decomposition& d = simulation.decomposition();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &out_of_core, 1, MPI_INT, MPI_MAX, d.comm));
   if (out_of_core != 0) {
-    throw CollectiveInputError(source_prefix(config) + "[[solid]] forces = true is computed in core only, and this run "
-                               "keeps its populations out of core (numerics.out_of_core); run it in core (more ranks or "
-                               "a larger device) or drop forces = true");
+    throw CollectiveInputError(
+        source_prefix(config) +
+        "[[solid]] forces = true is computed in core only, and this run "
+        "keeps its populations out of core (numerics.out_of_core); run it in core (more ranks or "
+        "a larger device) or drop forces = true");
   }
   columns_.resize(2 + 6 * solids_.size());
 }
@@ -51,7 +53,7 @@ std::string ForceSeries::sample(Simulation& simulation) {
   const bool si = config_.units.enabled;
   const double dx = config_.units.dx, dt = config_.units.dt, rho = config_.units.density;
   const double force_unit = si ? rho * dx * dx * dx * dx / (dt * dt) : 1.0;  // N per lattice unit
-  const double torque_unit = si ? force_unit * dx : 1.0;                       // N m per lattice unit
+  const double torque_unit = si ? force_unit * dx : 1.0;                     // N m per lattice unit
   const double step = double(simulation.time_step());
   columns_[0].push_back(step);
   columns_[1].push_back(si ? step * dt : step);
@@ -71,7 +73,8 @@ std::string ForceSeries::sample(Simulation& simulation) {
     CsvTable table;
     table.names = {"step", "time"};
     for (std::size_t k : solids_)
-      for (const char* q : {"_Fx", "_Fy", "_Fz", "_Tx", "_Ty", "_Tz"}) table.names.push_back(config_.solids[k].name + q);
+      for (const char* q : {"_Fx", "_Fy", "_Fz", "_Tx", "_Ty", "_Tz"})
+        table.names.push_back(config_.solids[k].name + q);
     table.columns = columns_;
     write_csv((std::filesystem::path(config_.output_directory) / (config_.name + "_forces.csv")).string(), table);
   }

@@ -14,9 +14,9 @@
 
 #include "kernels/d3q19.hpp"
 #include "kernels/solid_forces.hpp"
+#include "solver/simulation.hpp"
 #include "solver/solid_forces.hpp"
 #include "solver/solid_shapes.hpp"
-#include "solver/simulation.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
@@ -51,8 +51,10 @@ std::vector<unsigned long long> host_sums(const CaseConfig& c, const std::vector
           const int s = solid_of(c, {x + ci[0], y + ci[1], z + ci[2]});
           if (s < 0) continue;
           const Point3 o = centre_of(c.solids[std::size_t(s)]);
-          const double r[3] = {x + 0.5 + 0.5 * ci[0] - o[0], y + 0.5 + 0.5 * ci[1] - o[1], z + 0.5 + 0.5 * ci[2] - o[2]};
-          CutLink link{k, i, s, {r[1] * ci[2] - r[2] * ci[1], r[2] * ci[0] - r[0] * ci[2], r[0] * ci[1] - r[1] * ci[0]}};
+          const double r[3] = {x + 0.5 + 0.5 * ci[0] - o[0], y + 0.5 + 0.5 * ci[1] - o[1],
+                               z + 0.5 + 0.5 * ci[2] - o[2]};
+          CutLink link{
+              k, i, s, {r[1] * ci[2] - r[2] * ci[1], r[2] * ci[0] - r[0] * ci[2], r[0] * ci[1] - r[1] * ci[0]}};
           unsigned long long q[kForceSums];
           cut_link_momentum(link, f[std::size_t(i * n + k)], q);
           for (int j = 0; j < kForceSums; ++j) sums[std::size_t(s) * kForceSums + j] += q[j];
