@@ -200,6 +200,7 @@ struct SolidConfig {
   std::array<double, 3> min = {0.0, 0.0, 0.0};     ///< box: lower corner (cells)
   std::array<double, 3> max = {0.0, 0.0, 0.0};     ///< box: upper corner (cells), > min on every axis
   double radius = 0.0;                             ///< sphere, cylinder: radius (cells), > 0
+  bool forces = false;  ///< the force and torque on it, at every report, in <output>/<case>_forces.csv and the progress line
   /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx and clears
   /// it, so after finalize every length is in lattice cells.
   bool in_metres = false;

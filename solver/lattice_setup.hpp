@@ -8,6 +8,7 @@
 #include "kernels/cell_flags.hpp"
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/solid_forces.hpp"
 #include "kernels/views.hpp"
 #include "solver/decomposition.hpp"
 
@@ -24,6 +25,12 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
 /// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
+
+/// The cut links of the block's [[solid]] bodies (kernels/solid_forces.hpp): every interior fluid cell x and
+/// direction i with x + c_i inside solid k (the same global rule as the flags, so a link's solid is the same on every
+/// rank count), in cell order, then direction order. `flags`: build_flags' result. Face walls have none.
+std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                               const std::vector<CellFlag>& flags);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>

@@ -17,6 +17,7 @@
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
 #include "solver/derived_fields.hpp"
@@ -104,6 +105,7 @@ class LatticeSimulation final : public Simulation {
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
     const std::vector<CellFlag> flags = build_flags(config, decomposition);
     flags_.upload(flags);
+    set_up_cut_links(config, flags);
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
@@ -265,12 +267,31 @@ class LatticeSimulation final : public Simulation {
     reset_watch();
   }
 
+  std::vector<unsigned long long> local_solid_force_sums() override {
+    std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
+    if (n_links_ == 0) return zero;
+    force_sums_.upload(zero);
+    sum_cut_link_forces(view(), links_.data(), n_links_, force_sums_.data(), &compute_);
+    return force_sums_.download();
+  }
+
   std::size_t bytes_per_cell() const override {
     return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
   }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
 
  private:
+  /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/solid_forces.hpp); none without solids.
+  void set_up_cut_links(const CaseConfig& config, const std::vector<CellFlag>& flags) {
+    n_solids_ = int(config.solids.size());
+    const std::vector<CutLink> links = cut_links(config, decomposition_, flags);
+    n_links_ = std::int64_t(links.size());
+    if (n_links_ == 0) return;
+    links_ = DeviceBuffer<CutLink>(links.size());
+    links_.upload(links);
+    force_sums_ = DeviceBuffer<unsigned long long>(std::size_t(n_solids_) * kForceSums);
+  }
+
   void update(const Box& box, const RoundingKey& key) {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
@@ -321,6 +342,10 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
+  DeviceBuffer<CutLink> links_;                   // cut links of the [[solid]] bodies (set_up_cut_links)
+  DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
+  std::int64_t n_links_ = 0;
+  int n_solids_ = 0;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
   DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step

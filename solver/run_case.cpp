@@ -15,6 +15,7 @@
 #include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
 #include "solver/snapshot_writer.hpp"
+#include "solver/solid_forces.hpp"
 #include "solver/stop_signal.hpp"
 #include "solver/timing.hpp"
 
@@ -107,6 +108,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   guard(config, initial, sim.thermal_diagnostics(), sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
   CheckpointSeries checkpoints;
+  ForceSeries forces(config, sim);  // collective: refuses forces out of core
   ProgressReport progress(config, sim.time_step());
   log << std::flush;       // the set-up's lines before any progress or stop notice (written straight to stdout)
   std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them
@@ -131,7 +133,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     sim.synchronize();
     const Diagnostics d = reduce_diagnostics(sim.diagnose(), decomposition);
     const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
-    if (report) progress.print(sim, d, td, initial, log);
+    if (report) progress.print(sim, d, td, initial, log, forces.enabled() ? forces.sample(sim) : std::string());
     guard(config, d, td, sim, snapshots, log);
     if (output) snapshots.write(sim, log);
     if (save) checkpoints.write(config, sim, log);

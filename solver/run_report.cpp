@@ -253,7 +253,7 @@ ProgressReport::ProgressReport(const CaseConfig& config, std::int64_t first_step
       interval_start_(start_) {}
 
 void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalDiagnostics& t,
-                           const Diagnostics& initial, std::ostream& log) {
+                           const Diagnostics& initial, std::ostream& log, const std::string& extra) {
   const std::int64_t now = sim.time_step();
   const auto wall = Clock::now();
   const double total = seconds_between(start_, wall);
@@ -269,7 +269,7 @@ void ProgressReport::print(Simulation& sim, const Diagnostics& d, const ThermalD
   log << line;
   if (sim.has_particles()) log << "  particles " << sim.particle_count();  // collective
   if (sim.has_thermal()) log << thermal_progress(config_, sim, t);         // collective
-  log << "\n" << std::flush;
+  log << extra << "\n" << std::flush;
   interval_start_ = wall;
   interval_steps_ = 0;
 }

@@ -57,8 +57,9 @@ class ProgressReport {
   void add_steps(std::int64_t steps) { interval_steps_ += steps; }
   /// Prints the line of step sim.time_step() (collective: particle count, heat inflow); `d` and `t` reduced over
   /// the ranks, `initial` the diagnostics at the start (the mass drift's reference). Starts the next interval.
+  /// `extra`: appended to the line before its end (the solids' forces, ForceSeries::sample).
   void print(Simulation& sim, const Diagnostics& d, const ThermalDiagnostics& t, const Diagnostics& initial,
-             std::ostream& log);
+             std::ostream& log, const std::string& extra = std::string());
   /// Wall seconds since the start.
   double seconds() const;
   /// "done: <steps> steps in <total_seconds> s, <MLUPS> on average".

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,14 @@ class Simulation {
   /// Bytes moved through device memory per fluid cell per step by the fused kernel: 19 populations read and
   /// written, and the flag.
   std::size_t kernel_bytes_per_cell() const;
+
+  // ---- Forces on the [[solid]] bodies (kernels/solid_forces.hpp) -----------------------------------------------
+
+  /// This rank's momentum-exchange sums for the step just taken, kForceSums fixed-point integers per solid (Fx, Fy,
+  /// Fz, Tx, Ty, Tz); all zero without cut links. In core only: out of core it throws std::runtime_error.
+  virtual std::vector<unsigned long long> local_solid_force_sums() {
+    throw std::runtime_error("forces on [[solid]] bodies are not available out of core (run the case in core)");
+  }
 
   // ---- Optional components: particles ([particles]) and the temperature field ([thermal]) ----------------------
 

@@ -130,6 +130,7 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
     s.radius = *section.number("radius");
     require_radius(section.entry("radius"), s.radius, metres);
   }
+  s.forces = section.boolean("forces").value_or(false);
   s.in_metres = metres;
   return s;
 }

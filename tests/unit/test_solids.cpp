@@ -238,8 +238,10 @@ TEST(SolidReader, MetresUnderUnitsBecomeCells) {
 struct EddyRun {
   int code = -1;
   std::string out, err;
+  std::string file;  ///< the output file named by run_eddy's `keep`, "" when absent
 };
-EddyRun run_eddy(const std::string& text, const std::string& tag) {
+/// Runs `eddy run` on case `text` in a fresh directory; `keep`: an output file to read back into EddyRun::file.
+EddyRun run_eddy(const std::string& text, const std::string& tag, const std::string& keep = "") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("eddy_solids_" + std::to_string(::getpid()) + "_" + tag);
   fs::remove_all(dir);
@@ -260,6 +262,7 @@ EddyRun run_eddy(const std::string& text, const std::string& tag) {
   };
   r.out = read(dir / "out.txt");
   r.err = read(dir / "err.txt");
+  if (!keep.empty()) r.file = read(dir / "out" / keep);
   fs::remove_all(dir);
   return r;
 }
@@ -288,6 +291,37 @@ TEST(SolidCommandLine, ASolidThatCoversNoCellIsAWarning) {
   EXPECT_NE(r.out.find("\nwarning: solid 'away' covers no cell"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("warning: solid 'ball'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("solid       'ball' sphere, "), std::string::npos) << r.out;
+}
+
+// [[solid]] forces = true (solver/solid_forces.hpp): read as a boolean; the run reports F[name] on every progress
+// line and writes one CSV row per report; out of core it is refused with exit status 2.
+TEST(SolidForcesKey, ReadAndChecked) {
+  EXPECT_FALSE(parse_case(channel_with(kSphere), "solid.toml").solids[0].forces);
+  EXPECT_TRUE(parse_case(channel_with(kSphere + "forces = true\n"), "solid.toml").solids[0].forces);
+  EXPECT_SOLID_ERROR(channel_with(kSphere + "forces = 1\n"), "solid[0].forces");
+}
+
+TEST(SolidForcesKey, ProgressLineAndCsv) {
+  const std::string forced = "[domain]\nsize = [32, 16, 8]\nperiodic = [true, false, true]\n[physics]\n"
+                             "velocity = 0.05\ntau = 0.8\nbody_force = [1e-4, 0, 0]\n[run]\nsteps = 6\n"
+                             "report_every = 2\n[output]\nvtk = false\n" +
+                             kSphere + "forces = true\n";
+  const EddyRun r = run_eddy(forced, "forces", "case_forces.csv");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("F[ball] = ("), std::string::npos) << r.out;
+  EXPECT_EQ(r.file.rfind("step,time,ball_Fx,ball_Fy,ball_Fz,ball_Tx,ball_Ty,ball_Tz\n2,2,", 0), 0u) << r.file;
+  EXPECT_EQ(std::count(r.file.begin(), r.file.end(), '\n'), 4) << r.file;  // header and steps 2, 4, 6
+  const EddyRun none = run_eddy(channel_with(kSphere, "[output]\nvtk = false\n"), "noforces", "case_forces.csv");
+  EXPECT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(none.file, "");  // no file without forces = true
+  EXPECT_EQ(none.out.find("F[ball]"), std::string::npos);
+}
+
+TEST(SolidForcesKey, RefusedOutOfCore) {
+  const EddyRun r = run_eddy(channel_with(kSphere + "forces = true\n", "[numerics]\nout_of_core = true\n"),
+                             "ooc");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("forces = true is computed in core only"), std::string::npos) << r.err;
 }
 
 TEST(SolidShippedCase, SphereChannelLoadsWithItsDocumentedValues) {
