@@ -108,7 +108,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
   guard(config, initial, sim.thermal_diagnostics(), sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
   CheckpointSeries checkpoints;
-  ForceSeries forces(config, sim);  // collective: refuses forces out of core
+  ForceSeries forces(config, sim, log);  // collective: refuses forces out of core
   ProgressReport progress(config, sim.time_step());
   log << std::flush;       // the set-up's lines before any progress or stop notice (written straight to stdout)
   std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <ostream>
 
 #include "io/csv_table.hpp"
 #include "kernels/solid_forces.hpp"
@@ -30,7 +31,8 @@ std::vector<SolidForce> solid_forces(Simulation& simulation) {
   return out;
 }
 
-ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation) : config_(config) {
+ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation, std::ostream& log)
+    : config_(config) {
   for (std::size_t k = 0; k < config.solids.size(); ++k)
     if (config.solids[k].forces) solids_.push_back(k);
   if (solids_.empty()) return;
@@ -46,6 +48,40 @@ ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation)
         "a larger device) or drop forces = true");
   }
   columns_.resize(2 + 6 * solids_.size());
+  if (simulation.time_step() > 0 && d.rank == 0) continue_file(simulation.time_step(), log);
+}
+
+std::string ForceSeries::path() const {
+  return (std::filesystem::path(config_.output_directory) / (config_.name + "_forces.csv")).string();
+}
+
+std::vector<std::string> ForceSeries::names() const {
+  std::vector<std::string> names = {"step", "time"};
+  for (std::size_t k : solids_)
+    for (const char* q : {"_Fx", "_Fy", "_Fz", "_Tx", "_Ty", "_Tz"}) names.push_back(config_.solids[k].name + q);
+  return names;
+}
+
+void ForceSeries::continue_file(std::int64_t start, std::ostream& log) {
+  const std::string file = path();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return;
+  try {
+    const CsvTable earlier = read_csv(file);
+    if (earlier.names != names()) throw InputError("its columns are not those of this case's solids");
+    for (std::size_t row = 0; row < earlier.columns[0].size() && earlier.columns[0][row] <= double(start); ++row)
+      for (std::size_t c = 0; c < columns_.size(); ++c) columns_[c].push_back(earlier.columns[c][row]);
+  } catch (const InputError& e) {
+    // Not a series this run can continue: kept under another name, never overwritten.
+    const std::string kept = file + ".before_step_" + std::to_string(start);
+    if (std::rename(file.c_str(), kept.c_str()) != 0) {
+      throw OutputError("cannot keep the earlier forces file " + file + " (" + e.what() + "): renaming it to " +
+                        kept + " failed");
+    }
+    for (auto& column : columns_) column.clear();
+    log << "warning: the forces file " << file << " cannot be continued (" << e.what() << "); kept as " << kept
+        << "\n";
+  }
 }
 
 std::string ForceSeries::sample(Simulation& simulation) {
@@ -71,12 +107,9 @@ std::string ForceSeries::sample(Simulation& simulation) {
   }
   if (simulation.decomposition().rank == 0) {
     CsvTable table;
-    table.names = {"step", "time"};
-    for (std::size_t k : solids_)
-      for (const char* q : {"_Fx", "_Fy", "_Fz", "_Tx", "_Ty", "_Tz"})
-        table.names.push_back(config_.solids[k].name + q);
+    table.names = names();
     table.columns = columns_;
-    write_csv((std::filesystem::path(config_.output_directory) / (config_.name + "_forces.csv")).string(), table);
+    write_csv(path(), table);
   }
   return text;
 }

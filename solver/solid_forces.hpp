@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -30,14 +31,21 @@ std::vector<SolidForce> solid_forces(Simulation& simulation);
 /// from a checkpoint starts the file again with its own reports.
 class ForceSeries {
  public:
-  /// Collective: refuses (CollectiveInputError) a run whose blocks are out of core on any rank.
-  ForceSeries(const CaseConfig& config, const Simulation& simulation);
+  /// Collective: refuses (CollectiveInputError) a run whose blocks are out of core on any rank. A restarted run
+  /// (simulation at step s > 0) continues the forces file of the run it restarts: its rows up to step s are kept,
+  /// the later ones replaced; a file it cannot continue (other solids, unreadable) is renamed
+  /// "<file>.before_step_<s>" with a warning on `log`, never overwritten.
+  ForceSeries(const CaseConfig& config, const Simulation& simulation, std::ostream& log);
   bool enabled() const { return !solids_.empty(); }
   /// Samples the step just taken (collective), writes the file on rank 0 and returns the progress line's part,
   /// "  F[name] = (fx, fy, fz)" per solid.
   std::string sample(Simulation& simulation);
 
  private:
+  std::string path() const;
+  std::vector<std::string> names() const;
+  void continue_file(std::int64_t start, std::ostream& log);
+
   const CaseConfig& config_;
   std::vector<std::size_t> solids_;  // indices of the solids with forces = true
   std::vector<std::vector<double>> columns_;

@@ -317,6 +317,43 @@ TEST(SolidForcesKey, ProgressLineAndCsv) {
   EXPECT_EQ(none.out.find("F[ball]"), std::string::npos);
 }
 
+TEST(SolidForcesKey, ARestartContinuesTheForcesFile) {
+  // A restart used to start the file again: the rows of the steps before the checkpoint were lost.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("eddy_solids_" + std::to_string(::getpid()) + "_restart");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "case.toml") << "[domain]\nsize = [32, 16, 8]\nperiodic = [true, false, true]\n[physics]\n"
+                                      "velocity = 0.05\ntau = 0.8\nbody_force = [1e-4, 0, 0]\n[run]\nsteps = 8\n"
+                                      "report_every = 2\n[output]\nvtk = false\n[checkpoint]\nevery = 4\n" +
+                                      kSphere + "forces = true\n";
+  const auto eddy = [&](const std::string& extra) {
+    const std::string command = "OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) + "' run '" +
+                                (dir / "case.toml").string() + "' --output '" + (dir / "out").string() + "' " +
+                                extra + " </dev/null >'" + (dir / "out.txt").string() + "' 2>&1";
+    return std::system(command.c_str());
+  };
+  const auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  ASSERT_EQ(eddy(""), 0) << read(dir / "out.txt");
+  const std::string whole = read(dir / "out" / "case_forces.csv");
+  EXPECT_EQ(std::count(whole.begin(), whole.end(), '\n'), 5) << whole;  // header and steps 2, 4, 6, 8
+  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
+      << read(dir / "out.txt");
+  EXPECT_EQ(read(dir / "out" / "case_forces.csv"), whole);  // bitwise restart: the same rows, none lost
+  // A file of other columns is kept under another name, not overwritten.
+  std::ofstream(dir / "out" / "case_forces.csv") << "step,time,other_Fx\n2,2,1\n";
+  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
+      << read(dir / "out.txt");
+  EXPECT_EQ(read(dir / "out" / "case_forces.csv.before_step_4"), "step,time,other_Fx\n2,2,1\n");
+  EXPECT_NE(read(dir / "out.txt").find("warning: the forces file"), std::string::npos) << read(dir / "out.txt");
+  fs::remove_all(dir);
+}
+
 TEST(SolidForcesKey, RefusedOutOfCore) {
   const EddyRun r = run_eddy(channel_with(kSphere + "forces = true\n", "[numerics]\nout_of_core = true\n"),
                              "ooc");
