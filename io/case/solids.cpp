@@ -162,15 +162,16 @@ void finalize_solids(CaseConfig& config, const Source& source) {
     if (s.in_metres && !config.units.enabled) {
       source.fail(path, path + " is given in metres but the case has no [units] section to convert them");
     }
-    const auto finite3 = [&](const char* key, const std::array<double, 3>& v) {
-      for (double x : v) require_finite(source, path + "." + key, x);
+    // Every length finite: as given, and again in cells (a huge value over a tiny dx can overflow).
+    const auto require_finite_lengths = [&] {
+      const std::pair<const char*, const std::array<double, 3>*> points[] = {
+          {"center", &s.center}, {"start", &s.start}, {"end", &s.end}, {"min", &s.min}, {"max", &s.max}};
+      for (const auto& [key, v] : points) {
+        for (double x : *v) require_finite(source, path + "." + key, x);
+      }
+      require_finite(source, path + ".radius", s.radius);
     };
-    finite3("center", s.center);
-    finite3("start", s.start);
-    finite3("end", s.end);
-    finite3("min", s.min);
-    finite3("max", s.max);
-    require_finite(source, path + ".radius", s.radius);
+    require_finite_lengths();
     if (s.in_metres) {
       // Metres to cells: x_lat = x / dx, the length scale of [units] (finalize_units): cell i's centre is at
       // (i + 0.5) dx, as in the VTK output.
@@ -180,12 +181,7 @@ void finalize_solids(CaseConfig& config, const Source& source) {
       }
       s.radius /= dx;
       s.in_metres = false;
-      finite3("center", s.center);
-      finite3("start", s.start);
-      finite3("end", s.end);
-      finite3("min", s.min);
-      finite3("max", s.max);
-      require_finite(source, path + ".radius", s.radius);
+      require_finite_lengths();
     }
     switch (s.shape) {
       case SolidShape::sphere:
