@@ -106,6 +106,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
 
   SnapshotWriter snapshots(config);
   if (!restart.empty()) snapshots.resume(sim, log);
+  snapshots.write_solid_surfaces(sim, log);  // rank 0; before the first snapshot lists it
   const Diagnostics initial = reduce_diagnostics(sim.diagnose(), decomposition);
   guard(config, initial, sim.thermal_diagnostics(), sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
