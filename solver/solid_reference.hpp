@@ -101,7 +101,8 @@ inline double projected_area(const SolidConfig& s, const Point3& d, const std::a
       Point3 lo{}, hi{};
       clipped_box(s, size, lo, hi);
       Point3 e{};
-      for (int a = 0; a < 3; ++a) e[a] = std::max(0.0, hi[a] - lo[a]);
+      for (int a = 0; a < 3; ++a) e[a] = hi[a] - lo[a];
+      if (!(e[0] > 0.0 && e[1] > 0.0 && e[2] > 0.0)) return 0.0;  // the box misses the domain
       return std::abs(d[0]) * e[1] * e[2] + std::abs(d[1]) * e[0] * e[2] + std::abs(d[2]) * e[0] * e[1];
     }
   }
@@ -116,7 +117,10 @@ inline double default_reference_length(const SolidConfig& s, const Point3& l, co
   Point3 lo{}, hi{};
   clipped_box(s, size, lo, hi);
   double width = 0.0;
-  for (int a = 0; a < 3; ++a) width += std::abs(l[a]) * std::max(0.0, hi[a] - lo[a]);
+  for (int a = 0; a < 3; ++a) {
+    if (!(hi[a] > lo[a])) return 0.0;  // the box misses the domain
+    width += std::abs(l[a]) * (hi[a] - lo[a]);
+  }
   return width;
 }
 

@@ -2,7 +2,7 @@
 // the flow (io/surface_output.hpp). Host only. A solid read from a mesh file brings its own triangle list; the
 // analytic shapes are tessellated here, closed and with outward normals, in global lattice coordinates:
 //   sphere    a latitude-longitude net: kSphereRings rings of kSphereSegments points between two poles (its
-//             vertices on the sphere; volume 0.4 % short of 4/3 pi r^3);
+//             vertices on the sphere; volume 0.7 % short of 4/3 pi r^3);
 //   cylinder  kCylinderSegments points round each end cap, side and caps as triangles (a prism of that many
 //             sides); its axis clipped to the domain [0, n]^3 as the reference area is (solver/solid_reference.hpp),
 //             so a cylinder across a 2D domain is drawn as thick as the domain, not as long as written;
