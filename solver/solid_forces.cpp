@@ -125,7 +125,7 @@ ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation,
     drag_[j] = kept.column(config.solids[solids_[j]].name + "_CD");
     lift_[j] = kept.column(config.solids[solids_[j]].name + "_CL");
   }
-  log << "forces      " << path << " continued: " << time_.size() << " earlier samples\n";
+  log << "output      " << path << " continued: " << time_.size() << " earlier force samples\n";
 }
 
 ForceSeries::~ForceSeries() = default;
