@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
-#include "io/number_format.hpp"
 
 namespace eddy {
 
@@ -34,6 +34,13 @@ double power_at(const std::vector<double>& y, double nu) {
 }
 
 std::string count_text(std::size_t n) { return std::to_string(n); }
+
+/// A number for a message, `digits` significant digits.
+std::string short_text(double v, int digits = 4) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.*g", digits, v);
+  return text;
+}
 
 }  // namespace
 
@@ -98,8 +105,8 @@ DominantFrequency dominant_frequency(const std::vector<double>& t, const std::ve
   }
   for (std::size_t n = 1; n < N; ++n) {
     if (std::abs((t[n] - t[n - 1]) - dt) > kSpacingTolerance * dt) {
-      out.reason = "the samples are not evenly spaced in time (at t = " + format_exact(t[n - 1]) + " and " +
-                   format_exact(t[n]) + "; was forces.every changed between runs?)";
+      out.reason = "the samples are not evenly spaced in time (at t = " + short_text(t[n - 1], 10) + " and " +
+                   short_text(t[n], 10) + "; was forces.every changed between runs?)";
       return out;
     }
   }
@@ -130,13 +137,13 @@ DominantFrequency dominant_frequency(const std::vector<double>& t, const std::ve
   const double median = sorted[sorted.size() / 2];
   const double coarse = double(peak) / (double(M) * dt);
   if (coarse < 2.0 * out.resolution) {
-    out.reason = "the strongest component has fewer than 2 periods in the analysed time (f = " +
-                 format_exact(coarse) + " < 2 / T: a drift or a transient, not an oscillation)";
+    out.reason = "the strongest component has fewer than 2 periods in the analysed time (f = " + short_text(coarse) +
+                 " < 2 / T: a drift or a transient, not an oscillation)";
     return out;
   }
   if (!(power[peak] >= kMinPeakToMedian * median)) {
-    out.reason = "no peak stands out of the spectrum (the highest is " + format_exact(power[peak] / median) +
-                 " times the median, less than " + format_exact(kMinPeakToMedian) + "): noise, not an oscillation";
+    out.reason = "no peak stands out of the spectrum (the highest is " + short_text(power[peak] / median) +
+                 " times the median, less than " + short_text(kMinPeakToMedian) + "): noise, not an oscillation";
     return out;
   }
   // Golden-section search for the maximum of the exact periodogram between the coarse peak's neighbours (in cycles
