@@ -55,8 +55,9 @@ std::string kept_rows(const std::string& text, const std::vector<std::string>& n
     std::vector<double> values(cells.size());
     bool numeric = cells.size() == names.size();
     for (std::size_t c = 0; numeric && c < cells.size(); ++c) numeric = parse_cell(cells[c], values[c]);
-    if (!numeric) throw std::runtime_error("line " + std::to_string(line) + " is not a row of " +
-                                           std::to_string(names.size()) + " numbers");
+    if (!numeric)
+      throw std::runtime_error("line " + std::to_string(line) + " is not a row of " + std::to_string(names.size()) +
+                               " numbers");
     if (values[0] > double(start)) break;  // rows after the restart's step: written again by this run
     for (std::size_t c = 0; c < values.size(); ++c) kept.columns[c].push_back(values[c]);
     rows.append(text, at, end + 1 - at);

@@ -10,10 +10,10 @@ namespace eddy {
 
 /// What a field is computed from.
 enum class FieldSource {
-  moments,  ///< rho and u, read out of the populations (density, velocity)
-  stencil,  ///< finite differences of u on the device (kernels/stencil_launchers.hpp), ghost cells filled
-  thermal,  ///< the temperature field of [thermal] (only with it)
-  geometry, ///< the case's solids, cell by cell on the host (solver/lattice_setup.hpp, solid_labels)
+  moments,   ///< rho and u, read out of the populations (density, velocity)
+  stencil,   ///< finite differences of u on the device (kernels/stencil_launchers.hpp), ghost cells filled
+  thermal,   ///< the temperature field of [thermal] (only with it)
+  geometry,  ///< the case's solids, cell by cell on the host (solver/lattice_setup.hpp, solid_labels)
 };
 
 /// One output field: its name in the case and in the VTK files, its components, its unit in SI output (empty:

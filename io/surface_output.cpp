@@ -52,7 +52,8 @@ vtkSmartPointer<vtkPolyData> make_poly_data(const std::vector<SurfaceMesh>& surf
   names->SetName("solid_names");
   for (const SurfaceMesh& s : surfaces) {
     const vtkIdType first = points->GetNumberOfPoints();
-    for (const auto& p : s.points) points->InsertNextPoint(p[0] / length_scale, p[1] / length_scale, p[2] / length_scale);
+    for (const auto& p : s.points)
+      points->InsertNextPoint(p[0] / length_scale, p[1] / length_scale, p[2] / length_scale);
     for (const auto& t : s.triangles) {
       const vtkIdType ids[3] = {first + t[0], first + t[1], first + t[2]};
       polygons->InsertNextCell(3, ids);

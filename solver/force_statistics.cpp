@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-
 namespace eddy {
 
 namespace {

@@ -15,12 +15,12 @@
 // told (higher ones alias). For one clean oscillation the refined peak is far closer than 1 / T, limited by what the
 // window's side lobes carry over from the negative-frequency image and other components: measured relative errors
 // of 3e-6 and 8e-6 with 10 periods in the window, 1.4e-4 with 5, and 1e-3 of the bin width under noise of 0.3 of the
-// amplitude (tests/unit/test_force_statistics.cpp, test_force_output.cpp). Spectral estimation with a tapered periodogram: Harris 1978, Proc. IEEE 66, 51; peak
-// interpolation as in Quinn 1994, IEEE Trans. Signal Process. 42, 1264 (there by formulas, here by search).
-// No frequency is reported (DominantFrequency::reason says why) for fewer than kMinSpectralSamples samples, samples
-// not evenly spaced, a non-finite or constant series, a peak below 2 / T (fewer than 2 periods in the window: a drift
-// or a transient), or a peak less than kMinPeakToMedian times the periodogram's median (noise: white noise of any
-// variance stays below about 20 for up to 10^8 samples).
+// amplitude (tests/unit/test_force_statistics.cpp, test_force_output.cpp). Spectral estimation with a tapered
+// periodogram: Harris 1978, Proc. IEEE 66, 51; peak interpolation as in Quinn 1994, IEEE Trans. Signal Process. 42,
+// 1264 (there by formulas, here by search). No frequency is reported (DominantFrequency::reason says why) for fewer
+// than kMinSpectralSamples samples, samples not evenly spaced, a non-finite or constant series, a peak below 2 / T
+// (fewer than 2 periods in the window: a drift or a transient), or a peak less than kMinPeakToMedian times the
+// periodogram's median (noise: white noise of any variance stays below about 20 for up to 10^8 samples).
 #pragma once
 
 #include <complex>

@@ -128,8 +128,7 @@ class OutOfCoreSimulation final : public Simulation {
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
     force_sums_.upload(zero);  // after all queued work: the last sweep's downloads are in host_
-    sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_,
-                        force_sums_.data());
+    sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_, force_sums_.data());
     return force_sums_.download();
   }
 

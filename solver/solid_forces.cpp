@@ -104,8 +104,7 @@ std::string force_summary(const CaseConfig& config, const SolidConfig& s, const 
   return text;
 }
 
-ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation, std::ostream& log)
-    : config_(config) {
+ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation, std::ostream& log) : config_(config) {
   for (std::size_t k = 0; k < config.solids.size(); ++k)
     if (config.solids[k].forces) solids_.push_back(k);
   if (solids_.empty()) return;
@@ -113,8 +112,7 @@ ForceSeries::ForceSeries(const CaseConfig& config, const Simulation& simulation,
   if (!writer_) return;
   drag_.resize(solids_.size());
   lift_.resize(solids_.size());
-  const std::string path =
-      (std::filesystem::path(config.output_directory) / (config.name + "_forces.csv")).string();
+  const std::string path = (std::filesystem::path(config.output_directory) / (config.name + "_forces.csv")).string();
   CsvTable kept;
   std::string warning;
   file_ = std::make_unique<ForcesCsvFile>(path, names(), simulation.time_step(), kept, warning);

@@ -79,8 +79,8 @@ class ForceSeries {
   void record(std::int64_t step, const std::vector<SolidForce>& forces);
 
   const CaseConfig& config_;
-  bool writer_ = false;               // rank 0: keeps the series, writes the file
-  std::vector<std::size_t> solids_;   // indices of the solids with forces = true
+  bool writer_ = false;              // rank 0: keeps the series, writes the file
+  std::vector<std::size_t> solids_;  // indices of the solids with forces = true
   std::unique_ptr<ForcesCsvFile> file_;
   std::vector<double> time_;                      // sample times (the CSV's time column)
   std::vector<std::vector<double>> drag_, lift_;  // per solid with forces: C_D and C_L of each sample

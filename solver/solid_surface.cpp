@@ -28,9 +28,8 @@ void tessellate_sphere(const SolidConfig& s, SurfaceMesh& m) {
     const double theta = M_PI * double(i) / double(rings + 1);
     for (int j = 0; j < segments; ++j) {
       const double phi = 2.0 * M_PI * double(j) / double(segments);
-      m.points.push_back(add(s.center, {std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi),
-                                        std::cos(theta)},
-                             s.radius));
+      m.points.push_back(
+          add(s.center, {std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta)}, s.radius));
     }
   }
   m.points.push_back(add(s.center, {0.0, 0.0, -s.radius}));
@@ -85,13 +84,12 @@ void tessellate_box(const SolidConfig& s, const std::array<int, 3>& size, Surfac
   clipped_box(s, size, lo, hi);
   for (int a = 0; a < 3; ++a)
     if (!(lo[a] < hi[a])) return;
-  for (int c = 0; c < 8; ++c) m.points.push_back({(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1], (c & 4) ? hi[2] : lo[2]});
+  for (int c = 0; c < 8; ++c)
+    m.points.push_back({(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1], (c & 4) ? hi[2] : lo[2]});
   for (int axis = 0; axis < 3; ++axis)
     for (int side = 0; side < 2; ++side) {
       const int p = (axis + 1) % 3, q = (axis + 2) % 3;  // (axis, p, q) right-handed: e_p x e_q = e_axis
-      const auto corner = [&](int dp, int dq) {
-        return std::int64_t((side << axis) | (dp << p) | (dq << q));
-      };
+      const auto corner = [&](int dp, int dq) { return std::int64_t((side << axis) | (dp << p) | (dq << q)); };
       if (side == 1) {  // outward +axis: counter-clockwise in (p, q)
         m.triangles.push_back({corner(0, 0), corner(1, 0), corner(1, 1)});
         m.triangles.push_back({corner(0, 0), corner(1, 1), corner(0, 1)});

@@ -17,8 +17,8 @@
 
 namespace eddy {
 
-inline constexpr int kSphereRings = 24;      ///< latitude rings between the poles (plus the two poles)
-inline constexpr int kSphereSegments = 48;   ///< points round each ring
+inline constexpr int kSphereRings = 24;       ///< latitude rings between the poles (plus the two poles)
+inline constexpr int kSphereSegments = 48;    ///< points round each ring
 inline constexpr int kCylinderSegments = 64;  ///< points round each end of a cylinder
 
 /// The surface of solid `s` (finalized, lattice units) in a domain of `size` cells, labelled `label`; no triangles

@@ -160,9 +160,9 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
     require_positive(section.entry("reference_length"), *length, metres ? "m" : "cells");
     s.reference_length = *length;
   }
-  for (const auto& [key, direction] : {std::pair<std::string_view, std::array<double, 3>*>{"drag_direction",
-                                                                                            &s.drag_direction},
-                                       {"lift_direction", &s.lift_direction}}) {
+  for (const auto& [key, direction] :
+       {std::pair<std::string_view, std::array<double, 3>*>{"drag_direction", &s.drag_direction},
+        {"lift_direction", &s.lift_direction}}) {
     if (const auto v = section.number3(key)) {
       require_direction(section.source(), section.path(key), *v);
       *direction = *v;
@@ -193,8 +193,8 @@ void finalize_force_references(CaseConfig& config, const Source& source) {
     }
     for (double x : s.drag_direction) require_finite(source, path + ".drag_direction", x);
     for (double x : s.lift_direction) require_finite(source, path + ".lift_direction", x);
-    s.drag_direction = s.drag_direction == std::array<double, 3>{} ? default_drag_direction(config)
-                                                                   : unit_vector(s.drag_direction);
+    s.drag_direction =
+        s.drag_direction == std::array<double, 3>{} ? default_drag_direction(config) : unit_vector(s.drag_direction);
     s.lift_direction = s.lift_direction == std::array<double, 3>{} ? default_lift_direction(s.drag_direction)
                                                                    : unit_vector(s.lift_direction);
     const double cosine = dot3(s.drag_direction, s.lift_direction);
@@ -213,15 +213,14 @@ void finalize_force_references(CaseConfig& config, const Source& source) {
     }
     if (s.reference_area == 0.0) s.reference_area = projected_area(s, s.drag_direction, config.size);
     if (!(s.reference_area > 0.0)) {
-      source.fail(path + ".reference_area",
-                  path + " projects no area inside the domain (it lies outside it); give " + path +
-                      ".reference_area for its coefficients");
+      source.fail(path + ".reference_area", path + " projects no area inside the domain (it lies outside it); give " +
+                                                path + ".reference_area for its coefficients");
     }
     if (s.reference_length == 0.0) s.reference_length = default_reference_length(s, s.lift_direction, config.size);
     if (!(s.reference_length > 0.0)) {
-      source.fail(path + ".reference_length",
-                  path + " has no extent along its lift direction inside the domain; give " + path +
-                      ".reference_length for its Strouhal number");
+      source.fail(path + ".reference_length", path +
+                                                  " has no extent along its lift direction inside the domain; give " +
+                                                  path + ".reference_length for its Strouhal number");
     }
     const double period = s.reference_length / s.reference_velocity;
     if (shortest_period == 0.0 || period < shortest_period) shortest_period = period;

@@ -98,8 +98,7 @@ TEST(MpiSolidForces, SolidLabelsEqualOneRank) {
     where.size = d.local_size;
     where.offset = d.offset;
     where.global_size = d.global_size;
-    const std::vector<double> all =
-        test::gather_global(where, std::vector<double>(mine.begin(), mine.end()), 1, group);
+    const std::vector<double> all = test::gather_global(where, std::vector<double>(mine.begin(), mine.end()), 1, group);
     if (world_rank() == 0) {
       EXPECT_EQ(all, reference) << "ranks " << c.parallel.ranks[0] << "x" << c.parallel.ranks[1] << "x"
                                 << c.parallel.ranks[2];

@@ -49,11 +49,11 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
-#define EXPECT_CASE_ERROR(text, fragment)                                                                  \
-  do {                                                                                                     \
-    const std::string m_ = error_of(text);                                                                 \
-    EXPECT_EQ(m_.rfind("forces.toml: ", 0), 0u) << m_;                                                     \
-    EXPECT_NE(m_.find(fragment), std::string::npos) << "\"" << m_ << "\" lacks \"" << fragment << "\"";  \
+#define EXPECT_CASE_ERROR(text, fragment)                                                               \
+  do {                                                                                                  \
+    const std::string m_ = error_of(text);                                                              \
+    EXPECT_EQ(m_.rfind("forces.toml: ", 0), 0u) << m_;                                                  \
+    EXPECT_NE(m_.find(fragment), std::string::npos) << "\"" << m_ << "\" lacks \"" << fragment << "\""; \
   } while (0)
 
 TEST(ForceReferences, DefaultsFromTheShapes) {
@@ -72,8 +72,8 @@ TEST(ForceReferences, DefaultsFromTheShapes) {
     EXPECT_EQ(s.lift_direction, (std::array<double, 3>{0, 1, 0})) << s.name;
     EXPECT_EQ(s.reference_velocity, 0.05) << s.name;  // physics.velocity
   }
-  EXPECT_DOUBLE_EQ(c.solids[0].reference_area, M_PI * 9.0);  // pi r^2
-  EXPECT_EQ(c.solids[0].reference_length, 6.0);              // the diameter
+  EXPECT_DOUBLE_EQ(c.solids[0].reference_area, M_PI * 9.0);   // pi r^2
+  EXPECT_EQ(c.solids[0].reference_length, 6.0);               // the diameter
   EXPECT_DOUBLE_EQ(c.solids[1].reference_area, 2 * 2.5 * 8);  // across the flow: diameter x the 8 cells inside
   EXPECT_EQ(c.solids[1].reference_length, 5.0);
   EXPECT_DOUBLE_EQ(c.solids[2].reference_area, 5.0 * 5.0);  // y clipped to [0, 5], z from 1 to 6: 5 x 5
@@ -99,8 +99,8 @@ TEST(ForceReferences, TiltedCylinderAndGivenDirections) {
                              std::to_string(10 + L * std::cos(M_PI / 6)) + ", " +
                              std::to_string(6 + L * std::sin(M_PI / 6)) + ", 4]\nradius = 1.5\nforces = true\n";
   const CaseConfig c = parse_case(channel(tilted), "forces.toml");
-  const double length = std::hypot(std::stod(std::to_string(L * std::cos(M_PI / 6))),
-                                   std::stod(std::to_string(L * std::sin(M_PI / 6))));
+  const double length =
+      std::hypot(std::stod(std::to_string(L * std::cos(M_PI / 6))), std::stod(std::to_string(L * std::sin(M_PI / 6))));
   EXPECT_NEAR(c.solids[0].reference_area, 2 * r * length * 0.5 + M_PI * r * r * std::cos(M_PI / 6), 1e-5);
   // Drag along y (given, not normalised): the default lift turns to +x.
   const CaseConfig up = parse_case(channel(kBall + "forces = true\ndrag_direction = [0, 2, 0]\n"), "forces.toml");
@@ -137,8 +137,10 @@ TEST(ForceReferences, SiConversion) {
 }
 
 TEST(ForceReferences, BadInputNamesTheKey) {
-  EXPECT_CASE_ERROR(channel(kBall + "reference_area = 3\n"), "solid[0].reference_area is used only with solid[0].forces = true");
-  EXPECT_CASE_ERROR(channel(kBall + "forces = true\nreference_area = -1\n"), "solid[0].reference_area = -1 is out of range");
+  EXPECT_CASE_ERROR(channel(kBall + "reference_area = 3\n"),
+                    "solid[0].reference_area is used only with solid[0].forces = true");
+  EXPECT_CASE_ERROR(channel(kBall + "forces = true\nreference_area = -1\n"),
+                    "solid[0].reference_area = -1 is out of range");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\nreference_velocity = 0\n"), "solid[0].reference_velocity = 0");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\ndrag_direction = [0, 0, 0]\n"),
                     "solid[0].drag_direction = [0, 0, 0] is not a direction");
@@ -146,7 +148,8 @@ TEST(ForceReferences, BadInputNamesTheKey) {
                     "solid[0].lift_direction = [0.7071067812, 0.7071067812, 0] is not perpendicular to "
                     "solid[0].drag_direction = [1, 0, 0] (normalised; their angle is 45 degrees)");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\ndrag_direction = [1, \"a\", 0]\n"), "solid[0].drag_direction");
-  EXPECT_CASE_ERROR(channel(kBall, "[forces]\nevery = 5\n"), "[forces] is used only with a [[solid]] that has forces = true");
+  EXPECT_CASE_ERROR(channel(kBall, "[forces]\nevery = 5\n"),
+                    "[forces] is used only with a [[solid]] that has forces = true");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n", "[forces]\nevery = 0\n"), "forces.every = 0 is out of range");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n", "[forces]\nevry = 5\n"), "(did you mean 'every'?)");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n", "[forces]\nstatistics_from = \"late\"\n"),
@@ -160,9 +163,8 @@ TEST(ForceReferences, BadInputNamesTheKey) {
 
 /// Runs `eddy run case.toml --output out ARGS` in `dir`; returns the exit code, stdout in `out`.
 int run_eddy(const TempDir& dir, const std::string& args, std::string& out) {
-  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" +
-                              std::string(EDDY_EXECUTABLE) + "' run case.toml --output out " + args +
-                              " </dev/null >stdout.txt 2>stderr.txt";
+  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) +
+                              "' run case.toml --output out " + args + " </dev/null >stdout.txt 2>stderr.txt";
   const int status = std::system(command.c_str());
   out = read_text(dir.file("stdout.txt")) + read_text(dir.file("stderr.txt"));
   return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -292,24 +294,24 @@ TEST(ForceSummary, FrequencyAndStrouhalNumberInSi) {
   }
   const std::string text = force_summary(config, s, t, cd, cl);
   std::printf("%s", text.c_str());
-  const std::regex frequency("C_L frequency (\\S+) Hz \\(spectral peak, bin (\\S+)\\), St = f L / U = (\\S+) "
-                             "\\(L = 0.1 m, U = 0.25 m/s\\)");
+  const std::regex frequency(
+      "C_L frequency (\\S+) Hz \\(spectral peak, bin (\\S+)\\), St = f L / U = (\\S+) "
+      "\\(L = 0.1 m, U = 0.25 m/s\\)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(text, m, frequency)) << text;
-  EXPECT_NEAR(std::stod(m[1]), 5.0, 5e-4);                  // 10 periods in the window: measured 5.00004
+  EXPECT_NEAR(std::stod(m[1]), 5.0, 5e-4);                 // 10 periods in the window: measured 5.00004
   EXPECT_NEAR(std::stod(m[2]), 1.0 / (500 * 4e-3), 1e-6);  // the second half: 500 samples over 2 s
   EXPECT_NEAR(std::stod(m[3]), 2.0, 2e-4);
   const std::array<double, 4> d = printed_statistics(text, "C_D");
-  EXPECT_NEAR(d[0], 2.0, 1e-5);  // whole periods: the mean is exact to round-off
+  EXPECT_NEAR(d[0], 2.0, 1e-5);                             // whole periods: the mean is exact to round-off
   EXPECT_NEAR(d[3], 0.1, 0.1 * (1 - std::cos(M_PI / 25)));  // 25 samples a period: crests within half a sample
 }
 
 /// Writes the channel case with checkpoints every `every` steps into `dir`.
 void restart_case(const TempDir& dir, int checkpoint_every) {
-  write_text(dir.file("case.toml"), channel(kBall + "forces = true\n",
-                                            "[forces]\nevery = 3\n[checkpoint]\nevery = " +
-                                                std::to_string(checkpoint_every) + "\n",
-                                            40));
+  write_text(dir.file("case.toml"),
+             channel(kBall + "forces = true\n",
+                     "[forces]\nevery = 3\n[checkpoint]\nevery = " + std::to_string(checkpoint_every) + "\n", 40));
 }
 
 TEST(ForceSeriesFile, ARestartContinuesItBitwise) {

@@ -114,8 +114,7 @@ TEST(ForceStatistics, SaysWhyThereIsNoFrequency) {
     EXPECT_FALSE(d.found) << d.frequency;
     return d.reason;
   };
-  EXPECT_NE(reason(sinusoid(8, 1.0, 0.2, 0.0, 1.0)).find("too few samples (8, at least 16 needed)"),
-            std::string::npos);
+  EXPECT_NE(reason(sinusoid(8, 1.0, 0.2, 0.0, 1.0)).find("too few samples (8, at least 16 needed)"), std::string::npos);
   EXPECT_NE(reason(sinusoid(200, 1.0, 0.1, 2.0, 0.0)).find("constant"), std::string::npos);
   EXPECT_NE(reason(sinusoid(4000, 1.0, 0.1, 0.0, 0.0, 0.0, 1.0)).find("no peak stands out"), std::string::npos);
   Signal drift;

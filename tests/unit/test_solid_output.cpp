@@ -41,9 +41,8 @@ const std::string kCase =
     "[[solid]]\nname = \"brick\"\nshape = \"box\"\nmin = [0.009, 0.004, 0.0]\nmax = [0.015, 0.009, 0.005]\n";
 
 int run_eddy(const TempDir& dir, const std::string& args, std::string& out) {
-  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" +
-                              std::string(EDDY_EXECUTABLE) + "' run case.toml --output out " + args +
-                              " </dev/null >stdout.txt 2>&1";
+  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) +
+                              "' run case.toml --output out " + args + " </dev/null >stdout.txt 2>&1";
   const int status = std::system(command.c_str());
   out = read_text(dir.file("stdout.txt"));
   return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -32,8 +32,8 @@ void expect_closed(const SurfaceMesh& m) {
     for (int k = 0; k < 3; ++k) ++edges[{t[k], t[(k + 1) % 3]}];
   for (const auto& [edge, count] : edges) {
     EXPECT_EQ(count, 1) << m.name << ": edge " << edge.first << "-" << edge.second;
-    EXPECT_EQ(edges.count({edge.second, edge.first}), 1u) << m.name << ": edge " << edge.first << "-" << edge.second
-                                                          << " has no twin";
+    EXPECT_EQ(edges.count({edge.second, edge.first}), 1u)
+        << m.name << ": edge " << edge.first << "-" << edge.second << " has no twin";
   }
   for (const auto& t : m.triangles)
     EXPECT_TRUE(t[0] != t[1] && t[1] != t[2] && t[0] != t[2]) << m.name << ": a degenerate triangle";
@@ -55,8 +55,7 @@ TEST(SolidSurface, SphereIsClosedOutwardAndOnTheSphere) {
   EXPECT_EQ(m.name, "ball");
   EXPECT_EQ(m.triangles.size(), std::size_t(2 * kSphereSegments * kSphereRings));
   expect_closed(m);
-  for (const auto& p : m.points)
-    EXPECT_NEAR(std::hypot(p[0] - 10.5, p[1] - 7.0, p[2] - 3.25), 4.0, 1e-12);
+  for (const auto& p : m.points) EXPECT_NEAR(std::hypot(p[0] - 10.5, p[1] - 7.0, p[2] - 3.25), 4.0, 1e-12);
   const double exact = 4.0 / 3.0 * M_PI * 64.0, v = enclosed_volume(m);
   std::printf("sphere: tessellated volume / 4/3 pi r^3 = %.5f\n", v / exact);
   EXPECT_LT(v, exact);  // inscribed
