@@ -19,7 +19,8 @@ eddy_packages() {
   echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev \
     libopenmpi-dev openmpi-bin
   # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
-  [[ $backend == cpu ]] && echo libtbb-dev
+  # matplotlib: scripts/plot_forces.py, run by the test suite (tests/scripts/plot_forces.sh; skipped without it).
+  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib
   [[ $backend == hip ]] && echo hipcc libamdhip64-dev librocprim-dev
   return 0
 }

@@ -54,7 +54,8 @@ std::int64_t next_chunk(const LoopCheck& check) {
   return std::clamp<std::int64_t>(std::int64_t(kCheckSeconds / check.step_seconds), 1, kStabilityCheckSteps);
 }
 
-/// The first step after `t` at which a report, a snapshot, a checkpoint or the end is due.
+/// The first step after `t` at which a report, a snapshot, a checkpoint or the end is due (force samples are taken
+/// inside the chunks, ForceSeries::advance).
 std::int64_t next_due_step(const CaseConfig& config, std::int64_t t) {
   std::int64_t next = config.steps;
   next = std::min(next, (t / config.report_every + 1) * config.report_every);
@@ -75,11 +76,12 @@ void restore(const CaseConfig& config, Simulation& sim, const std::string& resta
 /// Ends the run on stop signal `signal`: a run that is unstable already stops as one (exit 3) and keeps its last
 /// good checkpoint; a sound one writes the snapshot due at this step (`output`), then the checkpoint to resume from.
 void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool output, SnapshotWriter& snapshots,
-                    CheckpointSeries& checkpoints, std::ostream& log) {
+                    CheckpointSeries& checkpoints, ForceSeries& forces, std::ostream& log) {
   sim.synchronize();
   guard_current_state(config, sim, snapshots, log);
   const std::int64_t now = sim.time_step();
   if (output && snapshots.last_step() != now) snapshots.write(sim, log);
+  forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
   const std::string path = checkpoints.last_step() == now ? checkpoints.newest() : checkpoints.write(config, sim, log);
   print_stop(config, signal, now, path, log);
 }
@@ -104,11 +106,12 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
 
   SnapshotWriter snapshots(config);
   if (!restart.empty()) snapshots.resume(sim, log);
+  snapshots.write_solid_surfaces(sim, log);  // rank 0; before the first snapshot lists it
   const Diagnostics initial = reduce_diagnostics(sim.diagnose(), decomposition);
   guard(config, initial, sim.thermal_diagnostics(), sim, snapshots, log);  // collective
   if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
   CheckpointSeries checkpoints;
-  ForceSeries forces(config, sim, log);  // collective: refuses forces out of core
+  ForceSeries forces(config, sim, log);  // rank 0 opens (or continues) the forces file
   ProgressReport progress(config, sim.time_step());
   log << std::flush;       // the set-up's lines before any progress or stop notice (written straight to stdout)
   std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them
@@ -116,7 +119,7 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     const std::int64_t t = sim.time_step();
     const std::int64_t next = std::min(next_due_step(config, t), t + chunk);
     const auto chunk_start = Clock::now();
-    sim.advance(next - t);
+    forces.advance(sim, next - t);  // sim.advance, with the force samples due on the way
     progress.add_steps(next - t);
     const LoopCheck check = check_loop(sim, comm, seconds_since(chunk_start), next - t);
     chunk = next_chunk(check);
@@ -126,23 +129,33 @@ void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log,
     }
     const std::int64_t now = sim.time_step();
     const bool output = config.output_every > 0 && now % config.output_every == 0;
-    if (check.signal != 0) return stop_by_signal(config, sim, check.signal, output, snapshots, checkpoints, log);
+    if (check.signal != 0) {
+      return stop_by_signal(config, sim, check.signal, output, snapshots, checkpoints, forces, log);
+    }
     const bool report = now % config.report_every == 0 || now == config.steps;
     const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
     if (!report && !output && !save) continue;
     sim.synchronize();
     const Diagnostics d = reduce_diagnostics(sim.diagnose(), decomposition);
     const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
-    if (report) progress.print(sim, d, td, initial, log, forces.enabled() ? forces.sample(sim) : std::string());
+    if (report) {
+      progress.print(sim, d, td, initial, log, forces.progress(sim));
+      forces.flush();
+    }
     guard(config, d, td, sim, snapshots, log);
     if (output) snapshots.write(sim, log);
-    if (save) checkpoints.write(config, sim, log);
+    if (save) {
+      forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
+      checkpoints.write(config, sim, log);
+    }
   }
   sim.synchronize();
   const double total = progress.seconds();
+  forces.flush();
   if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
   if (config.write_centerlines) write_centerlines(config, sim, log);
   progress.print_done(total, log);
+  forces.print_summary(log);
 }
 
 }  // namespace eddy

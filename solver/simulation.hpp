@@ -209,10 +209,9 @@ class Simulation {
   // ---- Forces on the [[solid]] bodies (kernels/solid_forces.hpp) -----------------------------------------------
 
   /// This rank's momentum-exchange sums for the step just taken, kForceSums fixed-point integers per solid (Fx, Fy,
-  /// Fz, Tx, Ty, Tz); all zero without cut links. In core only: out of core it throws std::runtime_error.
-  virtual std::vector<unsigned long long> local_solid_force_sums() {
-    throw std::runtime_error("forces on [[solid]] bodies are not available out of core (run the case in core)");
-  }
+  /// Fz, Tx, Ty, Tz); all zero without cut links. In core and out of core the same pass over the same populations,
+  /// so the same bits.
+  virtual std::vector<unsigned long long> local_solid_force_sums() = 0;
 
   // ---- Optional components: particles ([particles]) and the temperature field ([thermal]) ----------------------
 
