@@ -62,6 +62,17 @@ struct IdKeys {
   }
 };
 
+/// (id, image) as a key in the same order: id * 32 + image code (ids in [0, 2^58)).
+struct ImageIdKeys {
+  ParticleView p;
+  GhostImages images;
+  CellListView list;
+  EDDY_HOST_DEVICE void operator()(int, int k, int) const {
+    list.keys_in[k] = (static_cast<std::uint64_t>(p.id[k]) << 5) | std::uint64_t(images.of(k));
+    list.values_in[k] = std::uint32_t(k);
+  }
+};
+
 /// Position r in id order: key = local cell << 32 | r, value = the particle's index.
 struct CellKeys {
   ParticleView p;
@@ -114,6 +125,7 @@ struct Contacts {
   CellListView list;
   ContactParams params;
   bool accumulate;
+  std::int64_t targets;  ///< particles [0, targets) get a force; the others (ghost copies) are partners only
 
   EDDY_HOST_DEVICE ContactSphere sphere(std::int64_t j) const {
     return ContactSphere{{p.x[0][j], p.x[1][j], p.x[2][j]}, {p.v[0][j], p.v[1][j], p.v[2][j]}, 0.5 * p.diameter[j]};
@@ -121,7 +133,9 @@ struct Contacts {
 
   EDDY_HOST_DEVICE void operator()(int, int t, int) const {
     const std::int64_t i = list.order[t];
+    if (i >= targets) return;
     const ContactSphere si = sphere(i);
+    const std::int64_t id = p.id[i];
     int c[3];
     cell_of(grid, p, i, c);
     // Offsets per axis: -1, 0, 1; a wrapped axis of one or two cells visits each distinct cell once.
@@ -144,7 +158,7 @@ struct Contacts {
           const std::uint32_t end = list.cell_end[cell];
           for (std::uint32_t s = list.cell_start[cell]; s < end; ++s) {
             const std::int64_t j = list.order[s];
-            if (j == i) continue;
+            if (p.id[j] == id) continue;  // itself, or its own periodic image (a ghost copy)
             add_contact_force(si, sphere(j), grid, params, f);
           }
         }
@@ -201,6 +215,13 @@ void sort_particles_by_id(const ParticleView& p, const CellListView& list, const
              stream);
 }
 
+void sort_particles_by_image(const ParticleView& p, const GhostImages& images, const CellListView& list,
+                             std::uint32_t* by_id, const backend::Stream* stream) {
+  if (p.n <= 0) return;
+  parallel_for(particle_range(p.n), ImageIdKeys{p, images, list}, "particle_image_keys", stream);
+  sort_pairs(list.keys_in, list.keys_sorted, list.values_in, by_id, p.n, 64, list.scratch, list.scratch_bytes, stream);
+}
+
 void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellListView& list,
                      const backend::Stream* stream) {
   if (p.n <= 0) return;
@@ -211,10 +232,10 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
   parallel_for(particle_range(p.n), CellRanges{list, p.n}, "particle_cell_ranges", stream);
 }
 
-void contact_forces(const ParticleView& p, const CellGrid& grid, const CellListView& list, const ContactParams& params,
-                    bool accumulate, const backend::Stream* stream) {
-  if (p.n <= 0) return;
-  parallel_for(particle_range(p.n), Contacts{p, grid, list, params, accumulate}, "particle_contacts", stream);
+void contact_forces(const ParticleView& p, std::int64_t targets, const CellGrid& grid, const CellListView& list,
+                    const ContactParams& params, bool accumulate, const backend::Stream* stream) {
+  if (p.n <= 0 || targets <= 0) return;
+  parallel_for(particle_range(p.n), Contacts{p, grid, list, params, accumulate, targets}, "particle_contacts", stream);
 }
 
 void clear_particle_forces(const ParticleView& p, const backend::Stream* stream) {
