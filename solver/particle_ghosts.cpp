@@ -72,10 +72,10 @@ void check_contact_blocks(const CaseConfig& config, const Decomposition& d) {
     throw RankCountError(source_prefix(config) + "particles.diameter = " + cells(cutoff) +
                          " cells, the contact cutoff, is larger than the thinnest block along " + kAxisNames[a] + ": " +
                          std::to_string(smallest) + " cells (domain.size " + kAxisNames[a] + " = " + std::to_string(n) +
-                         " over " + std::to_string(p) + " ranks of the " + std::to_string(d.size) +
-                         " MPI ranks); ghost particles come from the neighbouring block only: use at most " +
-                         std::to_string(fitting) + " ranks along " + kAxisNames[a] +
-                         " (parallel.ranks), fewer ranks, or smaller particles");
+                         " over " + std::to_string(p) + " ranks along " + kAxisNames[a] + ", " +
+                         std::to_string(d.size) + " MPI ranks in all); ghost particles come from the neighbouring " +
+                         "block only: use at most " + std::to_string(fitting) + (fitting == 1 ? " rank" : " ranks") +
+                         " along " + kAxisNames[a] + " (parallel.ranks), or smaller particles");
   }
 }
 
