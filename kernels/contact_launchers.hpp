@@ -136,19 +136,21 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
 /// Soft-sphere contact forces from the cell list: for every pair in the 27 neighbour cells with overlap
 /// delta = (d_i + d_j)/2 - |r_ij| > 0, F_i += (k delta - gamma (v_i - v_j).n) n, n = r_ij / |r_ij| from j to i
 /// (r_ij = x_i - x_j, minimum image on wrapped axes; add_contact_force). Neighbour cells in a fixed order (z, y, x
-/// offsets -1, 0, 1), each cell's particles in id order. Coincident pairs (r = 0) have no normal and are skipped.
+/// offsets -1, 0, 1), each cell's particles in id order (by_id: (id, image) with ghosts). Partners with the particle's
+/// own id (itself, its own periodic images) and coincident pairs (r = 0, no normal) are skipped.
 /// The contact range must not exceed the cell width: every p.diameter <= min(grid.width). Only the particles
 /// [0, targets) get a force (the others, ghost copies, are partners only): writes p.force = contact force
 /// (accumulate = false) or adds it (accumulate = true). Lattice units.
 void contact_forces(const ParticleView& p, std::int64_t targets, const CellGrid& grid, const CellListView& list,
                     const ContactParams& params, bool accumulate, const backend::Stream* stream = nullptr);
 
-/// All-pairs soft-sphere contact forces: for every particle i, add_contact_force over every j != i, sources j in
-/// ascending id order (by_id from sort_particles_by_id), with the same minimum image on the axes `grid` wraps (only
-/// grid.length and grid.wrap are read). The same pairs and pair terms as contact_forces on a cell list of `grid`
-/// (where the cell list finds every partner: diameters <= the cell width), summed in id order instead of cell order;
-/// no limit on the diameters. Cost targets * n (small counts; a reference for the cell list). Only the particles
-/// [0, targets) get a force: p.force = contact force (accumulate = false) or + it (accumulate = true). Lattice units.
+/// All-pairs soft-sphere contact forces: for every particle i, add_contact_force over every j with another id, sources
+/// j in ascending id order (by_id from sort_particles_by_id, or (id, image) from sort_particles_by_image), with the
+/// same minimum image on the axes `grid` wraps (only grid.length and grid.wrap are read). The same pairs and pair terms
+/// as contact_forces on a cell list of `grid` (where the cell list finds every partner: diameters <= the cell width),
+/// summed in id order instead of cell order; no limit on the diameters. Cost targets * n (small counts; a reference for
+/// the cell list). Only the particles [0, targets) get a force: p.force = contact force (accumulate = false) or + it
+/// (accumulate = true). Lattice units.
 void contact_forces_all_pairs(const ParticleView& p, std::int64_t targets, const std::uint32_t* by_id,
                               const CellGrid& grid, const ContactParams& params, bool accumulate,
                               const backend::Stream* stream = nullptr);

@@ -10,13 +10,15 @@
 // Cell list (e.g. Allen & Tildesley 2017, Computer Simulation of Liquids, 2nd ed., sec. 5.3): cells at least as
 // wide as the largest diameter, so every partner of a particle lies in its own or one of the 26 neighbouring cells.
 // Per particle the key (local cell << 32 | rank of its id) is sorted (sort_pairs: a library radix sort on GPUs);
-// the key makes the order of every sum depend on positions and ids only, not on the order of the arrays.
+// the key makes the order of every sum depend on positions and ids only, not on the order of the arrays. With ghost
+// copies (solver/particle_ghosts.hpp) the rank of (id, image) takes the place of the id's, and only this rank's own
+// particles get a force: its sums are then the same on every rank count.
 //
-// Bytes per particle and step (8-byte doubles): id keys 8 read + 12 written; two sorts of (8-byte key, 4-byte
-// value) pairs, each a few radix passes that read and write 12 bytes per pair; cell keys 4 + 24 read + 12 written;
-// ranges 24 read + <= 8 written; contacts 4 + 56 read + 24 written for the particle, and per candidate in the 27
-// cells 4 + 56 read (mostly from cache: neighbouring threads visit the same cells), plus 2 x 4 per neighbour cell.
-// Reset of the last step's cells: 8 read + 8 written per particle (no pass over all cells).
+// Bytes per particle and step (8-byte doubles), ghost copies included: id keys 8 (+ 1 image) read + 12 written; two
+// sorts of (8-byte key, 4-byte value) pairs, each a few radix passes that read and write 12 bytes per pair; cell keys 4
+// + 24 read + 12 written; ranges 24 read + <= 8 written; contacts 4 + 64 read + 24 written for an own particle, and per
+// candidate in the 27 cells 4 + 64 read (mostly from cache: neighbouring threads visit the same cells), plus 2 x 4 per
+// neighbour cell. Reset of the last step's cells: 8 read + 8 written per particle (no pass over all cells).
 #include <cmath>
 #include <stdexcept>
 #include <string>

@@ -1,7 +1,7 @@
 // All-pairs forces between particles: soft-sphere contacts and softened gravity, direct O(n^2) sums.
 //
 // Contacts: the force on particle i from every particle j it overlaps, delta = (d_i + d_j)/2 - |r_ij| > 0,
-//   F_i = sum_{j != i} (k delta - gamma (v_i - v_j) . n) n,   n = r_ij / |r_ij|,   r_ij = x_i - x_j
+//   F_i = sum_{j: id_j != id_i} (k delta - gamma (v_i - v_j) . n) n,   n = r_ij / |r_ij|,   r_ij = x_i - x_j
 // (minimum image on the wrapped axes of the CellGrid; across ranks and periodic faces the partners include ghost
 // copies, which get no force themselves), the linear spring-dashpot normal force (Cundall & Strack
 // 1979, Geotechnique 29(1), 47-65). The pair term is add_contact_force (kernels/contact_launchers.hpp), the same
@@ -21,9 +21,9 @@
 // the order of the arrays.
 // Bytes, gravity: per target 32 read + 24 written (48 with accumulate); per block and source 4 + 48 read (sources
 // of one block shared), i.e. about n * (n / 128) * 52 bytes of global reads per step on GPUs; ~20 flops per pair.
-// Bytes, contacts: per target 56 read + 24 written (48 with accumulate); per block and source 4 + 56 read
-// (position, velocity, diameter), about n * (n / 128) * 60 bytes of global reads per step on GPUs; ~15 flops per
-// pair apart, ~40 per overlapping pair.
+// Bytes, contacts: per target 64 read + 24 written (48 with accumulate); per block and source 4 + 64 read
+// (position, velocity, diameter, id), about targets * (n / 128) * 68 bytes of global reads per step on GPUs; ~15 flops
+// per pair apart, ~40 per overlapping pair.
 #include <cmath>
 
 #include "kernels/contact_launchers.hpp"
