@@ -189,6 +189,18 @@ EDDY_HOST_DEVICE inline void atomic_add(unsigned long long* address, unsigned lo
 #endif
 }
 
+/// Atomic 64-bit integer fetch-and-add: returns the old *address and adds `value` (relaxed ordering), from any thread
+/// of a kernel: atomicAdd on cuda/hip device code, __atomic_fetch_add on the host. Used to hand out slots of an
+/// output list (kernels/particle_ghosts.cpp), whose order then depends on the threads' timing: its readers sort.
+EDDY_HOST_DEVICE inline unsigned long long atomic_fetch_add(unsigned long long* address, unsigned long long value) {
+#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
+    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
+  return atomicAdd(address, value);
+#else
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+
 /// Atomic 32-bit minimum *address = min(*address, value) (relaxed ordering), from any thread of a kernel:
 /// atomicMin on cuda/hip device code, a compare-and-swap loop on the host (cpu backend, OpenMP threads). Used for
 /// the rare report of the first unstable step (StabilityView, kernels/views.hpp).
@@ -225,12 +237,13 @@ using GpuDeviceProperties = hipDeviceProp_t;
 #define EDDY_GPU_CONCAT(a, b) EDDY_GPU_CONCAT2(a, b)
 /// Runtime names shared by CUDA and HIP, spelled once: gpu(Malloc) -> cudaMalloc / hipMalloc.
 #define gpu(name) EDDY_GPU_CONCAT(EDDY_GPU_RUNTIME_PREFIX, name)
-#define EDDY_GPU_CHECK(call)                                                                               \
-  do {                                                                                                     \
-    auto eddy_gpu_status_ = (call);                                                                        \
-    if (eddy_gpu_status_ != gpu(Success)) {                                                                \
-      ::eddy::throw_device_error(#call, __FILE__, __LINE__, gpu(GetErrorName)(eddy_gpu_status_),           \
-                                 gpu(GetErrorString)(eddy_gpu_status_), eddy_gpu_status_ == gpu(ErrorMemoryAllocation)); \
-    }                                                                                                      \
+#define EDDY_GPU_CHECK(call)                                                                     \
+  do {                                                                                           \
+    auto eddy_gpu_status_ = (call);                                                              \
+    if (eddy_gpu_status_ != gpu(Success)) {                                                      \
+      ::eddy::throw_device_error(#call, __FILE__, __LINE__, gpu(GetErrorName)(eddy_gpu_status_), \
+                                 gpu(GetErrorString)(eddy_gpu_status_),                          \
+                                 eddy_gpu_status_ == gpu(ErrorMemoryAllocation));                \
+    }                                                                                            \
   } while (0)
 #endif

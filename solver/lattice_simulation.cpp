@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <string>
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
@@ -369,6 +370,12 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    // "auto" would have gone out of core for a fluid-only case (solver/out_of_core.hpp); say why it did not.
+    const std::string not_out_of_core =
+        backend::is_gpu() && config.out_of_core.mode == OutOfCoreMode::automatic && config.particles.enabled
+            ? "; numerics.out_of_core = \"auto\" stays in core: out-of-core runs take no [particles] (they couple to "
+              "the whole block at every step)"
+            : "";
     const double particle_bytes = particle_bytes_needed(config, decomposition);
     if (particle_bytes > 0.5 * needed) {
       char text[320];
@@ -379,7 +386,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                     decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                     static_cast<long long>(config.particles.count), needed * 1e-9,
                     backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
-      throw DeviceError(text, true);
+      throw DeviceError(text + not_out_of_core, true);
     }
     char text[320];
     std::snprintf(text, sizeof text,
@@ -388,7 +395,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
                   backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw DeviceError(text + not_out_of_core, true);
   }
 }
 
