@@ -54,7 +54,17 @@ double particle_device_bytes(const CaseConfig& config, const Decomposition& deco
   const double value = double(arithmetic_bytes(config.precision));
   double bytes = cells * 3.0 * value;                                   // velocity field
   if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
-  return bytes + double(particles) * kBytesPerParticle;
+  // Ghost copies with contacts: the particles within one diameter of each exchanging face (uniformly spread, at most
+  // all of them per face), as particles (arrays and cell list, 1 byte of image code) and twice in 80-byte records
+  // (sent and received).
+  double ghosts = 0.0;
+  if (config.particles.contacts) {
+    for (int a = 0; a < 3; ++a) {
+      if (!decomposition.exchanges(a)) continue;
+      ghosts += 2.0 * std::min(1.0, config.particles.diameter / double(decomposition.local_size[a]));
+    }
+  }
+  return bytes + double(particles) * (kBytesPerParticle + ghosts * (kBytesPerParticle + 1.0 + 2.0 * 80.0));
 }
 
 template <class T>

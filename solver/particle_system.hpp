@@ -73,7 +73,8 @@ struct ParticleDiagnostics {
 
 /// Device bytes the particles of `config` add to a block of `decomposition` holding `particles` particles: the
 /// velocity field (3 values of the arithmetic type per block cell), with two-way coupling the deposit (24 B) and
-/// force field (3 values) per cell, and the particle arrays and cell list.
+/// force field (3 values) per cell, the particle arrays and cell list, and with contacts the ghost copies of the
+/// particles near the exchanging faces (solver/particle_ghosts.hpp) and their message buffers.
 double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles);
 
 /// The particles of a Simulation as its read-outs, guards and checkpoints reach them (Simulation::particle_system;
