@@ -43,14 +43,13 @@ double particle_device_bytes(const CaseConfig& config, const Decomposition& deco
   if (!config.particles.enabled) return 0.0;
   const double cells = double(block_shape(decomposition).n_cells());
   const double value = double(arithmetic_bytes(config.precision));
-  double bytes = cells * 3.0 * value;                               // velocity field
+  double bytes = cells * 3.0 * value;                                   // velocity field
   if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
   return bytes + double(particles) * kBytesPerParticle;
 }
 
 template <class T>
-ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition& decomposition,
-                                  const BlockShape& shape)
+ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape)
     : config_(config), decomposition_(decomposition), shape_(shape), u_halo_(decomposition, shape) {
   const ParticleConfig& pc = config.particles;
   model_.kind = pc.kind == ParticleKind::inertial ? ParticleModel::kInertial : ParticleModel::kTracer;
@@ -224,6 +223,16 @@ ForceFieldView<compute_t<T>> ParticleSystem<T>::force_field() const {
 }
 
 template <class T>
+void ParticleSystem<T>::copy_state_to_device(double* out, const backend::Stream& stream) const {
+  const std::size_t bytes = std::size_t(n_) * sizeof(double);
+  if (bytes == 0) return;
+  for (int a = 0; a < 3; ++a) {
+    backend::copy_on_device_async(out + std::int64_t(a) * n_, x_[a].data(), bytes, stream);
+    backend::copy_on_device_async(out + std::int64_t(3 + a) * n_, v_[a].data(), bytes, stream);
+  }
+}
+
+template <class T>
 std::array<double, 3> ParticleSystem<T>::force_on_fluid() const {
   std::array<double, 3> sum{0.0, 0.0, 0.0};
   if (!config_.particles.two_way) return sum;
@@ -281,18 +290,17 @@ std::int64_t ParticleSystem<T>::global_count() const {
 
 template <class T>
 void ParticleSystem<T>::step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
-                             const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                             const backend::Stream* stream) {
+                             const Relaxation<R>& relax, const WallVelocities<R>& walls, const backend::Stream* stream,
+                             const ForceFieldView<R>* fluid_force) {
   const R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
   R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
-  compute_velocity_field(a, layout, flags, shape_, force, force_field(), walls, u, stream);
+  compute_velocity_field(a, layout, flags, shape_, force, fluid_force ? *fluid_force : force_field(), walls, u, stream);
   for (int d = 0; d < 3; ++d) u_halo_.fill_ghosts(u[d], stream);
 
   const int origin[3] = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
   const VelocityFieldView<R> field{{u[0], u[1], u[2]}, shape_, {origin[0], origin[1], origin[2]}};
-  ForceDepositView deposit{{deposit_[0].data(), deposit_[1].data(), deposit_[2].data()},
-                           shape_,
-                           {origin[0], origin[1], origin[2]}};
+  ForceDepositView deposit{
+      {deposit_[0].data(), deposit_[1].data(), deposit_[2].data()}, shape_, {origin[0], origin[1], origin[2]}};
   const ParticleView p = view();
   if (contacts_) contacts_->compute_forces(p, stream);
   move_particles(p, model_, field, model_.two_way ? &deposit : nullptr, stream);
