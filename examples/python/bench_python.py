@@ -151,20 +151,30 @@ if eddy.backend == "cuda" and cupy is not None:
 else:
     print("cupy_kernel run skipped: it needs the cuda build and CuPy")
 
-for name, sim in runs.items():
-    sim.step(10)
-steps = calibrate(runs["body_force"], m**3)
+def advance(name, steps):
+    """`steps` steps of run `name`; the CuPy run writes its force field before each one."""
+    sim = runs[name]
+    if name != "cupy_kernel":
+        sim.step(steps)
+        return
+    for _ in range(steps):
+        launch()
+        sim.step(1)
+
+
+for name in runs:
+    advance(name, 10)  # warm-up
+steps = args.steps
+if not steps:  # about a second of the body-force run; the others take the same steps, so the flows stay equal
+    seconds = timed(runs["body_force"], lambda: advance("body_force", 20))
+    steps = max(20, int(20 / max(seconds, 1e-9)))
+    for name in runs:
+        if name != "body_force":
+            advance(name, 20)
 rates = {name: [] for name in runs}
 for _ in range(args.repeat):
     for name, sim in runs.items():
-        if name == "cupy_kernel":
-            def per_step():
-                for _ in range(steps):
-                    launch()
-                    sim.step(1)
-            seconds = timed(sim, per_step)
-        else:
-            seconds = timed(sim, lambda: sim.step(steps))
+        seconds = timed(sim, lambda: advance(name, steps))
         rates[name].append(m**3 * steps / seconds / 1e6)
 for name, values in rates.items():
     mean, spread = describe(values)

@@ -48,7 +48,7 @@ def energy_histogram(u, hist, e_max):
 case = {
     "case": {"name": "taylor_green_numba"},
     "domain": {"size": [N, N, N], "periodic": [True, True, True]},
-    "physics": {"velocity": U0, "reynolds": 400},
+    "physics": {"velocity": U0, "reynolds": 200},
     "initial": {"type": "taylor_green_3d"},
     "run": {"steps": STEPS},
     "output": {"vtk": False},
