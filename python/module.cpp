@@ -237,6 +237,10 @@ PYBIND11_MODULE(_eddy, m) {
   register_errors(m);
   m.attr("backend") = std::string(eddy::backend::name());
   m.attr("version") = std::string(EDDY_VERSION);
+  char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int mpi_library_length = 0;
+  MPI_Get_library_version(mpi_library, &mpi_library_length);
+  m.attr("mpi_library") = std::string(mpi_library, std::size_t(mpi_library_length));
   m.def("shutdown", &shutdown, "Destroys the live simulations and ends MPI if eddy started it (atexit).");
   m.def("error_names", [] {
     std::vector<std::string> names = {"Error"};

@@ -76,21 +76,25 @@ for sync in (True, False):
     with eddy.Simulation(cavity, quiet=True, sync_default_stream=sync) as sim:
         sim.step(20)
         steps = calibrate(sim, n**3)
-        overheads, batch_rates = [], []
+        overheads, batch_rates, host_calls = [], [], []
         for _ in range(args.repeat):
             t_batch = timed(sim, lambda: sim.step(steps))
-
-            def loop():
-                for _ in range(steps):
-                    sim.step(1)
-
-            t_loop = timed(sim, loop)
+            sim.synchronize()
+            start = time.perf_counter()
+            for _ in range(steps):
+                sim.step(1)
+            queued = time.perf_counter()  # the host's time per call (the GPU may still be working)
+            sim.synchronize()
+            t_loop = time.perf_counter() - start
             overheads.append((t_loop - t_batch) / steps * 1e6)
+            host_calls.append((queued - start) / steps * 1e6)
             batch_rates.append(n**3 * steps / t_batch / 1e6)
         mean, spread = describe(overheads)
+        host, host_spread = describe(host_calls)
         rate, rate_spread = describe(batch_rates)
-        print("step(1) overhead at %d^3, sync_default_stream=%s: %.2f +- %.2f us per call (%d steps per repetition; "
-              "step(%d): %.0f +- %.0f MLUPS)" % (n, sync, mean, spread, steps, steps, rate, rate_spread))
+        print("step(1) overhead at %d^3, sync_default_stream=%s: %.2f +- %.2f us per call (loop - batch; host time "
+              "per call %.2f +- %.2f us; %d steps per repetition; step(%d): %.0f +- %.0f MLUPS)"
+              % (n, sync, mean, spread, host, host_spread, steps, steps, rate, rate_spread))
 
 # ---- 2. per-cell force written by a CuPy kernel against the built-in body force -------------------------------------
 m = args.force_size
