@@ -99,7 +99,7 @@ void select_device(int index);
 /// The device selected for this thread (0 on cpu).
 int current_device();
 
-/// Allocates `bytes` of device memory. Throws DeviceError(out_of_memory = true) naming the size and the free
+/// Allocates `bytes` of device memory. Throws OutOfMemoryError naming the size and the free
 /// memory when it does not fit.
 void* allocate(std::size_t bytes);
 void release(void* ptr) noexcept;
@@ -155,6 +155,10 @@ void release_pinned(void* ptr) noexcept;
 void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
+/// Makes the work queued later on the runtime stream `waiting` wait for the work queued so far on the runtime stream
+/// `producing`, through an event, without blocking the host: raw cudaStream_t / hipStream_t handles (Stream::handle,
+/// or another library's), nullptr for the default stream. No-op on cpu, where work runs at once.
+void order_streams(void* waiting, void* producing);
 /// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
 void check_launch(const char* what, const char* file, int line);
 

@@ -12,8 +12,8 @@ namespace {
 
 void check_nccl(ncclResult_t result, const char* call, const char* file, int line) {
   if (result != ncclSuccess) {
-    throw DeviceError(
-        std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + ncclGetErrorString(result), false);
+    throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call +
+                      " failed: " + ncclGetErrorString(result));
   }
 }
 #define EDDY_NCCL_CHECK(call) check_nccl((call), #call, __FILE__, __LINE__)

@@ -273,6 +273,16 @@ ForceFieldView<compute_t<T>> ParticleSystem<T>::force_field() const {
 }
 
 template <class T>
+void ParticleSystem<T>::copy_state_to_device(double* out, const backend::Stream& stream) const {
+  const std::size_t bytes = std::size_t(n_) * sizeof(double);
+  if (bytes == 0) return;
+  for (int a = 0; a < 3; ++a) {
+    backend::copy_on_device_async(out + std::int64_t(a) * n_, x_[a].data(), bytes, stream);
+    backend::copy_on_device_async(out + std::int64_t(3 + a) * n_, v_[a].data(), bytes, stream);
+  }
+}
+
+template <class T>
 std::array<double, 3> ParticleSystem<T>::force_on_fluid() const {
   std::array<double, 3> sum{0.0, 0.0, 0.0};
   if (!config_.particles.two_way) return sum;
@@ -330,11 +340,11 @@ std::int64_t ParticleSystem<T>::global_count() const {
 
 template <class T>
 void ParticleSystem<T>::step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
-                             const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                             const backend::Stream* stream) {
+                             const Relaxation<R>& relax, const WallVelocities<R>& walls, const backend::Stream* stream,
+                             const ForceFieldView<R>* fluid_force) {
   const R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
   R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
-  compute_velocity_field(a, layout, flags, shape_, force, force_field(), walls, u, stream);
+  compute_velocity_field(a, layout, flags, shape_, force, fluid_force ? *fluid_force : force_field(), walls, u, stream);
   for (int d = 0; d < 3; ++d) u_halo_.fill_ghosts(u[d], stream);
 
   const int origin[3] = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};

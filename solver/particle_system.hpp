@@ -113,9 +113,15 @@ class ParticleSystem final : public ParticleComponent {
   ParticleSystem(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape);
 
   /// One particle step after a lattice step (see the file comment). `a` holds `layout` with its halo complete.
-  /// Collective over the decomposition's ranks.
+  /// `fluid_force`: the per-cell force in the fluid velocity the particles see (its F/2 shift), when another than
+  /// their own two-way field (Simulation::force_array); nullptr: their own. Collective over the decomposition's
+  /// ranks.
   void step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const Relaxation<R>& relax,
-            const WallVelocities<R>& walls, const backend::Stream* stream);
+            const WallVelocities<R>& walls, const backend::Stream* stream,
+            const ForceFieldView<R>* fluid_force = nullptr);
+  /// Positions and velocities of this rank's particles into device memory at `out`: 6 blocks of local_count()
+  /// doubles (x, y, z, vx, vy, vz), queued on `stream`.
+  void copy_state_to_device(double* out, const backend::Stream& stream) const;
 
   /// The per-cell force of two-way coupling for the next lattice step (absent without it).
   ForceFieldView<R> force_field() const;

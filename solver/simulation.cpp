@@ -179,6 +179,12 @@ void Simulation::set_raw_state(const RawState& state) {
   if (particle_component_) particle_component_->restore_bytes(state.particles, state.particle_force);
 }
 
+void Simulation::order_with_stream(void* stream, bool before, bool after) {
+  void* const own = stream_handle();
+  if (before) backend::order_streams(own, stream);
+  if (after) backend::order_streams(stream, own);
+}
+
 void Simulation::set_temperature(const std::vector<double>& t) {
   if (!thermal_component_) throw std::logic_error("set_temperature: the case has no [thermal] section");
   thermal_component_->set_interior(t);
