@@ -277,8 +277,8 @@ void ParticleSystem<T>::copy_state_to_device(double* out, const backend::Stream&
   const std::size_t bytes = std::size_t(n_) * sizeof(double);
   if (bytes == 0) return;
   for (int a = 0; a < 3; ++a) {
-    backend::copy_on_device_async(out + std::int64_t(a) * n_, x_[a].data(), bytes, stream);
-    backend::copy_on_device_async(out + std::int64_t(3 + a) * n_, v_[a].data(), bytes, stream);
+    backend::copy_on_device_async(out + std::int64_t(a) * n_, arrays_.x[a].data(), bytes, stream);
+    backend::copy_on_device_async(out + std::int64_t(3 + a) * n_, arrays_.v[a].data(), bytes, stream);
   }
 }
 
