@@ -36,7 +36,7 @@ namespace eddy {
 
 /// The step's rounding key for the pass: the fused kernel's step number with its top bit flipped, so its draws are
 /// not those of the collision at the same cell and step.
-inline RoundingKey interpolated_wall_key(RoundingKey key) {
+EDDY_HOST_DEVICE inline RoundingKey interpolated_wall_key(RoundingKey key) {
   key.step ^= 0x80000000u;
   return key;
 }

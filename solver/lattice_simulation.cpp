@@ -293,9 +293,9 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::vector<unsigned long long> local_solid_force_sums() override {
+    settle();  // on every rank: the pending halo exchange is collective
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
-    settle();
     force_sums_.upload(zero);
     sum_cut_link_forces(view(), links_.data(), n_links_, saved_.data(), saved_valid_ ? n_interpolated_ : 0,
                         force_sums_.data(), &compute_);

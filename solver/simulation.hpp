@@ -209,7 +209,8 @@ class Simulation {
   // ---- Forces on the [[solid]] bodies (kernels/solid_forces.hpp) -----------------------------------------------
 
   /// This rank's momentum-exchange sums for the step just taken, kForceSums fixed-point integers per solid (Fx, Fy,
-  /// Fz, Tx, Ty, Tz); all zero without cut links. In core only: out of core it throws std::runtime_error.
+  /// Fz, Tx, Ty, Tz); all zero without cut links. Collective (it completes the step first: the interpolated walls'
+  /// pass and the pending halo exchange). In core only: out of core it throws std::runtime_error.
   virtual std::vector<unsigned long long> local_solid_force_sums() {
     throw std::runtime_error("forces on [[solid]] bodies are not available out of core (run the case in core)");
   }

@@ -74,8 +74,10 @@ inline bool inside_solid(const SolidConfig& s, const Point3& p) {
 //   box:      the slabs lo_a <= x_a(t) <= hi_a, each [(lo_a - p_a) / c_a, (hi_a - p_a) / c_a] ordered (the classic
 //             slab test: Kay & Kajiya 1986, "Ray tracing complex scenes", SIGGRAPH 20(4), 269).
 // Every rank evaluates the same expressions on the same doubles (global coordinates), so q has the same bits on
-// every decomposition. A mesh solid supplies its own entry point (the first crossing of the segment with its
-// surface); the rest of the set-up (solver/lattice_setup.cpp) is shape-blind.
+// every decomposition. A mesh solid supplies its own case of line_inside_solid: the interval from the segment's
+// first inward crossing of the surface (ray-triangle distances) to t = 1 (the link's solid node is inside), which
+// is the entry wall_distance needs; the periodic images, the domain clip and the rest of the set-up
+// (solver/lattice_setup.cpp, cut_links) are shape-blind.
 
 /// A closed interval [lo, hi] of the line parameter t; empty when lo > hi.
 struct LineInterval {

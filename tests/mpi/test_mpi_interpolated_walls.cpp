@@ -110,5 +110,36 @@ TEST(MpiInterpolatedWalls, BitwiseEqualToOneRank) {
   }
 }
 
+TEST(MpiInterpolatedWalls, ForcesWhenSomeRanksHoldNoLink) {
+  // Sampling the forces completes the step on every rank (its walls' pass and the pending halo exchange, which is
+  // collective): a rank without cut links takes part too (it used to return early and leave its neighbours waiting).
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig config = bodies_case(Precision::float32);
+  config.solids.resize(1);
+  config.solids[0].center = {3.7, 5.3, 4.7};
+  config.solids[0].radius = 2.2;  // inside the lower half in x: the x2 layout's upper block holds no link
+  finalize_case(config);
+  if (world_size() % 2 != 0) GTEST_SKIP() << "SKIPPED: needs an even number of ranks";
+  for (const int steps : {6, 7}) {  // the exchange due into the ghosts, and out of them
+    Outcome reference;
+    if (world_rank() == 0) reference = run(config, serial_decomposition(config), steps, MPI_COMM_NULL);
+    MPI_Comm group = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() / 2, world_rank(), &group);
+    CaseConfig c = config;
+    c.parallel.ranks = {2, 1, 1};
+    const Decomposition d = decompose(c, group);
+    long long fewest = static_cast<long long>(cut_links(c, d, build_flags(c, d)).links.size());
+    MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_LONG_LONG, MPI_MIN, group);
+    auto sim = Simulation::create(c, d);
+    sim->advance(steps);
+    const std::vector<unsigned long long> forces = global_solid_force_sums(*sim);  // forces first, fields after
+    sim.reset();
+    MPI_Comm_free(&group);
+    if (world_rank() != 0) continue;
+    EXPECT_EQ(fewest, 0) << "a block without links";
+    EXPECT_EQ(forces, reference.forces) << steps << " steps";
+  }
+}
+
 }  // namespace
 }  // namespace eddy
