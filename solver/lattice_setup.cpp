@@ -83,6 +83,22 @@ void mark_solids(const CaseConfig& config, const Decomposition& d, const BlockSh
 }
 }  // namespace
 
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition) {
+  const std::array<int, 3> n = decomposition.local_size;
+  std::vector<std::int32_t> labels(std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]), 0);
+  if (config.solids.empty()) return labels;
+  const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x) {
+        std::array<std::int64_t, 3> g{};
+        const int k = solid_at(config, ranges, decomposition, x + 1, y + 1, z + 1, g);  // block index: ghost + 1
+        labels[std::size_t(x) + std::size_t(n[0]) * (std::size_t(y) + std::size_t(n[1]) * std::size_t(z))] = k + 1;
+      }
+  return labels;
+}
+
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
   std::vector<CellFlag> flags(static_cast<std::size_t>(shape.n_cells()), kFluid);

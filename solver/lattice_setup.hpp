@@ -49,6 +49,13 @@ struct CutLinkList {
 /// `flags`: build_flags' result.
 CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags);
 
+/// The solid each interior cell of this rank's block belongs to, for the `solid` output field: 0 in fluid, 1 + k in
+/// a cell of config.solids[k] (the first solid that holds it, as build_flags marks it), MacroscopicFields order
+/// (x fastest, interior cells only). Decided by global position: every rank count, in core and out of core, gives
+/// the same labels. This is the one place that says which solid holds a cell (mark_solids and cut_links ask the
+/// same question).
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition);
+
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>
 WallVelocities<T> wall_velocities(const CaseConfig& config);

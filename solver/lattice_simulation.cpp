@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <string>
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
@@ -122,9 +123,8 @@ class LatticeSimulation final : public Simulation {
       try {
         particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
       } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
-        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
-                              " particles; use fewer particles (particles.count) or more ranks",
-                          true);
+        throw OutOfMemoryError("out of host memory while setting up " + std::to_string(config.particles.count) +
+                               " particles; use fewer particles (particles.count) or more ranks");
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
@@ -158,7 +158,9 @@ class LatticeSimulation final : public Simulation {
       if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
         settle();
-        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
+        const ForceFieldView<R> user = user_force();
+        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_,
+                         user.present() ? &user : nullptr);
       }
     }
   }
@@ -292,6 +294,57 @@ class LatticeSimulation final : public Simulation {
     reset_watch();
   }
 
+  DeviceArray population_array() override {
+    settle();
+    // An odd step next ("swapped") reads ghosts filled from the interior: fill them again from what the caller
+    // writes. After an odd step ("own") the ghosts' contents have been delivered and the even step reads none.
+    if (layout_ == PopulationLayout::swapped) halo_pending_ = halo_.active();
+    return block_interior_array(f_.data(), shape_, 'f', int(sizeof(T)), true, d3q19::Q, shape_.n_cells());
+  }
+
+  std::string population_layout() const override { return layout_ == PopulationLayout::own ? "own" : "swapped"; }
+
+  DeviceArray flag_array() override {
+    return block_interior_array(flags_.data(), shape_, 'u', int(sizeof(CellFlag)), false);
+  }
+
+  DeviceArray temperature_array() override {
+    if (!thermal_) throw std::logic_error("temperature: the case has no [thermal] section");
+    return block_interior_array(thermal_->current_field(), shape_, 'f', int(sizeof(R)), true);
+  }
+
+  DeviceArray force_array() override {
+    if (particles_ && config_.particles.two_way) {
+      throw std::logic_error(
+          "force: not available with particles.two_way = true (the particles' deposit is the per-cell force of the "
+          "fused kernel); set particles.two_way = false or use [physics] body_force");
+    }
+    if (user_force_.size() == 0) {
+      user_force_ = DeviceBuffer<R>(3 * std::size_t(shape_.n_cells()));
+      user_force_.upload(std::vector<R>(user_force_.size(), R(0)));
+    }
+    return block_interior_array(user_force_.data(), shape_, 'f', int(sizeof(R)), true, 3, shape_.n_cells(), true);
+  }
+
+  void moments_to_device(void* out) override {
+    settle();
+    const std::int64_t n = shape_.interior_cells();
+    R* base = static_cast<R*>(out);
+    const MomentView<R> view_out{base, {base + n, base + 2 * n, base + 3 * n}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, view_out, 1, shape_.n[2] + 1,
+                    &compute_, force_field());
+  }
+
+  void particles_to_device(double* out) override {
+    if (!particles_) throw std::logic_error("particles: the case has no [particles] section");
+    particles_->copy_state_to_device(out, compute_);
+  }
+
+  std::int64_t local_particle_count() const override { return particles_ ? particles_->local_count() : 0; }
+
+  void* stream_handle() const override { return compute_.handle(); }
+
   std::vector<unsigned long long> local_solid_force_sums() override {
     settle();  // on every rank: the pending halo exchange is collective
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
@@ -372,10 +425,20 @@ class LatticeSimulation final : public Simulation {
   bool freezes() const { return decomposition_.size == 1; }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
-  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
+  /// The per-cell force of force_array() (absent until it is asked for).
+  ForceFieldView<R> user_force() const {
+    ForceFieldView<R> user;
+    if (user_force_.size() == 0) return user;
+    for (int a = 0; a < 3; ++a) user.f[a] = user_force_.data() + std::int64_t(a) * shape_.n_cells();
+    return user;
+  }
+  /// Per-cell force of two-way coupled particles or of force_array() (never both), and of the buoyant temperature
+  /// (absent otherwise).
   ForceFieldView<R> force_field() const {
-    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
-    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
+    const ForceFieldView<R> cells = user_force_.size() != 0 ? user_force()
+                                    : particles_            ? particles_->force_field()
+                                                            : ForceFieldView<R>{};
+    return thermal_ ? thermal_->with_buoyancy(cells) : cells;
   }
 
   /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
@@ -404,7 +467,8 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
-  DeviceBuffer<CutLink> links_;                   // cut links of the [[solid]] bodies (set_up_cut_links)
+  DeviceBuffer<R> user_force_;                   // force_array(): 3 components of n_cells values; empty until asked for
+  DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
   DeviceBuffer<T> saved_;                        // the wall slots the last wall pass replaced, per interpolated link
   std::vector<CutLink> host_links_;              // the interpolated links [0, n_interpolated_)
@@ -437,6 +501,12 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    // "auto" would have gone out of core for a fluid-only case (solver/out_of_core.hpp); say why it did not.
+    const std::string not_out_of_core =
+        backend::is_gpu() && config.out_of_core.mode == OutOfCoreMode::automatic && config.particles.enabled
+            ? "; numerics.out_of_core = \"auto\" stays in core: out-of-core runs take no [particles] (they couple to "
+              "the whole block at every step)"
+            : "";
     const double particle_bytes = particle_bytes_needed(config, decomposition);
     if (particle_bytes > 0.5 * needed) {
       char text[320];
@@ -447,7 +517,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                     decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                     static_cast<long long>(config.particles.count), needed * 1e-9,
                     backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
-      throw DeviceError(text, true);
+      throw OutOfMemoryError(text + not_out_of_core);
     }
     char text[320];
     std::snprintf(text, sizeof text,
@@ -456,7 +526,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
                   backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw OutOfMemoryError(text + not_out_of_core);
   }
 }
 

@@ -142,7 +142,7 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
                   shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9,
                   backend::is_gpu() ? "" : ", the slab buffers", double(available) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw OutOfMemoryError(text);
   }
   return make_out_of_core_simulation(config, decomposition, request, plan);
 }

@@ -16,6 +16,7 @@
 
 #include "solver/out_of_core.hpp"
 #include "solver/simulation.hpp"
+#include "solver/solid_forces.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
@@ -128,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Solid bodies: the host planes' flags come from build_flags on an extended block (solver/out_of_core_simulation.cpp),
 // decided by global position like every block's, so a sphere cut by the slab boundaries, and one cut off by the
-// periodic z face (its halo planes wrap the block), give the in-core bits.
+// periodic z face (its halo planes wrap the block), give the in-core bits; so do the forces on it.
 TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
   EDDY_REQUIRE_DEVICE();
   for (const Precision precision : {Precision::float32, Precision::float16}) {
@@ -161,6 +162,14 @@ TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
         // The sphere is there: its cells read density 0.
         const MacroscopicFields f = out->fields();
         EXPECT_EQ(f.rho[f.index(6, 5, int(centre[2]))], 0.0) << what;
+        // The forces on it: the in-core pass over the host state, after an odd and an even step count.
+        for (int more : {0, 1}) {
+          in_core->advance(more);
+          out->advance(more);
+          const std::vector<unsigned long long> a = global_solid_force_sums(*in_core);
+          EXPECT_EQ(global_solid_force_sums(*out), a) << what << ", forces after " << 11 + more << " steps";
+          EXPECT_NE(a[0], 0ull) << what;
+        }
       }
     }
   }

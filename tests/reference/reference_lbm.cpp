@@ -4,8 +4,8 @@
 
 namespace eddy::reference {
 
-const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
-                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
+const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},  {0, -1, 0}, {0, 0, 1},   {0, 0, -1},
+                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0},  {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
                               {-1, 0, 1}, {0, 1, 1},   {0, -1, -1}, {0, 1, -1}, {0, -1, 1}};
 const double kWeight[19] = {1.0 / 3,  1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18,
                             1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36,
@@ -119,7 +119,13 @@ void ReferenceLbm::moments(const std::vector<double>& f, std::size_t k, double& 
     rho += f[i * n_ + k];
     for (int a = 0; a < 3; ++a) j[a] += kVelocity[i][a] * f[i * n_ + k];
   }
-  for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * config_.body_force[a]) / rho;
+  double F[3];
+  force_at(k, F);
+  for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * F[a]) / rho;
+}
+
+void ReferenceLbm::force_at(std::size_t k, double (&force)[3]) const {
+  for (int a = 0; a < 3; ++a) force[a] = config_.body_force[a] + (force_field_[a].empty() ? 0.0 : force_field_[a][k]);
 }
 
 std::vector<double> ReferenceLbm::stream() const {
@@ -195,11 +201,11 @@ std::vector<double> ReferenceLbm::stream() const {
 }
 
 void ReferenceLbm::collide(std::vector<double>& f) const {
-  const double* F = config_.body_force.data();
   for (std::size_t k = 0; k < n_; ++k) {
     if (solid_[k] >= 0) continue;
-    double rho, u[3];
+    double rho, u[3], F[3];
     moments(f, k, rho, u);
+    force_at(k, F);
     double feq[19], source[19], post[19];
     for (int i = 0; i < 19; ++i) {
       feq[i] = equilibrium(i, rho, u);

@@ -34,6 +34,9 @@ class ReferenceLbm {
   /// Sets f to f_eq(rho, u) of the given fields (layout k as above).
   void set_equilibrium(const std::vector<double>& rho, const std::array<std::vector<double>, 3>& u);
 
+  /// A per-cell force density added to body_force from now on (layout k as above, one vector per component; empty:
+  /// none), in the collision's source term and the F/2 of the velocity.
+  void set_force_field(const std::array<std::vector<double>, 3>& force) { force_field_ = force; }
   /// One time step: push streaming with bounce-back, then collision (leaves post-collision populations).
   void step();
   /// Density and velocity (with the Guo F/2 shift) of the streamed populations, i.e. the current fields.
@@ -56,10 +59,13 @@ class ReferenceLbm {
 
   CaseConfig config_;
   std::size_t n_;
-  std::vector<int> solid_;  // per cell: the solid holding it, or -1
-  std::vector<double> q_;   // [i * n + k]: the wall distance of link (k, i) into a solid (computed once)
+  /// body_force plus the cell's share of force_field_.
+  void force_at(std::size_t k, double (&force)[3]) const;
   double omega_plus_, omega_minus_;
   std::vector<double> f_;
+  std::array<std::vector<double>, 3> force_field_;
+  std::vector<int> solid_;  // per cell: the solid holding it, or -1
+  std::vector<double> q_;   // [i * n + k]: the wall distance of link (k, i) into a solid (computed once)
 };
 
 }  // namespace eddy::reference

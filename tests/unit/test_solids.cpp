@@ -297,7 +297,8 @@ TEST(SolidCommandLine, ASolidThatCoversNoCellIsAWarning) {
 }
 
 // [[solid]] forces = true (solver/solid_forces.hpp): read as a boolean; the run reports F[name] on every progress
-// line and writes one CSV row per report; out of core it is refused with exit status 2.
+// line and writes one CSV row per sample (every report here: forces.every defaults to at most run.report_every).
+// The coefficients, the sampling, restarts and out-of-core runs: tests/unit/test_force_output.cpp.
 TEST(SolidForcesKey, ReadAndChecked) {
   EXPECT_FALSE(parse_case(channel_with(kSphere), "solid.toml").solids[0].forces);
   EXPECT_TRUE(parse_case(channel_with(kSphere + "forces = true\n"), "solid.toml").solids[0].forces);
@@ -312,56 +313,13 @@ TEST(SolidForcesKey, ProgressLineAndCsv) {
   const EddyRun r = run_eddy(forced, "forces", "case_forces.csv");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("F[ball] = ("), std::string::npos) << r.out;
-  EXPECT_EQ(r.file.rfind("step,time,ball_Fx,ball_Fy,ball_Fz,ball_Tx,ball_Ty,ball_Tz\n2,2,", 0), 0u) << r.file;
+  EXPECT_EQ(r.file.rfind("step,time,ball_Fx,ball_Fy,ball_Fz,ball_Tx,ball_Ty,ball_Tz,ball_CD,ball_CL\n2,2,", 0), 0u)
+      << r.file;
   EXPECT_EQ(std::count(r.file.begin(), r.file.end(), '\n'), 4) << r.file;  // header and steps 2, 4, 6
   const EddyRun none = run_eddy(channel_with(kSphere, "[output]\nvtk = false\n"), "noforces", "case_forces.csv");
   EXPECT_EQ(none.code, 0) << none.err;
   EXPECT_EQ(none.file, "");  // no file without forces = true
   EXPECT_EQ(none.out.find("F[ball]"), std::string::npos);
-}
-
-TEST(SolidForcesKey, ARestartContinuesTheForcesFile) {
-  // A restart used to start the file again: the rows of the steps before the checkpoint were lost.
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("eddy_solids_" + std::to_string(::getpid()) + "_restart");
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "case.toml") << "[domain]\nsize = [32, 16, 8]\nperiodic = [true, false, true]\n[physics]\n"
-                                      "velocity = 0.05\ntau = 0.8\nbody_force = [1e-4, 0, 0]\n[run]\nsteps = 8\n"
-                                      "report_every = 2\n[output]\nvtk = false\n[checkpoint]\nevery = 4\n" +
-                                      kSphere + "forces = true\n";
-  const auto eddy = [&](const std::string& extra) {
-    const std::string command = "OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) + "' run '" +
-                                (dir / "case.toml").string() + "' --output '" + (dir / "out").string() + "' " +
-                                extra + " </dev/null >'" + (dir / "out.txt").string() + "' 2>&1";
-    return std::system(command.c_str());
-  };
-  const auto read = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  ASSERT_EQ(eddy(""), 0) << read(dir / "out.txt");
-  const std::string whole = read(dir / "out" / "case_forces.csv");
-  EXPECT_EQ(std::count(whole.begin(), whole.end(), '\n'), 5) << whole;  // header and steps 2, 4, 6, 8
-  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
-      << read(dir / "out.txt");
-  EXPECT_EQ(read(dir / "out" / "case_forces.csv"), whole);  // bitwise restart: the same rows, none lost
-  // A file of other columns is kept under another name, not overwritten.
-  std::ofstream(dir / "out" / "case_forces.csv") << "step,time,other_Fx\n2,2,1\n";
-  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
-      << read(dir / "out.txt");
-  EXPECT_EQ(read(dir / "out" / "case_forces.csv.before_step_4"), "step,time,other_Fx\n2,2,1\n");
-  EXPECT_NE(read(dir / "out.txt").find("warning: the forces file"), std::string::npos) << read(dir / "out.txt");
-  fs::remove_all(dir);
-}
-
-TEST(SolidForcesKey, RefusedOutOfCore) {
-  const EddyRun r = run_eddy(
-      channel_with(kSphere + "wall = \"halfway\"\nforces = true\n", "[numerics]\nout_of_core = true\n"), "ooc");
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("forces = true is computed in core only"), std::string::npos) << r.err;
 }
 
 // [[solid]] wall (kernels/boundary_rules.hpp): "interpolated" (the default) or "halfway"; out_of_core = true refuses
