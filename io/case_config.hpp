@@ -191,6 +191,12 @@ struct UnitsConfig {
 /// shape outside the domain covers nothing.
 enum class SolidShape { sphere, cylinder, box };
 
+/// How the fluid meets a [[solid]]'s surface ([[solid]] wall; cases/README.md, "Solid bodies"):
+///   interpolated: linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) with the wall at its true
+///                 distance q along each cut link (second order for any wall position; q = 1/2 is half-way);
+///   halfway:      half-way bounce-back (the wall half-way along every cut link: a staircase, first order).
+enum class SolidWall { interpolated, halfway };
+
 struct SolidConfig {
   std::string name;                                ///< unique, non-empty (messages and warnings)
   SolidShape shape = SolidShape::sphere;
@@ -200,6 +206,7 @@ struct SolidConfig {
   std::array<double, 3> min = {0.0, 0.0, 0.0};     ///< box: lower corner (cells)
   std::array<double, 3> max = {0.0, 0.0, 0.0};     ///< box: upper corner (cells), > min on every axis
   double radius = 0.0;                             ///< sphere, cylinder: radius (cells), > 0
+  SolidWall wall = SolidWall::interpolated;  ///< the wall rule of its surface (in core only when interpolated)
   /// The force and torque on it (momentum exchange, solver/solid_forces.hpp) and its coefficients, sampled every
   /// forces.every steps into <output>/<case>_forces.csv, on the progress line and in the run's closing summary.
   bool forces = false;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
 #include "solver/solid_shapes.hpp"
 
@@ -137,13 +138,38 @@ static Point3 solid_centre(const SolidConfig& s) {
   return {0.0, 0.0, 0.0};
 }
 
-std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                               const std::vector<CellFlag>& flags) {
-  std::vector<CutLink> links;
-  if (config.solids.empty()) return links;
+namespace {
+
+bool in_box(const Box& b, int x, int y, int z) {
+  return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1] && z >= b.lo[2] && z < b.hi[2];
+}
+
+/// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates of the image whose
+/// solid node is in the domain) along c: the first solid surface the segment meets (solids may overlap), or 1/2
+/// when rounding leaves the segment in no solid.
+double link_wall_distance(const CaseConfig& config, const Point3& fluid, const int (&c)[3]) {
+  const Point3 step = {double(c[0]), double(c[1]), double(c[2])};
+  const std::array<bool, 3> periodic = {config.faces[0].kind == FaceKind::periodic,
+                                        config.faces[2].kind == FaceKind::periodic,
+                                        config.faces[4].kind == FaceKind::periodic};
+  double q = 2.0;
+  for (const SolidConfig& s : config.solids) {
+    const double t = wall_distance(s, fluid, step, config.size, periodic);
+    if (t >= 0.0 && t < q) q = t;
+  }
+  return q <= 1.0 ? q : 0.5;
+}
+
+}  // namespace
+
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                      const std::vector<CellFlag>& flags) {
+  CutLinkList list;
+  if (config.solids.empty()) return list;
   const BlockShape shape = block_shape(decomposition);
   const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
   const Box interior = shape.interior();
+  std::vector<CutLink> interior_interpolated, ghost_interpolated, halfway;
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
     for (int y = interior.lo[1]; y < interior.hi[1]; ++y)
       for (int x = interior.lo[0]; x < interior.hi[0]; ++x) {
@@ -155,15 +181,51 @@ std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& de
           std::array<std::int64_t, 3> g{};
           const int k = solid_at(config, ranges, decomposition, x + c[0], y + c[1], z + c[2], g);
           if (k < 0) continue;  // a face wall, or a cell beyond one
-          const Point3 centre = solid_centre(config.solids[std::size_t(k)]);
+          const SolidConfig& solid = config.solids[std::size_t(k)];
           const Point3 solid_cell = cell_centre(g);
-          double r[3];  // the wall point halfway along the link, seen from the solid's (wrapped) cell
-          for (int a = 0; a < 3; ++a) r[a] = solid_cell[a] - 0.5 * c[a] - centre[a];
-          CutLink link{cell, i, k, {r[1] * c[2] - r[2] * c[1], r[2] * c[0] - r[0] * c[2], r[0] * c[1] - r[1] * c[0]}};
-          links.push_back(link);
+          // The fluid node seen from the solid's (wrapped) cell: across a periodic face, the image next to it.
+          const Point3 fluid = {solid_cell[0] - c[0], solid_cell[1] - c[1], solid_cell[2] - c[2]};
+          const std::int64_t behind = cell - shape.offset(c[0], c[1], c[2]);
+          CutLink link{};
+          link.cell = cell;
+          link.behind = behind;
+          link.dir = i;
+          link.solid = k;
+          link.x = x;
+          link.y = y;
+          link.z = z;
+          link.q = 0.5;
+          bool interpolated = false;
+          if (solid.wall == SolidWall::interpolated) {
+            const double q = link_wall_distance(config, fluid, c);
+            link.q = q;
+            interpolated = q != 0.5 && !is_solid(flags[behind]);
+          }
+          const InterpolationWeights w = bouzidi_linear_weights(link.q);
+          link.near = w.near ? 1 : 0;
+          link.weight_out = w.out;
+          link.weight_other = w.other;
+          const Point3 centre = solid_centre(solid);
+          double r[3];  // the wall point x_f + q c, seen from the solid's centre
+          for (int a = 0; a < 3; ++a) r[a] = fluid[a] + link.q * c[a] - centre[a];
+          link.arm[0] = r[1] * c[2] - r[2] * c[1];
+          link.arm[1] = r[2] * c[0] - r[0] * c[2];
+          link.arm[2] = r[0] * c[1] - r[1] * c[0];
+          if (!interpolated) {
+            halfway.push_back(link);
+          } else if (in_box(interior, x - c[0], y - c[1], z - c[2])) {
+            interior_interpolated.push_back(link);
+          } else {
+            ghost_interpolated.push_back(link);
+          }
         }
       }
-  return links;
+  list.interior_interpolated = std::int64_t(interior_interpolated.size());
+  list.interpolated = list.interior_interpolated + std::int64_t(ghost_interpolated.size());
+  list.links = std::move(interior_interpolated);
+  list.links.insert(list.links.end(), ghost_interpolated.begin(), ghost_interpolated.end());
+  list.links.insert(list.links.end(), halfway.begin(), halfway.end());
+  return list;
 }
 
 template <class T>

@@ -128,7 +128,9 @@ class OutOfCoreSimulation final : public Simulation {
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
     force_sums_.upload(zero);  // after all queued work: the last sweep's downloads are in host_
-    sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_, force_sums_.data());
+    // Every link is half-way out of core (interpolated walls are refused there): no saved values.
+    sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_, static_cast<const T*>(nullptr), 0,
+                        force_sums_.data());
     return force_sums_.download();
   }
 
@@ -149,7 +151,7 @@ class OutOfCoreSimulation final : public Simulation {
   void set_up_cut_links(const CaseConfig& config) {
     n_solids_ = int(config.solids.size());
     const std::vector<CellFlag> own(block_flags(), block_flags() + shape_.n_cells());
-    const std::vector<CutLink> links = cut_links(config, decomposition_, own);
+    const std::vector<CutLink> links = cut_links(config, decomposition_, own).links;
     n_links_ = std::int64_t(links.size());
     if (n_links_ == 0) return;
     links_ = DeviceBuffer<CutLink>(links.size());

@@ -210,8 +210,9 @@ class Simulation {
   // ---- Forces on the [[solid]] bodies (kernels/solid_forces.hpp) -----------------------------------------------
 
   /// This rank's momentum-exchange sums for the step just taken, kForceSums fixed-point integers per solid (Fx, Fy,
-  /// Fz, Tx, Ty, Tz); all zero without cut links. In core and out of core the same pass over the same populations,
-  /// so the same bits.
+  /// Fz, Tx, Ty, Tz); all zero without cut links. Collective (in core it completes the step first: the interpolated
+  /// walls' pass and the pending halo exchange). In core and out of core the same pass over the same populations, so
+  /// the same bits (out of core the walls are half-way: interpolated ones are refused there).
   virtual std::vector<unsigned long long> local_solid_force_sums() = 0;
 
   // ---- Device arrays for zero-copy views (the Python module, python/): in core only ------------------------------
@@ -221,9 +222,11 @@ class Simulation {
   /// The populations exactly as stored (f_i - w_i in the storage type, fp16 scaled by kernels/storage.hpp's
   /// Stored<half_t>::kScale), shape (19, nz, ny, nx) over the interior cells, writable: slot i of a cell holds
   /// population i arrived there with population_layout() "own", the post-collision population opp(i) leaving it
-  /// with "swapped" (kernels/launchers.hpp PopulationLayout, kernels/streaming.hpp). The pending halo exchange is
-  /// done first (collective), and redone before the next step where that step reads ghosts, so writes to the
-  /// interior are what the next step streams.
+  /// with "swapped" (kernels/launchers.hpp PopulationLayout, kernels/streaming.hpp), except that the wall slot
+  /// (opp(i), x_f) of an interpolated wall's cut link (kernels/cut_links.hpp) holds the population that wall sends
+  /// back to x_f in either layout. The step is completed first (the interpolated walls' pass and the pending halo
+  /// exchange; collective), and the exchange redone before the next step where that step reads ghosts, so writes to
+  /// the interior are what the next step streams.
   virtual DeviceArray population_array() { throw not_in_core("populations"); }
   /// "own" or "swapped": what population_array() holds now (it changes with every step).
   virtual std::string population_layout() const { throw not_in_core("populations"); }

@@ -141,6 +141,9 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
     s.radius = *section.number("radius");
     require_radius(section.entry("radius"), s.radius, metres);
   }
+  s.wall =
+      section.choice<SolidWall>("wall", {{"interpolated", SolidWall::interpolated}, {"halfway", SolidWall::halfway}})
+          .value_or(SolidWall::interpolated);
   s.forces = section.boolean("forces").value_or(false);
   for (std::string_view key : kForceReferenceKeys) {
     if (section.has(key) && !s.forces) {
@@ -332,6 +335,19 @@ void finalize_solids(CaseConfig& config, const Source& source) {
     source.fail("solid",
                 "[[solid]] with [particles] is not supported yet: particles do not see the solids (they "
                 "would move through them); remove one of the two");
+  }
+  // Interpolated walls run a pass over the cut links after every step on the whole block (in core only): out of
+  // core the slabs advance several steps per visit without it.
+  if (config.out_of_core.mode == OutOfCoreMode::on) {
+    for (std::size_t n = 0; n < config.solids.size(); ++n) {
+      if (config.solids[n].wall != SolidWall::interpolated) continue;
+      const std::string path = solid_path(n);
+      source.fail(path + ".wall", path +
+                                      ".wall = \"interpolated\" (the default) is not supported with "
+                                      "numerics.out_of_core = true: the interpolated walls' pass over the cut links "
+                                      "needs the whole block on the device; set " +
+                                      path + ".wall = \"halfway\" or numerics.out_of_core = false");
+    }
   }
   if (!solids_leave_fluid(config.solids, config.size)) {
     source.fail("solid", "the solids cover every cell of the domain (domain.size = " + fmt3(config.size) +

@@ -140,6 +140,7 @@ TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
       s.shape = SolidShape::sphere;
       s.center = centre;
       s.radius = 3.7;
+      s.wall = SolidWall::halfway;  // interpolated walls run in core only (OutOfCoreSolids.InterpolatedWallsRefused)
       base.solids = {s};
       for (const auto [k, slabs] : {std::pair<int, int>{1, 7}, {2, 3}, {4, 2}}) {
         CaseConfig in = base;
@@ -172,6 +173,44 @@ TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
       }
     }
   }
+}
+
+// Interpolated walls (the default of [[solid]] wall) need a pass over the cut links after every step on the whole
+// block: out of core a case built in code is refused with a message naming the solid and the way out (the case
+// reader refuses out_of_core = true with them already, tests/unit/test_solids.cpp), and out_of_core = "auto" keeps
+// such a case in core.
+TEST(OutOfCoreSolids, InterpolatedWallsRefused) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig base = flow_case(Flow::channel, Precision::float32);
+  SolidConfig s;
+  s.name = "ball";
+  s.shape = SolidShape::sphere;
+  s.center = {6.0, 5.0, 8.0};
+  s.radius = 3.0;
+  base.solids = {s};
+  CaseConfig ooc = out_of_core_case(base, 2, 2);
+  ooc.out_of_core.mode = OutOfCoreMode::automatic;  // passes the reader's check; then ask for out of core
+  finalize_case(ooc);
+  ooc.out_of_core.mode = OutOfCoreMode::on;
+  std::string message;
+  try {
+    Simulation::create(ooc);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("solid 'ball' has wall = \"interpolated\", which runs in core only"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("wall = \"halfway\""), std::string::npos) << message;
+  // "auto" with a budget the block exceeds would go out of core: with interpolated walls it stays in core.
+  CaseConfig automatic = out_of_core_case(base, 0, 0);
+  automatic.out_of_core.mode = OutOfCoreMode::automatic;
+  automatic.out_of_core.device_memory_limit = 1000;
+  automatic.out_of_core.time_block = 0;
+  automatic.out_of_core.slabs = 0;
+  finalize_case(automatic);
+  auto in_core = Simulation::create(automatic);
+  OutOfCoreStats stats;
+  EXPECT_FALSE(in_core->out_of_core(stats));
 }
 
 TEST(OutOfCoreBudget, TooSmallForOneSlabNamesTheMinimumAndTheMinimumRuns) {

@@ -4,6 +4,11 @@
 // Deliberately written differently from kernels/: its own velocity table, no ghost layer (periodic wrap by
 // modulo), collision as a separate loop over all cells computing the full Guo source term per direction, then
 // push streaming as a separate loop with halfway bounce-back (Ladd's moving-wall term) decided per link.
+// [[solid]] bodies: a cell whose centre lies inside a shape (solver/solid_shapes.hpp, inside_solid: the definition of
+// the geometry) is solid; a link from a fluid cell into it bounces half-way, or with wall = "interpolated" by linear
+// interpolation (Bouzidi, Firdaouss & Lallemand 2001) with its wall distance q found by bisection on the inside test
+// (not the closed forms of solver/solid_shapes.hpp) and from the two-buffer post-collision state; a link whose
+// second node x - c_i is not fluid bounces half-way. Solid cells neither stream nor collide.
 // Sources: Krueger et al. (2017), eqs. 3.54 (f_eq), 10.25-10.29 (TRT), 6.14 (Guo), 5.26-5.27 (bounce-back).
 #pragma once
 
@@ -20,7 +25,7 @@ extern const double kWeight[19];
 
 class ReferenceLbm {
  public:
-  /// Uses size, faces (periodic / wall / moving wall and velocities), tau, collision, magic and body_force.
+  /// Uses size, faces (periodic / wall / moving wall and velocities), tau, collision, magic, body_force and solids.
   explicit ReferenceLbm(const CaseConfig& config);
 
   /// Post-collision populations, [i * n + k], k = x + nx * (y + ny * z) over the fluid cells.
@@ -39,6 +44,14 @@ class ReferenceLbm {
 
   static double equilibrium(int i, double rho, const double u[3]);
 
+  /// The index of the first solid of `config` whose shape holds the centre of global cell (x, y, z), or -1.
+  static int solid_at(const CaseConfig& config, int x, int y, int z);
+  /// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates) along c into the
+  /// solid that holds fluid + c: the first t in [0, 1] with fluid + t c inside a solid, the point wrapped into the
+  /// domain across periodic faces (outside the domain across a wall face: not solid), by 80 bisections of the inside
+  /// test (the segment entering the solids once).
+  static double wall_distance(const CaseConfig& config, const double fluid[3], const int c[3]);
+
  private:
   std::vector<double> stream() const;
   void collide(std::vector<double>& f) const;
@@ -51,6 +64,8 @@ class ReferenceLbm {
   double omega_plus_, omega_minus_;
   std::vector<double> f_;
   std::array<std::vector<double>, 3> force_field_;
+  std::vector<int> solid_;  // per cell: the solid holding it, or -1
+  std::vector<double> q_;   // [i * n + k]: the wall distance of link (k, i) into a solid (computed once)
 };
 
 }  // namespace eddy::reference

@@ -350,7 +350,8 @@ TEST(ForceSeriesFile, ARestartContinuesItBitwise) {
 
 TEST(ForceSeriesFile, OutOfCoreWritesTheInCoreFile) {
   TempDir dir;
-  write_text(dir.file("case.toml"), channel(kBall + "forces = true\n", "[forces]\nevery = 3\n", 40));
+  // Half-way walls: interpolated ones run in core only.
+  write_text(dir.file("case.toml"), channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
   std::string out;
   ASSERT_EQ(run_eddy(dir, "", out), 0) << out;
   const std::string in_core = read_text(dir.file("out/case_forces.csv"));

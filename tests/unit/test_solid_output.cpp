@@ -38,7 +38,9 @@ const std::string kCase =
     "viscosity = 1e-4\nlattice_velocity = 0.05\n[physics]\nlength = 10\nbody_force = [1e-4, 0, 0]\n"
     "[run]\nsteps = 4\n[output]\nevery = 2\nfields = [\"density\", \"solid\"]\n[checkpoint]\nevery = 2\n"
     "[[solid]]\nname = \"ball\"\nshape = \"sphere\"\ncenter = [0.008, 0.008, 0.004]\nradius = 0.003\n"
-    "[[solid]]\nname = \"brick\"\nshape = \"box\"\nmin = [0.009, 0.004, 0.0]\nmax = [0.015, 0.009, 0.005]\n";
+    "wall = \"halfway\"\n"  // out of core too (interpolated walls run in core only)
+    "[[solid]]\nname = \"brick\"\nshape = \"box\"\nmin = [0.009, 0.004, 0.0]\nmax = [0.015, 0.009, 0.005]\n"
+    "wall = \"halfway\"\n";
 
 int run_eddy(const TempDir& dir, const std::string& args, std::string& out) {
   const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) +
