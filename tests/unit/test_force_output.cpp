@@ -20,6 +20,7 @@
 
 #include "io/case_config.hpp"
 #include "io/csv_table.hpp"
+#include "kernels/backend.hpp"
 #include "solver/solid_forces.hpp"
 #include "tests/file_helpers.hpp"
 
@@ -349,9 +350,12 @@ TEST(ForceSeriesFile, ARestartContinuesItBitwise) {
 }
 
 TEST(ForceSeriesFile, OutOfCoreWritesTheInCoreFile) {
+  if (backend::is_gpu())
+    GTEST_SKIP() << "forces out of core are refused on a GPU build (ForceSeriesFile.OutOfCoreRefusedOnGpu)";
   TempDir dir;
   // Half-way walls: interpolated ones run in core only.
-  write_text(dir.file("case.toml"), channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
+  write_text(dir.file("case.toml"),
+             channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
   std::string out;
   ASSERT_EQ(run_eddy(dir, "", out), 0) << out;
   const std::string in_core = read_text(dir.file("out/case_forces.csv"));
@@ -360,6 +364,16 @@ TEST(ForceSeriesFile, OutOfCoreWritesTheInCoreFile) {
     EXPECT_NE(out.find("out-of-core"), std::string::npos) << out;
     EXPECT_EQ(read_text(dir.file("out/case_forces.csv")), in_core) << plan;
   }
+}
+
+TEST(ForceSeriesFile, OutOfCoreRefusedOnGpu) {
+  if (!backend::is_gpu()) GTEST_SKIP() << "the cpu backend computes forces out of core (OutOfCoreWritesTheInCoreFile)";
+  TempDir dir;
+  write_text(dir.file("case.toml"),
+             channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
+  std::string out;
+  EXPECT_EQ(run_eddy(dir, "--set numerics.out_of_core=true", out), 2) << out;
+  EXPECT_NE(out.find("forces = true is computed in core only on a GPU build"), std::string::npos) << out;
 }
 
 }  // namespace
