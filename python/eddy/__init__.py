@@ -26,9 +26,11 @@ import os as _os
 def _start_mpi():
     """Initialises MPI before the extension is loaded, through the MPI library it links (eddy/_mpi_library.py).
 
-    Open MPI's MPI_Init called from inside the extension crashed on the H200 machine (Ubuntu 24.04, Open MPI 4.1.6,
-    CUDA build) while the same library initialised first by another module (mpi4py) worked: MPI is therefore started
-    here, before the extension exists, and ended at exit after the simulations (atexit runs in reverse order). When
+    On the H200 machine (Ubuntu 24.04, Open MPI 4.1.6, CUDA build) MPI_Init called from inside the extension crashed
+    the import while MPI started first (by mpi4py) worked; the cause found later was the module exporting its static
+    libraries' symbols (python/CMakeLists.txt, --exclude-libs), but MPI's components still load here before the
+    extension exists, so they never see its symbols. MPI ends at exit after the simulations (atexit runs in reverse
+    order). When
     MPI is running already (mpi4py imported first), nothing is done and eddy leaves MPI_Finalize to its owner.
     Returns the finaliser to register, or None.
     """
