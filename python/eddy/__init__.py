@@ -39,11 +39,13 @@ def _start_mpi():
     try:
         from . import _mpi_library
 
+        if not _mpi_library.PATH:
+            return None
         library = ctypes.CDLL(_mpi_library.PATH, mode=ctypes.RTLD_GLOBAL)
-    except (ImportError, OSError):
+        initialized = ctypes.c_int(0)
+        library.MPI_Initialized(ctypes.byref(initialized))
+    except (ImportError, OSError, AttributeError):
         return None  # the extension starts MPI itself (solver's ensure_mpi)
-    initialized = ctypes.c_int(0)
-    library.MPI_Initialized(ctypes.byref(initialized))
     if initialized.value:
         return None
     provided = ctypes.c_int(0)
