@@ -114,6 +114,22 @@ TEST(ForceReferences, TiltedCylinderAndGivenDirections) {
   EXPECT_NEAR(both.solids[0].lift_direction[1], std::sqrt(0.5), 2e-16);
 }
 
+TEST(ForceReferences, DirectionsOfExtremeMagnitudeAreUnitVectors) {
+  // |v|^2 underflows to a subnormal or zero for 1e-160 and overflows for 1e200: found by the case fuzzer (a tiny
+  // drag_direction normalised to a vector of length 1 +- 1e-9, and a huge one to zero).
+  const auto norm = [](const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
+  for (const std::string given : {"[3e-160, 4e-160, 0]", "[1e-310, 0, 1e-310]", "[3e200, -4e200, 1e200]"}) {
+    const CaseConfig c =
+        parse_case(channel(kBall + "forces = true\ndrag_direction = " + given + "\n"), "forces.toml");
+    EXPECT_NEAR(norm(c.solids[0].drag_direction), 1.0, 1e-15) << given;
+    EXPECT_NEAR(norm(c.solids[0].lift_direction), 1.0, 1e-15) << given;
+  }
+  const CaseConfig small = parse_case(channel(kBall + "forces = true\ndrag_direction = [3e-160, 4e-160, 0]\n"),
+                                      "forces.toml");
+  EXPECT_NEAR(small.solids[0].drag_direction[0], 0.6, 1e-15);
+  EXPECT_NEAR(small.solids[0].drag_direction[1], 0.8, 1e-15);
+}
+
 TEST(ForceReferences, SiConversion) {
   // dx = 0.1 m / 20 cells = 5 mm; U = 2 m/s as 0.05 lattice: dt = 0.05 * 5e-3 / 2 = 1.25e-4 s.
   const std::string text =
