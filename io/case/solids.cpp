@@ -215,6 +215,11 @@ void finalize_force_references(CaseConfig& config, const Source& source) {
                       "; give " + path + ".reference_velocity (the U of C_D = 2 F / (rho U^2 A))");
     }
     if (s.reference_area == 0.0) s.reference_area = projected_area(s, s.drag_direction, config.size);
+    if (!std::isfinite(s.reference_area)) {  // a sphere is not clipped to the domain: pi r^2 overflows for r ~ 1e154
+      source.fail(path + ".reference_area", path + "'s projected area (the default reference area) is not a finite "
+                                                   "number of cells: the shape is too large; give " +
+                                                   path + ".reference_area for its coefficients");
+    }
     if (!(s.reference_area > 0.0)) {
       source.fail(path + ".reference_area", path + " projects no area inside the domain (it lies outside it); give " +
                                                 path + ".reference_area for its coefficients");

@@ -171,6 +171,10 @@ TEST(ForceReferences, BadInputNamesTheKey) {
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n", "[forces]\nevry = 5\n"), "(did you mean 'every'?)");
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n", "[forces]\nstatistics_from = \"late\"\n"),
                     "forces.statistics_from");
+  // A sphere so large that pi r^2 overflows (found by the case fuzzer): the default area is refused, not inf.
+  EXPECT_CASE_ERROR(channel("[[solid]]\nname = \"huge\"\nshape = \"sphere\"\ncenter = [8, 8, 4]\nradius = 1e200\n"
+                            "forces = true\n"),
+                    "solid[0]'s projected area (the default reference area) is not a finite number of cells");
   // A solid outside the domain projects no area: its coefficients need one given.
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n[[solid]]\nname = \"away\"\nshape = \"box\"\nmin = [40, 0, 0]\n"
                                     "max = [50, 4, 4]\nforces = true\n"),
