@@ -61,6 +61,73 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R solid_link(int i, R reflected, CellFlag so
   return resting_wall_bounce_back(reflected);
 }
 
+// ---- Open boundaries: the population a face's ghost node sends into the domain --------------------------------
+// The open faces (velocity_inlet, pressure_outlet, outflow, free_slip) have ghost nodes (kOpen + face) that the
+// fused kernel treats as fluid neighbours; after every step the open-face pass (kernels/open_boundaries.hpp) sets,
+// for each link from a ghost node g = x - c_i into a fluid cell x, the population f_i(x, t + 1) that arrives there.
+// Each rule below maps post-collision populations of the step just taken (time t, scaled by `scale` like
+// everything the fused kernel holds) to that population. n is the face's inward normal, c_i = n + t_i with t_i the
+// part of c_i along the face.
+
+/// Velocity inlet, velocity bounce-back (Ladd 1994, J. Fluid Mech. 271, 285, eq. 3.2; Krueger et al. 2017,
+/// sec. 5.3, eq. 5.27 applied at an inlet): the link is a wall half-way between g and x moving at the
+/// inlet velocity u_in of that point,
+///   f_i(x, t + 1) = f*_opp(i)(x, t) + 2 w_i rho_0 (c_i . u_in) / c_s^2,   rho_0 = 1,
+/// which prescribes the mass flux rho_0 u_in through the face. `outgoing` = f*_opp(i)(x, t); u_in unscaled.
+template <class R>
+EDDY_HOST_DEVICE inline R velocity_inlet_link(int i, R outgoing, const R* u_in, R scale) {
+  return moving_wall_bounce_back(i, outgoing, u_in, scale);
+}
+
+/// Pressure outlet, anti-bounce-back (Ginzburg, Verhaeghe & d'Humieres 2008, Commun. Comput. Phys. 3, 427;
+/// Krueger et al. 2017, sec. 5.3, pressure boundaries by anti-bounce-back): the density rho_w is held half-way between
+/// g and x,
+///   f_i(x, t + 1) = -f*_opp(i)(x, t) + 2 w_i rho_w [1 + (c_i . u_w)^2 / (2 c_s^4) - u_w^2 / (2 c_s^2)],
+/// with u_w the velocity there, extrapolated from the cell and the next one inwards:
+/// u_w = u(x) + (u(x) - u(x + n)) / 2. In the stored form g_i = f_i - w_i (kernels/storage.hpp) the constant
+/// parts cancel to g_i = -g*_opp(i) + 2 w_i (rho_w [...] - 1). `outgoing` = g*_opp(i)(x, t), scaled; u_w, rho_w
+/// unscaled.
+template <class R>
+EDDY_HOST_DEVICE inline R pressure_outlet_link(int i, R outgoing, R rho_w, const R (&u_w)[3], R scale) {
+  const R cu = R(d3q19::c(i, 0)) * u_w[0] + R(d3q19::c(i, 1)) * u_w[1] + R(d3q19::c(i, 2)) * u_w[2];
+  const R uu = u_w[0] * u_w[0] + u_w[1] * u_w[1] + u_w[2] * u_w[2];
+  const R symmetric = rho_w * (R(1) + R(4.5) * cu * cu - R(1.5) * uu) - R(1);
+  return -outgoing + scale * R(2) * d3q19::w<R>(i) * symmetric;
+}
+
+/// Outflow, zero gradient: the ghost node repeats its inner neighbour g + n = x - t_i, whose post-collision
+/// population is `inner` = f*_i(x - t_i, t):
+///   f_i(x, t + 1) = f*_i(x - t_i, t)            (first-order extrapolation along n: the extrapolation outflow
+///                                                analysed by Junk & Yang 2011, Commun. Comput. Phys. 9, 1117)
+/// i.e. f_i(x, t + 1) = f_i(x + n, t + 1): the face cell receives what the next cell inwards receives.
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R zero_gradient_link(R inner) {
+  return inner;
+}
+
+/// Outflow, convective: the populations leave the domain by d f / d t + U_c d f / d n = 0 across the face cell,
+/// implicit upwind in time (Orlanski 1976, J. Comput. Phys. 21, 251; for lattice Boltzmann populations the
+/// convective condition of Yang 2013, Comput. Math. Appl. 65, 160):
+///   f_i(x, t + 1) = (f_i(x, t) + lambda f_i(x + n, t + 1)) / (1 + lambda),   lambda = U_c dt / dx,
+/// with f_i(x + n, t + 1) = `inner` = f*_i(x - t_i, t) as in zero_gradient_link and `previous` = f_i(x, t), the
+/// value this rule gave one step before. The weights sum to 1, so the stored form (shifted, scaled) takes it as is.
+template <class R>
+EDDY_HOST_DEVICE inline R convective_link(R previous, R inner, R lambda) {
+  return (previous + lambda * inner) / (R(1) + lambda);
+}
+
+/// Free slip, specular reflection (Succi 2001, The Lattice Boltzmann Equation for Fluid Dynamics and Beyond,
+/// Oxford, on specular reflection at free-slip walls): a population reaching the face half-way along a link keeps its
+/// tangential velocity and reverses its normal one, so what arrives at x along c_i = n + t_i left x - t_i along c_i' =
+/// -n + t_i:
+///   f_i(x, t + 1) = f*_i'(x - t_i, t),
+/// halfway bounce-back for the normal link (t_i = 0). `mirrored` = f*_i'(x - t_i, t). No tangential stress, no flux
+/// through the face.
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R free_slip_link(R mirrored) {
+  return mirrored;
+}
+
 /// Component d of the velocity of solid cell `solid` (is_solid(solid)): its face's u_w for a moving wall, 0 for a
 /// resting one (lattice units). The velocity a read-out gives solid cells (kernels/velocity_field.cpp).
 template <class R>

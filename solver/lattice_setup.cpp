@@ -11,6 +11,22 @@ BlockShape block_shape(const Decomposition& d) { return BlockShape{{d.local_size
 
 namespace {
 
+/// The precedence of kernels/cell_flags.hpp (boundary_flag) of a face of type `kind` where faces meet.
+int open_precedence(FaceKind kind) {
+  switch (kind) {
+    case FaceKind::velocity_inlet:
+      return kVelocityInletPrecedence;
+    case FaceKind::pressure_outlet:
+      return kPressureOutletPrecedence;
+    case FaceKind::outflow:
+      return kOutflowPrecedence;
+    case FaceKind::free_slip:
+      return kFreeSlipPrecedence;
+    default:
+      return kWallFace;
+  }
+}
+
 /// Flag of a block cell from the global faces it lies beyond (none: fluid), by the edge rule of
 /// kernels/cell_flags.hpp (cases/README.md, "Edges and corners").
 CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x, int y, int z) {
@@ -29,7 +45,8 @@ CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x
     return config.faces[face].kind == FaceKind::moving_wall ? config.faces[face].velocity
                                                             : std::array<double, 3>{0.0, 0.0, 0.0};
   };
-  return solid_flag(faces, count, velocity);
+  return boundary_flag(
+      faces, count, [&](int face) { return open_precedence(config.faces[face].kind); }, velocity);
 }
 
 /// The solid (index into config.solids, the first that holds it) whose body covers block cell (x, y, z), by its
@@ -102,8 +119,8 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
         if (is_solid(flags[cell])) continue;
         for (int i = 1; i < d3q19::Q; ++i) {
           const std::int64_t neighbour = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-          if (is_solid(flags[neighbour])) {
-            flags[cell] = kFluidNearSolid;  // only this cell's own entry is written: no race between threads
+          if (!is_fluid(flags[neighbour])) {  // solid, or an open face's ghost node (the stencils' one-sided rule)
+            flags[cell] = kFluidNearSolid;    // only this cell's own entry is written: no race between threads
             break;
           }
         }

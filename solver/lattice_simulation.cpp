@@ -26,6 +26,7 @@
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/open_boundaries.hpp"
 #include "solver/precision.hpp"
 
 namespace eddy {
@@ -70,15 +71,27 @@ double host_readout_bytes(const CaseConfig& config, const Decomposition& decompo
          (double(shape.interior_cells()) + slab_cells) * 4.0 * output_value_bytes(config);
 }
 
-/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
-/// around it, peeled axis by axis so that no cell is in two boxes.
-void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
+/// Layers of the block next to an open face that the overlapped step keeps out of the inner box: the open-face
+/// pass, which waits for the exchange, reads the face cells and the next layer inwards, and the inner update must not
+/// write them before it (an odd step writes one layer beyond its cells).
+constexpr int kOpenFaceShell = 3;
+
+/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis, and lie kOpenFaceShell
+/// layers or more from an open face) and the shell slabs around it, peeled axis by axis so that no cell is in two
+/// boxes.
+void split_interior(const BlockShape& shape, const Decomposition& d, const CaseConfig& config, Box& inner,
+                    std::vector<Box>& shell) {
   Box remaining = shape.interior();
   for (int axis = 0; axis < 3; ++axis) {
-    if (!d.exchanges(axis) || remaining.empty()) continue;
+    const bool open_low = is_open_face(config.faces[2 * axis].kind) && d.offset[axis] == 0;
+    const bool open_high =
+        is_open_face(config.faces[2 * axis + 1].kind) && d.offset[axis] + d.local_size[axis] == d.global_size[axis];
+    if ((!d.exchanges(axis) && !open_low && !open_high) || remaining.empty()) continue;
+    const int depth_low = open_low ? kOpenFaceShell : (d.exchanges(axis) ? 1 : 0);
+    const int depth_high = open_high ? kOpenFaceShell : (d.exchanges(axis) ? 1 : 0);
     Box low = remaining, high = remaining;
-    low.hi[axis] = remaining.lo[axis] + 1;
-    high.lo[axis] = std::max(remaining.hi[axis] - 1, low.hi[axis]);
+    low.hi[axis] = std::min(remaining.lo[axis] + depth_low, remaining.hi[axis]);
+    high.lo[axis] = std::max(remaining.hi[axis] - depth_high, low.hi[axis]);
     if (!low.empty()) shell.push_back(low);
     if (!high.empty()) shell.push_back(high);
     remaining.lo[axis] = low.hi[axis];
@@ -109,7 +122,7 @@ class LatticeSimulation final : public Simulation {
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
-    split_interior(shape_, decomposition_, inner_, shell_);
+    split_interior(shape_, decomposition_, config, inner_, shell_);
     if (config.particles.enabled) {
       try {
         particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
@@ -120,6 +133,10 @@ class LatticeSimulation final : public Simulation {
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
+    if (has_open_faces(config)) {
+      open_ = std::make_unique<OpenFaces<T>>(config, decomposition, flags);
+      open_->restore(view(), layout_, &compute_);  // the initial f_i of the links: the convective history
+    }
     attach(particles_.get(), thermal_.get());
     backend::synchronize();
   }
@@ -135,6 +152,7 @@ class LatticeSimulation final : public Simulation {
         halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
         halo_done_.record(comm_);
         halo_done_.wait(compute_);
+        complete_open();  // the inner update left the cells it reads alone (kOpenFaceShell)
         for (const Box& box : shell_) update(box, key);
       } else {
         complete_halo();
@@ -143,6 +161,7 @@ class LatticeSimulation final : public Simulation {
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
+      if (open_) open_pending_ = OpenPending::apply;  // after the exchange, before the next step or read-out
       if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
         complete_halo();
@@ -172,6 +191,7 @@ class LatticeSimulation final : public Simulation {
       backend::synchronize();
       if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
       step_ = frozen_at;
+      open_pending_ = OpenPending::none;  // the pass after the unstable step ran before the first frozen one
     }
     return unstable_step_;
   }
@@ -241,6 +261,10 @@ class LatticeSimulation final : public Simulation {
     f_.upload(all);
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
     halo_pending_ = halo_.active();
+    if (open_) {
+      open_->forget_history();
+      open_pending_ = OpenPending::apply;
+    }
     reset_watch();
   }
 
@@ -251,6 +275,9 @@ class LatticeSimulation final : public Simulation {
     state.step = step_;
     state.layout = int(layout_);
     state.populations = packed_interior_bytes(all.data(), shape_);
+    if (open_ && layout_ == PopulationLayout::swapped) {
+      open_->pack_link_values(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    }
     return state;
   }
 
@@ -264,6 +291,9 @@ class LatticeSimulation final : public Simulation {
     // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
     // the state was taken.
     halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    // The open faces' values are in slot i of their face cells (raw_populations): back where the next step reads
+    // them, after the exchange (which may write the ghost nodes of the rank boundaries' edges).
+    if (open_) open_pending_ = OpenPending::restore;
     reset_watch();
   }
 
@@ -322,11 +352,29 @@ class LatticeSimulation final : public Simulation {
     return layout_ == PopulationLayout::swapped ? HaloDirection::into_ghosts : HaloDirection::out_of_ghosts;
   }
 
-  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks).
+  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks), then the pending
+  /// open-face pass.
   void complete_halo() {
-    if (!halo_pending_) return;
-    halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
-    halo_pending_ = false;
+    if (halo_pending_) {
+      halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
+      halo_pending_ = false;
+    }
+    complete_open();
+  }
+
+  /// The open-face pass owed by the last step (or the copy owed by a restored state), on the compute stream: after
+  /// the exchange, before the next step or read-out (kernels/open_boundaries.hpp).
+  void complete_open() {
+    const OpenPending pending = open_pending_;
+    open_pending_ = OpenPending::none;
+    if (pending == OpenPending::apply) {
+      const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
+      const std::array<int, 3> origin = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
+      open_->apply(view(), layout_, FlagView{flags_.data()}, shape_, walls_, relax_.force, origin, step_, stability,
+                   &compute_);
+    } else if (pending == OpenPending::restore) {
+      open_->restore(view(), layout_, &compute_);
+    }
   }
 
   Decomposition decomposition_;
@@ -348,6 +396,9 @@ class LatticeSimulation final : public Simulation {
   int n_solids_ = 0;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
+  std::unique_ptr<OpenFaces<T>> open_;  // the open faces' links and pass (none without open faces)
+  enum class OpenPending { none, apply, restore };
+  OpenPending open_pending_ = OpenPending::none;
   DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
   PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host
   backend::Event watch_copied_;

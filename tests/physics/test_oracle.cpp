@@ -126,6 +126,118 @@ INSTANTIATE_TEST_SUITE_P(
                       OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16_no_force", false}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// ---- Open faces: the pass after the fused kernel (kernels/open_boundaries.hpp) against the oracle's rules ---------
+
+struct OpenCase {
+  int layout;  // which faces: 0, 1, 2 (open_boundaries_case)
+  Precision precision;
+  double tolerance;
+  const char* name;
+  bool body_force = true;
+};
+
+void PrintTo(const OpenCase& c, std::ostream* os) { *os << c.name; }
+
+FaceBoundary inlet_parabolic(double peak, double ramp) {
+  FaceBoundary b;
+  b.kind = FaceKind::velocity_inlet;
+  b.profile = InletProfile::parabolic;
+  b.speed = peak;
+  b.ramp_time = ramp;
+  return b;
+}
+
+FaceBoundary open_face(FaceKind kind) {
+  FaceBoundary b;
+  b.kind = kind;
+  return b;
+}
+
+/// Every open type and every kind of edge where they meet walls, moving walls and each other, from a random state:
+///   0: x_min parabolic inlet (duct form over y and z, ramp), x_max pressure outlet, y_min free slip, y_max
+///      convective outflow, z_min wall, z_max moving wall (edges: inlet/free slip, inlet/outflow, outlet/free slip,
+///      outlet/outflow, open/wall, open/moving wall);
+///   1: x_min uniform oblique inlet, x_max zero-gradient outflow, y_min, y_max, z_min free slip, z_max wall (edges:
+///      outflow/free slip, free slip/free slip);
+///   2: x periodic, y_min parabolic inlet (plane Poiseuille over z), y_max pressure outlet, z walls (links along
+///      the face across the periodic x face).
+CaseConfig open_boundaries_case(const OpenCase& p) {
+  CaseConfig c = test::box_case(30, 30, 8, 0.7);
+  if (p.layout == 0) {
+    c.faces[0] = inlet_parabolic(0.04, 30.0);
+    c.faces[1] = open_face(FaceKind::pressure_outlet);
+    c.faces[1].density = 1.005;
+    c.faces[2] = open_face(FaceKind::free_slip);
+    c.faces[3] = open_face(FaceKind::outflow);
+    c.faces[3].scheme = OutflowScheme::convective;
+    c.faces[3].convection_velocity = 0.07;
+    c.faces[5] = {FaceKind::moving_wall, {0.03, 0.01, 0.0}};
+  } else if (p.layout == 1) {
+    c.faces[0] = open_face(FaceKind::velocity_inlet);
+    c.faces[0].velocity = {0.03, 0.01, 0.005};
+    c.faces[1] = open_face(FaceKind::outflow);
+    for (int face : {2, 3, 4}) c.faces[face] = open_face(FaceKind::free_slip);
+  } else {
+    test::make_periodic(c, 0);
+    c.faces[2] = inlet_parabolic(0.05, 0.0);
+    c.faces[3] = open_face(FaceKind::pressure_outlet);
+  }
+  if (p.body_force) c.body_force = {1e-5, -2e-5, 5e-6};
+  c.precision = p.precision;
+  c.velocity = 0.05;
+  finalize_case(c);
+  return c;
+}
+
+class OpenFacesVsOracle : public ::testing::TestWithParam<OpenCase> {};
+
+TEST_P(OpenFacesVsOracle, HundredStepsAgree) {
+  EDDY_REQUIRE_DEVICE();
+  const OpenCase p = GetParam();
+  const CaseConfig config = open_boundaries_case(p);
+  const std::vector<double> start = random_state(config);
+  reference::ReferenceLbm oracle(config);
+  auto sim = Simulation::create(config);
+  sim->set_populations(start);
+  oracle.set_populations(sim->populations());
+  int done = 0;
+  for (int steps : {100, 101}) {  // "swapped" and "own" layouts
+    for (; done < steps; ++done) oracle.step();
+    sim->advance(steps - sim->time_step());
+    sim->synchronize();
+    const std::vector<double> fused = sim->populations();
+    const double pop_error = test::max_relative_difference(fused, oracle.populations());
+    EXPECT_LT(pop_error, p.tolerance) << "populations differ after " << steps << " steps";
+    EXPECT_GT(test::max_relative_difference(fused, start), 1e-3);
+    std::vector<double> rho;
+    std::array<std::vector<double>, 3> u;
+    oracle.fields(rho, u);
+    const MacroscopicFields fields = sim->fields();
+    EXPECT_LT(test::max_relative_difference(fields.rho, rho), p.tolerance) << steps << " steps";
+    // Relative to the largest velocity component (a component across the flow can be small everywhere).
+    double speed = 0.0, velocity_error = 0.0;
+    for (int a = 0; a < 3; ++a)
+      for (std::size_t k = 0; k < u[a].size(); ++k) {
+        speed = std::max(speed, std::abs(u[a][k]));
+        velocity_error = std::max(velocity_error, std::abs(fields.u[a][k] - u[a][k]));
+      }
+    EXPECT_LT(velocity_error / speed, 35 * p.tolerance) << steps << " steps";
+    std::cout << "[ oracle   ] open faces " << p.name << ", " << steps << " steps: max relative population difference "
+              << pop_error << "\n";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenFaces, OpenFacesVsOracle,
+                         ::testing::Values(OpenCase{0, Precision::float64, 1e-12, "all_types_double"},
+                                           OpenCase{0, Precision::float32, 1e-5, "all_types_float"},
+                                           OpenCase{0, Precision::float16, 1e-4, "all_types_fp16"},
+                                           OpenCase{0, Precision::float64, 1e-12, "all_types_double_no_force", false},
+                                           OpenCase{1, Precision::float64, 1e-12, "free_slip_box_double"},
+                                           OpenCase{1, Precision::float32, 1e-5, "free_slip_box_float"},
+                                           OpenCase{2, Precision::float64, 1e-12, "periodic_along_face_double"},
+                                           OpenCase{2, Precision::float16, 1e-4, "periodic_along_face_fp16"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 TEST(FusedKernel, RepeatedRunsAreBitIdentical) {
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = all_boundaries_case({Collision::trt, Precision::float32, 0, ""});

@@ -1,5 +1,8 @@
 #include "tests/reference/reference_lbm.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace eddy::reference {
 
 const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
@@ -60,7 +63,126 @@ void ReferenceLbm::moments(const std::vector<double>& f, std::size_t k, double& 
   for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * config_.body_force[a]) / rho;
 }
 
-std::vector<double> ReferenceLbm::stream() const {
+namespace {
+
+/// The precedence of an open face's type where faces meet (cases/README.md, "Edges and corners"); 0 for walls.
+int precedence(FaceKind kind) {
+  switch (kind) {
+    case FaceKind::velocity_inlet:
+      return 4;
+    case FaceKind::pressure_outlet:
+      return 3;
+    case FaceKind::outflow:
+      return 2;
+    case FaceKind::free_slip:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/// The direction with velocity `c`.
+int direction(const int c[3]) {
+  for (int j = 0; j < 19; ++j)
+    if (kVelocity[j][0] == c[0] && kVelocity[j][1] == c[1] && kVelocity[j][2] == c[2]) return j;
+  return -1;
+}
+
+}  // namespace
+
+void ReferenceLbm::post_velocity(int x, int y, int z, double u[3]) const {
+  const std::size_t k = index(x, y, z);
+  double rho = 0.0, m[3] = {0.0, 0.0, 0.0};
+  for (int j = 0; j < 19; ++j) {
+    rho += f_[j * n_ + k];
+    for (int a = 0; a < 3; ++a) m[a] += kVelocity[j][a] * f_[j * n_ + k];
+  }
+  for (int a = 0; a < 3; ++a) u[a] = (m[a] - 0.5 * config_.body_force[a]) / rho;
+}
+
+double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int>& faces) const {
+  int owner = faces[0];
+  for (int face : faces)
+    if (precedence(config_.faces[face].kind) > precedence(config_.faces[owner].kind)) owner = face;
+  const FaceBoundary& b = config_.faces[owner];
+  const int axis = owner / 2;
+  const int nx = config_.size[0], ny = config_.size[1];
+  const int p[3] = {int(k % nx), int((k / nx) % ny), int(k / (std::size_t(nx) * ny))};
+  const int* c = kVelocity[i];
+  // The cell x - t along the face (t: c without its normal part), if it is inside the domain (periodic wrap).
+  int along[3] = {p[0], p[1], p[2]};
+  int beyond = -1;  // the face x - t lies beyond, if any
+  for (int a = 0; a < 3; ++a) {
+    if (a == axis) continue;
+    along[a] -= c[a];
+    const int n = config_.size[a];
+    if (along[a] >= 0 && along[a] < n) continue;
+    if (config_.faces[2 * a].kind == FaceKind::periodic) {
+      along[a] = (along[a] + n) % n;
+    } else {
+      beyond = 2 * a + (along[a] < 0 ? 0 : 1);
+    }
+  }
+  const auto mirror = [&](int a) {
+    int m[3] = {c[0], c[1], c[2]};
+    m[a] = -m[a];
+    return direction(m);
+  };
+  switch (b.kind) {
+    case FaceKind::velocity_inlet: {
+      // Velocity bounce-back with the inlet velocity where the link crosses the face, times the sin^2 ramp.
+      double u[3] = {b.velocity[0], b.velocity[1], b.velocity[2]};
+      if (b.profile == InletProfile::parabolic) {
+        double shape = 1.0;
+        for (int a = 0; a < 3; ++a) {
+          if (a == axis || config_.faces[2 * a].kind == FaceKind::periodic || config_.size[a] == 1) continue;
+          const double s = p[a] + 0.5 - 0.5 * c[a], h = config_.size[a];
+          shape *= 4.0 * s * (h - s) / (h * h);
+        }
+        u[0] = u[1] = u[2] = 0.0;
+        u[axis] = (owner % 2 == 0 ? 1.0 : -1.0) * b.speed * shape;
+      }
+      double ramp = 1.0;
+      if (b.ramp_time > 0 && double(time_) < b.ramp_time) {
+        ramp = std::pow(std::sin(M_PI * double(time_) / (2.0 * b.ramp_time)), 2);
+      }
+      for (double& v : u) v *= ramp;
+      return f_[opposite(i) * n_ + k] + 2.0 * kWeight[i] * dot(c, u) / kCs2;
+    }
+    case FaceKind::pressure_outlet: {
+      // Anti-bounce-back at the outlet density, the wall velocity extrapolated from x and x + n.
+      double u[3], inner[3], uw[3];
+      post_velocity(p[0], p[1], p[2], u);
+      int q[3] = {p[0], p[1], p[2]};
+      q[axis] += c[axis];
+      post_velocity(q[0], q[1], q[2], inner);
+      for (int a = 0; a < 3; ++a) uw[a] = 1.5 * u[a] - 0.5 * inner[a];
+      const double cu = dot(c, uw), uu = uw[0] * uw[0] + uw[1] * uw[1] + uw[2] * uw[2];
+      return -f_[opposite(i) * n_ + k] +
+             2.0 * kWeight[i] * b.density * (1.0 + cu * cu / (2 * kCs2 * kCs2) - uu / (2 * kCs2));
+    }
+    case FaceKind::outflow: {
+      double inner;
+      if (beyond < 0) {
+        inner = f_[i * n_ + index(along[0], along[1], along[2])];
+      } else if (config_.faces[beyond].kind == FaceKind::free_slip) {
+        inner = f_[mirror(beyond / 2) * n_ + k];
+      } else {
+        inner = f_[i * n_ + k];
+      }
+      if (b.scheme == OutflowScheme::zero_gradient || !have_history_) return inner;
+      const double lambda = b.convection_velocity;
+      return (history_[i * n_ + k] + lambda * inner) / (1.0 + lambda);
+    }
+    case FaceKind::free_slip:
+      if (beyond >= 0) return f_[opposite(i) * n_ + k];
+      return f_[mirror(axis) * n_ + index(along[0], along[1], along[2])];
+    default:
+      return 0.0;
+  }
+}
+
+std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
   const int nx = config_.size[0], ny = config_.size[1], nz = config_.size[2];
   std::vector<double> out(19 * n_, 0.0);
   for (int z = 0; z < nz; ++z)
@@ -71,7 +193,8 @@ std::vector<double> ReferenceLbm::stream() const {
           int target[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
           // Which non-periodic faces does the link cross? Its wall moves with their velocity if they all share
           // it (a resting wall counts as 0), and rests where they differ (the edge rule, kernels/cell_flags.hpp).
-          int crossed = 0;
+          // Only wall faces count: a wall beats an open face; a link that crosses open faces only leaves the domain.
+          int crossed = 0, crossed_open = 0;
           bool same = true;
           double uw[3] = {0.0, 0.0, 0.0};
           for (int a = 0; a < 3; ++a) {
@@ -81,6 +204,10 @@ std::vector<double> ReferenceLbm::stream() const {
             const FaceKind kind = config_.faces[face].kind;
             if (kind == FaceKind::periodic) {
               target[a] = (target[a] + n) % n;
+              continue;
+            }
+            if (precedence(kind) > 0) {
+              ++crossed_open;
               continue;
             }
             double v[3] = {0.0, 0.0, 0.0};
@@ -97,10 +224,33 @@ std::vector<double> ReferenceLbm::stream() const {
             if (!same) uw[0] = uw[1] = uw[2] = 0.0;
             const double correction = 2.0 * kWeight[i] * 1.0 * dot(kVelocity[i], uw) / kCs2;  // rho_w = 1
             out[opposite(i) * n_ + k] = value - correction;
-          } else {
+          } else if (crossed_open == 0) {
             const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
             out[i * n_ + t] = value;
           }
+          // crossed_open > 0 only: the population leaves the domain; the open face sends one in (below).
+        }
+      }
+  if (entering) entering->assign(19 * n_, std::numeric_limits<double>::quiet_NaN());
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
+        for (int i = 1; i < 19; ++i) {
+          // The population arriving along c_i comes from x - c_i: through open faces only, the open rule sets it.
+          const int from[3] = {x - kVelocity[i][0], y - kVelocity[i][1], z - kVelocity[i][2]};
+          std::vector<int> faces;
+          bool wall = false;
+          for (int a = 0; a < 3; ++a) {
+            if (from[a] >= 0 && from[a] < config_.size[a]) continue;
+            const int face = 2 * a + (from[a] < 0 ? 0 : 1);
+            if (config_.faces[face].kind == FaceKind::periodic) continue;
+            if (precedence(config_.faces[face].kind) == 0) wall = true;
+            faces.push_back(face);
+          }
+          if (faces.empty() || wall) continue;
+          out[i * n_ + k] = open_population(k, i, faces);
+          if (entering) (*entering)[i * n_ + k] = out[i * n_ + k];
         }
       }
   return out;
@@ -133,9 +283,13 @@ void ReferenceLbm::collide(std::vector<double>& f) const {
 }
 
 void ReferenceLbm::step() {
-  std::vector<double> f = stream();
+  std::vector<double> entering;
+  std::vector<double> f = stream(&entering);
   collide(f);
   f_.swap(f);
+  history_.swap(entering);
+  have_history_ = true;
+  ++time_;
 }
 
 void ReferenceLbm::fields(std::vector<double>& rho, std::array<std::vector<double>, 3>& u) const {
