@@ -42,18 +42,18 @@ struct ApplyOpenLinks {
         break;
       }
       case kPressureRule: {
-        const R outgoing =
-            open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.cell, d3q19::opp(i));
-        R u[3], u_w[3];
-        open_post_collision_velocity<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, link.cell, u);
-        if (link.source >= 0) {
-          R inner[3];
-          open_post_collision_velocity<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, link.source, inner);
-          for (int d = 0; d < 3; ++d) u_w[d] = u[d] + R(0.5) * (u[d] - inner[d]);
+        const R inner =
+            open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source, link.source_dir);
+        R rho, u[3], u_next[3];
+        open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, link.cell, rho, u);
+        if (link.next >= 0) {
+          R rho_next;
+          open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, link.next, rho_next,
+                                            u_next);
         } else {
-          for (int d = 0; d < 3; ++d) u_w[d] = u[d];
+          for (int d = 0; d < 3; ++d) u_next[d] = u[d];
         }
-        value = pressure_outlet_link(i, outgoing, R(link.value[0]), u_w, scale);
+        value = pressure_outlet_link(i, inner, R(link.value[0]), rho, u, u_next, scale);
         break;
       }
       case kCopyRule:

@@ -22,8 +22,8 @@
 // ghosts). The exchange also writes, out of the ghosts, slot i of face cells whose link comes from a ghost node
 // across the rank boundary (their upstream cell is not solid); the pass overwrites those. Bitwise 1 vs N ranks.
 //
-// Memory traffic: per link one or two populations read (a copy rule), 1 + 2 x 19 (a pressure outlet: the outgoing
-// population and the velocities of the face cell and the next one), 2 flags per population read in the "own"
+// Memory traffic: per link one or two populations read (a copy rule), 1 + 2 x 19 (a pressure outlet: the inner
+// neighbour's population and the moments of the face cell and the next one), 2 flags per population read in the "own"
 // layout, one population written, and for the convective outflow one history value read and written. The face is
 // sparse: no field over the whole block.
 #pragma once
@@ -43,7 +43,8 @@ namespace eddy {
 /// What a link's rule is (OpenLink::rule).
 enum OpenRule : std::int32_t {
   kInletRule = 0,       ///< velocity_inlet_link: value[0..2] = u_in at the link's crossing point
-  kPressureRule = 1,    ///< pressure_outlet_link: value[0] = rho_w; `source` = x + n (or -1: u_w = u(x))
+  kPressureRule = 1,    ///< pressure_outlet_link: value[0] = rho_w; inner = f*_source_dir(source); `next` = x + n
+                        ///< (or -1: u(+n) = u(x))
   kCopyRule = 2,        ///< zero_gradient_link / free_slip_link: f*_source_dir(source)
   kConvectiveRule = 3,  ///< convective_link: value[0] = lambda = U_c; inner = f*_source_dir(source)
 };
@@ -53,6 +54,7 @@ struct OpenLink {
   std::int64_t cell;         ///< x, the fluid cell
   std::int64_t ghost;        ///< g = x - c_dir, the ghost node
   std::int64_t source;       ///< the cell whose post-collision population the rule reads (see OpenRule)
+  std::int64_t next;         ///< x + n, the next cell inwards (pressure outlet; -1 where it is not fluid)
   std::int32_t dir;          ///< i: the population f_i(x, t + 1) the link sets
   std::int32_t source_dir;   ///< the direction of the population read at `source`
   std::int32_t rule;         ///< OpenRule
@@ -79,20 +81,21 @@ EDDY_HOST_DEVICE inline R open_post_collision(const PopulationView<T>& a, bool s
   return value;
 }
 
-/// The velocity u = (sum_k c_k f*_k - F/2) / rho of fluid cell z from its post-collision populations (Guo forcing:
-/// the collision added F to the momentum of sum_k c_k f_k + F/2), lattice units; `force` the uniform body force.
+/// The density rho and velocity u = (sum_k c_k f*_k - F/2) / rho of fluid cell z from its post-collision
+/// populations (Guo forcing: the collision added F to the momentum of sum_k c_k f_k + F/2), lattice units; `force`
+/// the uniform body force.
 template <class T, class R>
-EDDY_HOST_DEVICE inline void open_post_collision_velocity(const PopulationView<T>& a, bool swapped,
-                                                          const FlagView& flags, const BlockShape& shape,
-                                                          const WallVelocities<R>& walls, const R (&force)[3],
-                                                          std::int64_t z, R (&u)[3]) {
+EDDY_HOST_DEVICE inline void open_post_collision_moments(const PopulationView<T>& a, bool swapped,
+                                                         const FlagView& flags, const BlockShape& shape,
+                                                         const WallVelocities<R>& walls, const R (&force)[3],
+                                                         std::int64_t z, R& rho, R (&u)[3]) {
   R mass = R(0), momentum[3] = {R(0), R(0), R(0)};
   for (int k = 0; k < d3q19::Q; ++k) {
     const R g = open_post_collision<T, R>(a, swapped, flags, shape, walls, z, k);
     mass += g;
     for (int d = 0; d < 3; ++d) momentum[d] += R(d3q19::c(k, d)) * g;
   }
-  const R rho = R(1) + mass / Stored<T>::kScale;
+  rho = R(1) + mass / Stored<T>::kScale;
   for (int d = 0; d < 3; ++d) u[d] = (momentum[d] / Stored<T>::kScale - R(0.5) * force[d]) / rho;
 }
 

@@ -110,6 +110,7 @@ std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& 
           t[axis] = 0;
           const std::int64_t along = cell - shape.offset(t[0], t[1], t[2]);  // x - t_i
           OpenLink link{};
+          link.next = -1;
           link.cell = cell;
           link.ghost = ghost;
           link.dir = i;
@@ -126,20 +127,21 @@ std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& 
               link.source_dir = d3q19::opp(i);
               break;
             }
-            case FaceKind::pressure_outlet: {
-              int n[3] = {0, 0, 0};
-              n[axis] = c[axis];
-              const int inner = local[axis] + n[axis];
-              const std::int64_t next = cell + shape.offset(n[0], n[1], n[2]);
-              link.rule = kPressureRule;
-              link.value[0] = b.density;
-              link.source = inner >= 1 && inner <= shape.n[axis] && is_fluid(flags[std::size_t(next)]) ? next : -1;
-              link.source_dir = d3q19::opp(i);
-              break;
-            }
+            case FaceKind::pressure_outlet:
             case FaceKind::outflow: {
-              link.rule = b.scheme == OutflowScheme::convective ? kConvectiveRule : kCopyRule;
-              link.value[0] = b.convection_velocity;
+              if (b.kind == FaceKind::pressure_outlet) {
+                int n[3] = {0, 0, 0};
+                n[axis] = c[axis];
+                const int inner = local[axis] + n[axis];
+                const std::int64_t next = cell + shape.offset(n[0], n[1], n[2]);
+                link.rule = kPressureRule;
+                link.value[0] = b.density;
+                link.next = inner >= 1 && inner <= shape.n[axis] && is_fluid(flags[std::size_t(next)]) ? next : -1;
+              } else {
+                link.rule = b.scheme == OutflowScheme::convective ? kConvectiveRule : kCopyRule;
+                link.value[0] = b.convection_velocity;
+              }
+              // The ghost node's inner neighbour x - t_i, whose post-collision population f*_i both rules read.
               link.source = along;
               link.source_dir = i;
               if (!is_fluid(flags[std::size_t(along)])) {

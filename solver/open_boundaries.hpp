@@ -5,14 +5,15 @@
 // Which rule each link takes and what it reads, decided here once, by the link's global position (so every rank
 // count builds the same links for the same cells):
 //   velocity_inlet   velocity bounce-back with u_in at the point where the link crosses the face, x - c_i / 2;
-//   pressure_outlet  anti-bounce-back at the face's density, u_w extrapolated from x and x + n (u(x) alone where
-//                    x + n is not fluid: a solid body there);
+//   pressure_outlet  non-equilibrium extrapolation: the equilibrium of the face's density (extrapolated to the ghost
+//                    node) and of the velocity extrapolated from x and x + n (u(x) alone where x + n is not fluid:
+//                    a solid body there), plus the non-equilibrium part of the ghost's inner neighbour x - t_i;
 //   outflow          the ghost node repeats its inner neighbour x - t_i (zero gradient), or relaxes to it (convective);
 //   free_slip        specular reflection: f*_i' of x - t_i, c_i' = c_i with its normal part reversed.
 // Where x - t_i is not a fluid cell (a solid body, or the ghost node of a face that meets this one at an edge, which
-// lost the edge by the precedence of kernels/cell_flags.hpp), the rule reads x itself: the outflow f*_i(x) (along
-// the link), or through a free-slip plane its mirror image f*_m(x), c_m = c_i mirrored in that plane; free slip
-// f*_opp(i)(x), the double reflection of two free-slip planes (bounce-back).
+// lost the edge by the precedence of kernels/cell_flags.hpp), the rule reads x itself: the outflow and the pressure
+// outlet f*_i(x) (along the link), or through a free-slip plane its mirror image f*_m(x), c_m = c_i mirrored in that
+// plane; free slip f*_opp(i)(x), the double reflection of two free-slip planes (bounce-back).
 #pragma once
 
 #include <array>

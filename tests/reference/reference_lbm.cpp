@@ -90,9 +90,10 @@ int direction(const int c[3]) {
 
 }  // namespace
 
-void ReferenceLbm::post_velocity(int x, int y, int z, double u[3]) const {
+void ReferenceLbm::post_moments(int x, int y, int z, double& rho, double u[3]) const {
   const std::size_t k = index(x, y, z);
-  double rho = 0.0, m[3] = {0.0, 0.0, 0.0};
+  double m[3] = {0.0, 0.0, 0.0};
+  rho = 0.0;
   for (int j = 0; j < 19; ++j) {
     rho += f_[j * n_ + k];
     for (int a = 0; a < 3; ++a) m[a] += kVelocity[j][a] * f_[j * n_ + k];
@@ -150,16 +151,24 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
       return f_[opposite(i) * n_ + k] + 2.0 * kWeight[i] * dot(c, u) / kCs2;
     }
     case FaceKind::pressure_outlet: {
-      // Anti-bounce-back at the outlet density, the wall velocity extrapolated from x and x + n.
-      double u[3], inner[3], uw[3];
-      post_velocity(p[0], p[1], p[2], u);
+      // Non-equilibrium extrapolation: the equilibrium at the ghost node (the density mirrored about the face value,
+      // the velocity extrapolated from x and x + n) plus the non-equilibrium part of the inner neighbour x - t,
+      // whose equilibrium is taken as that of x.
+      double inner;
+      if (beyond < 0) {
+        inner = f_[i * n_ + index(along[0], along[1], along[2])];
+      } else if (config_.faces[beyond].kind == FaceKind::free_slip) {
+        inner = f_[mirror(beyond / 2) * n_ + k];
+      } else {
+        inner = f_[i * n_ + k];
+      }
+      double rho, u[3], rho_next, next[3], ug[3];
+      post_moments(p[0], p[1], p[2], rho, u);
       int q[3] = {p[0], p[1], p[2]};
       q[axis] += c[axis];
-      post_velocity(q[0], q[1], q[2], inner);
-      for (int a = 0; a < 3; ++a) uw[a] = 1.5 * u[a] - 0.5 * inner[a];
-      const double cu = dot(c, uw), uu = uw[0] * uw[0] + uw[1] * uw[1] + uw[2] * uw[2];
-      return -f_[opposite(i) * n_ + k] +
-             2.0 * kWeight[i] * b.density * (1.0 + cu * cu / (2 * kCs2 * kCs2) - uu / (2 * kCs2));
+      post_moments(q[0], q[1], q[2], rho_next, next);
+      for (int a = 0; a < 3; ++a) ug[a] = 2.0 * u[a] - next[a];
+      return inner + equilibrium(i, 2.0 * b.density - rho, ug) - equilibrium(i, rho, u);
     }
     case FaceKind::outflow: {
       double inner;

@@ -53,8 +53,8 @@ class ReferenceLbm {
   /// The population f_i(k) entering through the open faces (the face of highest precedence among `faces`, which
   /// holds the faces x - c_i lies beyond).
   double open_population(std::size_t k, int i, const std::vector<int>& faces) const;
-  /// The velocity of cell (x, y, z) from the post-collision populations (u = (sum c f* - F/2) / rho).
-  void post_velocity(int x, int y, int z, double u[3]) const;
+  /// The density and velocity of cell (x, y, z) from the post-collision populations (u = (sum c f* - F/2) / rho).
+  void post_moments(int x, int y, int z, double& rho, double u[3]) const;
   std::size_t index(int x, int y, int z) const {
     return std::size_t(x) + std::size_t(config_.size[0]) * (std::size_t(y) + std::size_t(config_.size[1]) * z);
   }

@@ -1,0 +1,121 @@
+// Open faces (velocity_inlet, pressure_outlet, outflow, free_slip) on several ranks: the pass after the exchange
+// (kernels/open_boundaries.hpp) reads a face cell's neighbours along the face from the ghost planes that the exchange
+// filled, so runs decomposed along x (the inlet and the outlet on different ranks), y and z (rank boundaries cutting
+// the faces, across a periodic face too), 2 x 2 x 1, 2 x 1 x 2 and 4 x 1 x 1 give bitwise the populations, density
+// and velocity of one rank, after an even and an odd number of steps, with overlap on and off, in float and fp16.
+// Blocks one cell thick next to a pressure outlet are refused on every rank alike (RankCountError).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <array>
+#include <vector>
+
+#include "solver/decomposition.hpp"
+#include "solver/open_boundaries.hpp"
+#include "solver/simulation.hpp"
+#include "tests/mpi/mpi_test_support.hpp"
+#include "tests/test_support.hpp"
+
+namespace eddy {
+namespace {
+
+using test::world_rank;
+using test::world_size;
+
+FaceBoundary open_face(FaceKind kind) {
+  FaceBoundary b;
+  b.kind = kind;
+  return b;
+}
+
+/// 16 x 12 x 8: x_min a parabolic inlet with a ramp, x_max a pressure outlet, y_min free slip, y_max a convective
+/// outflow; z walls (the inlet's duct profile) or periodic (a plane Poiseuille profile, links across the z face).
+CaseConfig open_case(Precision precision, bool periodic_z) {
+  CaseConfig c = test::box_case(16, 12, 8, 0.7);
+  c.faces[0] = open_face(FaceKind::velocity_inlet);
+  c.faces[0].profile = InletProfile::parabolic;
+  c.faces[0].speed = 0.08;
+  c.faces[0].ramp_time = 12;
+  c.faces[1] = open_face(FaceKind::pressure_outlet);
+  c.faces[1].density = 1.002;
+  c.faces[2] = open_face(FaceKind::free_slip);
+  c.faces[3] = open_face(FaceKind::outflow);
+  c.faces[3].scheme = OutflowScheme::convective;
+  c.faces[3].convection_velocity = 0.05;
+  if (periodic_z) test::make_periodic(c, 2);
+  c.body_force = {2e-5, -1e-5, 0.0};
+  c.precision = precision;
+  c.velocity = 0.08;
+  finalize_case(c);
+  return c;
+}
+
+/// Populations (19), density and velocity (4) of the whole grid on rank 0 of `comm`, in global order.
+std::vector<double> global_state(Simulation& sim, MPI_Comm comm) {
+  const MacroscopicFields f = sim.fields();
+  std::vector<double> moments(f.rho);
+  for (int a = 0; a < 3; ++a) moments.insert(moments.end(), f.u[a].begin(), f.u[a].end());
+  std::vector<double> all = test::gather_global(f, sim.populations(), 19, comm);
+  const std::vector<double> m = test::gather_global(f, moments, 4, comm);
+  all.insert(all.end(), m.begin(), m.end());
+  return all;
+}
+
+TEST(MpiOpenBoundaries, BitwiseEqualToOneRank) {
+  EDDY_REQUIRE_DEVICE();
+  const std::array<int, 3> layouts[] = {{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 1}, {2, 1, 2}, {4, 1, 1}, {1, 1, 4}};
+  for (const bool periodic_z : {false, true}) {
+    for (const Precision precision : {Precision::float32, Precision::float16}) {
+      const CaseConfig config = open_case(precision, periodic_z);
+      for (const int steps : {30, 31}) {
+        std::vector<double> reference;
+        if (world_rank() == 0) {
+          auto serial = Simulation::create(config);
+          serial->advance(steps);
+          const MacroscopicFields f = serial->fields();
+          std::vector<double> moments(f.rho);
+          for (int a = 0; a < 3; ++a) moments.insert(moments.end(), f.u[a].begin(), f.u[a].end());
+          reference = serial->populations();
+          reference.insert(reference.end(), moments.begin(), moments.end());
+          EXPECT_GT(serial->diagnose().max_speed, 0.02) << "the inlet drives the flow";
+        }
+        for (const auto& dims : layouts) {
+          const int ranks = dims[0] * dims[1] * dims[2];
+          if (world_size() % ranks != 0) continue;
+          for (const bool overlap : {true, false}) {
+            MPI_Comm group = MPI_COMM_NULL;
+            MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+            CaseConfig c = config;
+            c.parallel.ranks = dims;
+            c.parallel.overlap = overlap;
+            const Decomposition d = decompose(c, group);
+            auto sim = Simulation::create(c, d);
+            sim->advance(steps);
+            const std::vector<double> state = global_state(*sim, group);
+            sim.reset();
+            MPI_Comm_free(&group);
+            if (world_rank() != 0) continue;
+            EXPECT_EQ(state, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", overlap "
+                                        << overlap << ", steps " << steps << ", precision " << int(precision)
+                                        << ", periodic z " << periodic_z;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(MpiOpenBoundaries, ThinBlocksAtAPressureOutletAreRefused) {
+  // 6 cells over 4 ranks along x: blocks of 2, 2, 1, 1; the last one touches the outlet x_max.
+  CaseConfig c = open_case(Precision::float32, false);
+  c.size[0] = 6;
+  finalize_case(c);
+  Decomposition d = serial_decomposition(c);
+  d.dims = {4, 1, 1};
+  EXPECT_THROW(check_open_decomposition(c, d), RankCountError);
+  d.dims = {3, 1, 1};  // 2, 2, 2
+  EXPECT_NO_THROW(check_open_decomposition(c, d));
+}
+
+}  // namespace
+}  // namespace eddy
