@@ -20,10 +20,12 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// Flags of every cell of this rank's block (BlockShape::index order, ghost layer included), decided by the
 /// cell's GLOBAL position, so a block's flags equal the one-rank flags on the same cells: ghost cells inside the
 /// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
-/// solid, with the precedence of kernels/cell_flags.hpp (a no-slip wall beats a moving wall, the lower face index
-/// wins among moving walls). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
+/// solid, cells beyond an open face its ghost nodes (kOpen + face), with the precedence of kernels/cell_flags.hpp
+/// where faces meet (boundary_flag: walls first, solid_flag among them; then velocity_inlet, pressure_outlet,
+/// outflow, free_slip). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
 /// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
-/// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
+/// the face's flag. Fluid cells with any neighbour among the 18 directions that is not fluid (solid, or a ghost
+/// node) get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 
 /// The cut links of the block's [[solid]] bodies (kernels/solid_forces.hpp): every interior fluid cell x and

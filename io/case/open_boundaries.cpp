@@ -16,6 +16,9 @@
 namespace eddy::case_io {
 namespace {
 
+/// Largest inlet profile file read (64 MiB: millions of points, far more than any face has cells).
+constexpr std::uintmax_t kMaxProfileFileBytes = std::uintmax_t(64) << 20;
+
 /// +1 when the inward normal of `face` points along +axis (a _min face), -1 otherwise.
 int inward_sign(int face) { return face % 2 == 0 ? 1 : -1; }
 
@@ -50,6 +53,13 @@ InletTable read_inlet_table(const std::string& key, const std::string& path, int
   }
   if (!std::filesystem::is_regular_file(status)) {
     throw CaseFileError(blank_control_characters(where + "inlet profile file '" + path + "' is not a regular file"));
+  }
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > kMaxProfileFileBytes) {
+    throw CaseFileError(blank_control_characters(
+        where + "inlet profile file '" + path + "' " +
+        (ec ? "cannot be read: " + ec.message()
+            : "is too large: " + std::to_string(bytes) + " bytes exceeds the limit of 64 MiB")));
   }
   CsvTable csv;
   try {
