@@ -267,6 +267,12 @@ struct UnitsConfig {
 /// shape outside the domain covers nothing.
 enum class SolidShape { sphere, cylinder, box };
 
+/// How the fluid meets a [[solid]]'s surface ([[solid]] wall; cases/README.md, "Solid bodies"):
+///   interpolated: linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) with the wall at its true
+///                 distance q along each cut link (second order for any wall position; q = 1/2 is half-way);
+///   halfway:      half-way bounce-back (the wall half-way along every cut link: a staircase, first order).
+enum class SolidWall { interpolated, halfway };
+
 struct SolidConfig {
   std::string name;                                ///< unique, non-empty (messages and warnings)
   SolidShape shape = SolidShape::sphere;
@@ -276,10 +282,37 @@ struct SolidConfig {
   std::array<double, 3> min = {0.0, 0.0, 0.0};     ///< box: lower corner (cells)
   std::array<double, 3> max = {0.0, 0.0, 0.0};     ///< box: upper corner (cells), > min on every axis
   double radius = 0.0;                             ///< sphere, cylinder: radius (cells), > 0
-  bool forces = false;  ///< the force and torque on it, at every report, in <output>/<case>_forces.csv and the progress line
-  /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx and clears
-  /// it, so after finalize every length is in lattice cells.
+  SolidWall wall = SolidWall::interpolated;  ///< the wall rule of its surface (in core only when interpolated)
+  /// The force and torque on it (momentum exchange, solver/solid_forces.hpp) and its coefficients, sampled every
+  /// forces.every steps into <output>/<case>_forces.csv, on the progress line and in the run's closing summary.
+  bool forces = false;
+  // The references of the coefficients C_D = 2 F.drag / (rho0 U^2 A), C_L = 2 F.lift / (rho0 U^2 A) and of the
+  // Strouhal number St = f L / U (only with forces = true; solver/solid_reference.hpp has the defaults). Lattice
+  // units once finalized (cells^2, lattice velocity, cells); 0 = derive, filled by finalize_case.
+  double reference_area = 0.0;      ///< A; default: the projection of the shape (inside the domain) normal to drag
+  double reference_velocity = 0.0;  ///< U; default: physics.velocity (units.velocity under [units])
+  double reference_length = 0.0;    ///< L of St; default: the diameter (sphere, cylinder), the box's extent along lift
+  /// Unit vectors of the drag and lift components; {0, 0, 0} = derive: drag along the body force (+x without one),
+  /// lift along +y made perpendicular to drag (+x when drag is within 45 degrees of y). Given: normalised, lift
+  /// perpendicular to drag.
+  std::array<double, 3> drag_direction = {0.0, 0.0, 0.0};
+  std::array<double, 3> lift_direction = {0.0, 0.0, 0.0};
+  /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx (areas by
+  /// dx^2, reference_velocity by dx / dt) and clears it, so after finalize every length is in lattice cells.
   bool in_metres = false;
+};
+
+/// [forces]: when the forces on the solids with forces = true are sampled, and which samples the closing summary
+/// analyses (solver/force_statistics.hpp). Only with at least one such solid.
+struct ForcesConfig {
+  bool present = false;  ///< the case has a [forces] section
+  /// Steps between samples (>= 1); 0 = derive: min(run.report_every, max(1, round(L / (10 U)))) over the solids
+  /// with forces (L, U their reference length and velocity): about 50 samples per vortex-shedding period at
+  /// St = 0.2, whose period is L / (St U).
+  std::int64_t every = 0;
+  /// The summary's statistics start at this time (the CSV's time column: s under [units], steps otherwise); NaN =
+  /// the second half of the samples.
+  double statistics_from = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CaseConfig {
@@ -346,6 +379,8 @@ struct CaseConfig {
 
   /// [[solid]] entries, in file order (lattice units once finalized).
   std::vector<SolidConfig> solids;
+  /// [forces]: the sampling of the solids' forces.
+  ForcesConfig forces{};
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 

@@ -40,6 +40,12 @@
 
 namespace eddy {
 
+/// Layers next to an open face whose post-collision populations the pass reads: the face cells x and x - t_i, and
+/// x + n (the pressure outlet). Where such a population sits in a cut link's wall slot (x + c_k inside a [[solid]]),
+/// the pass must read it before the interpolated walls' pass overwrites that slot: those links run after this pass
+/// (solver/lattice_setup.hpp, cut_links; docs/boundaries.md, "The order of the passes within a step").
+constexpr int kOpenPassReach = 2;
+
 /// What a link's rule is (OpenLink::rule).
 enum OpenRule : std::int32_t {
   kInletRule = 0,       ///< velocity_inlet_link: value[0..2] = u_in at the link's crossing point

@@ -2,12 +2,16 @@
 
 #include <cmath>
 
+#include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/open_boundaries.hpp"
 #include "solver/solid_shapes.hpp"
 
 namespace eddy {
 
-BlockShape block_shape(const Decomposition& d) { return BlockShape{{d.local_size[0], d.local_size[1], d.local_size[2]}}; }
+BlockShape block_shape(const Decomposition& d) {
+  return BlockShape{{d.local_size[0], d.local_size[1], d.local_size[2]}};
+}
 
 namespace {
 
@@ -67,8 +71,7 @@ int solid_at(const CaseConfig& config, const std::vector<CellRange>& ranges, con
   if (beyond_wall) return -1;
   for (std::size_t k = 0; k < config.solids.size(); ++k) {
     const CellRange& r = ranges[k];
-    if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] ||
-        g[2] >= r.hi[2]) {
+    if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] || g[2] >= r.hi[2]) {
       continue;
     }
     if (inside_solid(config.solids[k], cell_centre(g))) return int(k);
@@ -99,6 +102,22 @@ void mark_solids(const CaseConfig& config, const Decomposition& d, const BlockSh
 }
 }  // namespace
 
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition) {
+  const std::array<int, 3> n = decomposition.local_size;
+  std::vector<std::int32_t> labels(std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]), 0);
+  if (config.solids.empty()) return labels;
+  const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x) {
+        std::array<std::int64_t, 3> g{};
+        const int k = solid_at(config, ranges, decomposition, x + 1, y + 1, z + 1, g);  // block index: ghost + 1
+        labels[std::size_t(x) + std::size_t(n[0]) * (std::size_t(y) + std::size_t(n[1]) * std::size_t(z))] = k + 1;
+      }
+  return labels;
+}
+
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
   std::vector<CellFlag> flags(static_cast<std::size_t>(shape.n_cells()), kFluid);
@@ -107,7 +126,8 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
 #pragma omp parallel for schedule(static)
   for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
-      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x)
+        flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
   mark_solids(config, decomposition, shape, flags);
 
   const Box interior = shape.interior();
@@ -130,21 +150,60 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
 
 static Point3 solid_centre(const SolidConfig& s) {
   switch (s.shape) {
-    case SolidShape::sphere: return s.center;
+    case SolidShape::sphere:
+      return s.center;
     case SolidShape::cylinder:
       return {0.5 * (s.start[0] + s.end[0]), 0.5 * (s.start[1] + s.end[1]), 0.5 * (s.start[2] + s.end[2])};
-    case SolidShape::box: return {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
+    case SolidShape::box:
+      return {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
   }
   return {0.0, 0.0, 0.0};
 }
 
-std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                               const std::vector<CellFlag>& flags) {
-  std::vector<CutLink> links;
-  if (config.solids.empty()) return links;
+namespace {
+
+bool in_box(const Box& b, int x, int y, int z) {
+  return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1] && z >= b.lo[2] && z < b.hi[2];
+}
+
+/// Whether block cell (x, y, z) lies in the first kOpenPassReach layers next to an open face of the domain (by its
+/// global position): the open-face pass may read its populations (kernels/open_boundaries.hpp).
+bool next_to_open_face(const CaseConfig& config, const Decomposition& d, int x, int y, int z) {
+  const int p[3] = {x, y, z};
+  for (int axis = 0; axis < 3; ++axis) {
+    const int global = d.offset[axis] + p[axis] - 1;
+    if (is_open_face(config.faces[2 * axis].kind) && global < kOpenPassReach) return true;
+    if (is_open_face(config.faces[2 * axis + 1].kind) && global >= d.global_size[axis] - kOpenPassReach) return true;
+  }
+  return false;
+}
+
+/// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates of the image whose
+/// solid node is in the domain) along c: the first solid surface the segment meets (solids may overlap), or 1/2
+/// when rounding leaves the segment in no solid.
+double link_wall_distance(const CaseConfig& config, const Point3& fluid, const int (&c)[3]) {
+  const Point3 step = {double(c[0]), double(c[1]), double(c[2])};
+  const std::array<bool, 3> periodic = {config.faces[0].kind == FaceKind::periodic,
+                                        config.faces[2].kind == FaceKind::periodic,
+                                        config.faces[4].kind == FaceKind::periodic};
+  double q = 2.0;
+  for (const SolidConfig& s : config.solids) {
+    const double t = wall_distance(s, fluid, step, config.size, periodic);
+    if (t >= 0.0 && t < q) q = t;
+  }
+  return q <= 1.0 ? q : 0.5;
+}
+
+}  // namespace
+
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                      const std::vector<CellFlag>& flags) {
+  CutLinkList list;
+  if (config.solids.empty()) return list;
   const BlockShape shape = block_shape(decomposition);
   const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
   const Box interior = shape.interior();
+  std::vector<CutLink> early_interpolated, late_interpolated, halfway;
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
     for (int y = interior.lo[1]; y < interior.hi[1]; ++y)
       for (int x = interior.lo[0]; x < interior.hi[0]; ++x) {
@@ -156,15 +215,52 @@ std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& de
           std::array<std::int64_t, 3> g{};
           const int k = solid_at(config, ranges, decomposition, x + c[0], y + c[1], z + c[2], g);
           if (k < 0) continue;  // a face wall, or a cell beyond one
-          const Point3 centre = solid_centre(config.solids[std::size_t(k)]);
+          const SolidConfig& solid = config.solids[std::size_t(k)];
           const Point3 solid_cell = cell_centre(g);
-          double r[3];  // the wall point halfway along the link, seen from the solid's (wrapped) cell
-          for (int a = 0; a < 3; ++a) r[a] = solid_cell[a] - 0.5 * c[a] - centre[a];
-          CutLink link{cell, i, k, {r[1] * c[2] - r[2] * c[1], r[2] * c[0] - r[0] * c[2], r[0] * c[1] - r[1] * c[0]}};
-          links.push_back(link);
+          // The fluid node seen from the solid's (wrapped) cell: across a periodic face, the image next to it.
+          const Point3 fluid = {solid_cell[0] - c[0], solid_cell[1] - c[1], solid_cell[2] - c[2]};
+          const std::int64_t behind = cell - shape.offset(c[0], c[1], c[2]);
+          CutLink link{};
+          link.cell = cell;
+          link.behind = behind;
+          link.dir = i;
+          link.solid = k;
+          link.x = x;
+          link.y = y;
+          link.z = z;
+          link.q = 0.5;
+          bool interpolated = false;
+          if (solid.wall == SolidWall::interpolated) {
+            const double q = link_wall_distance(config, fluid, c);
+            link.q = q;
+            interpolated = q != 0.5 && !is_solid(flags[behind]);
+          }
+          const InterpolationWeights w = bouzidi_linear_weights(link.q);
+          link.near = w.near ? 1 : 0;
+          link.weight_out = w.out;
+          link.weight_other = w.other;
+          const Point3 centre = solid_centre(solid);
+          double r[3];  // the wall point x_f + q c, seen from the solid's centre
+          for (int a = 0; a < 3; ++a) r[a] = fluid[a] + link.q * c[a] - centre[a];
+          link.arm[0] = r[1] * c[2] - r[2] * c[1];
+          link.arm[1] = r[2] * c[0] - r[0] * c[2];
+          link.arm[2] = r[0] * c[1] - r[1] * c[0];
+          if (!interpolated) {
+            halfway.push_back(link);
+          } else if (in_box(interior, x - c[0], y - c[1], z - c[2]) &&
+                     !next_to_open_face(config, decomposition, x, y, z)) {
+            early_interpolated.push_back(link);
+          } else {
+            late_interpolated.push_back(link);
+          }
         }
       }
-  return links;
+  list.early_interpolated = std::int64_t(early_interpolated.size());
+  list.interpolated = list.early_interpolated + std::int64_t(late_interpolated.size());
+  list.links = std::move(early_interpolated);
+  list.links.insert(list.links.end(), late_interpolated.begin(), late_interpolated.end());
+  list.links.insert(list.links.end(), halfway.begin(), halfway.end());
+  return list;
 }
 
 template <class T>
@@ -181,16 +277,22 @@ Relaxation<T> relaxation(const CaseConfig& config) {
   const double omega_plus = 1.0 / config.tau;
   const double omega_minus =
       config.collision == Collision::bgk ? omega_plus : trt_omega_minus(omega_plus, config.magic);
-  return Relaxation<T>{T(omega_plus), T(omega_minus),
-                       {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
+  return Relaxation<T>{
+      T(omega_plus), T(omega_minus), {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
 }
 
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition) {
   InitialField init{};
   switch (config.initial.kind) {
-    case InitialKind::rest: init.kind = InitialField::kRest; break;
-    case InitialKind::taylor_green_2d: init.kind = InitialField::kTaylorGreen2d; break;
-    case InitialKind::taylor_green_3d: init.kind = InitialField::kTaylorGreen3d; break;
+    case InitialKind::rest:
+      init.kind = InitialField::kRest;
+      break;
+    case InitialKind::taylor_green_2d:
+      init.kind = InitialField::kTaylorGreen2d;
+      break;
+    case InitialKind::taylor_green_3d:
+      init.kind = InitialField::kTaylorGreen3d;
+      break;
   }
   init.amplitude = config.initial.amplitude;
   init.tau = config.tau;  // = 1 / omega_plus (relaxation): the rate at which the first collision relaxes f_neq

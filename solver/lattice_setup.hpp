@@ -28,11 +28,41 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// node) get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 
-/// The cut links of the block's [[solid]] bodies (kernels/solid_forces.hpp): every interior fluid cell x and
-/// direction i with x + c_i inside solid k (the same global rule as the flags, so a link's solid is the same on every
-/// rank count), in cell order, then direction order. `flags`: build_flags' result. Face walls have none.
-std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                               const std::vector<CellFlag>& flags);
+/// The cut links of a block's [[solid]] bodies (kernels/cut_links.hpp), in three groups, each in cell order, then
+/// direction order:
+///   [0, early_interpolated):             links of interpolated walls whose x_b = x_f - c_i is an interior cell and
+///                                        whose x_f lies kOpenPassReach layers or more from every open face (their
+///                                        pass may run before the halo exchange and the open-face pass);
+///   [early_interpolated, interpolated):  the other interpolated links, after both: x_b a ghost cell (they read what
+///                                        the exchange delivers, or what the open-face pass sets at an open face's
+///                                        ghost node), or x_f next to an open face (the open-face pass reads its wall
+///                                        slot first; docs/boundaries.md, "The order of the passes within a step");
+///   [interpolated, links.size()):        half-way links.
+/// Which group a link is in follows from its global position and the case's faces, so the passes do the same
+/// operations in the same order on every slot on any rank count.
+struct CutLinkList {
+  std::vector<CutLink> links;
+  std::int64_t early_interpolated = 0;
+  std::int64_t interpolated = 0;
+};
+
+/// The cut links of the block's [[solid]] bodies: every interior fluid cell x_f and direction i with x_f + c_i inside
+/// solid k (the first that holds it, by the same global rule as the flags, so a link's solid is the same on every
+/// rank count). Face walls have none. Each link's wall distance q is that of the first solid surface the segment from
+/// x_f to x_f + c_i meets (solver/solid_shapes.hpp, wall_distance, by global coordinates: the same bits on every
+/// rank), and it is interpolated (kernels/boundary_rules.hpp) when its solid has wall = "interpolated", except
+///   - q = 1/2 exactly (interpolation gives half-way bounce-back exactly: the link stays half-way);
+///   - x_b = x_f - c_i is solid (a gap one node wide along c_i, or x_b beyond a wall face): the interpolation has no
+///     second fluid node, and the link is half-way (its q then counts for the torque arm only).
+/// `flags`: build_flags' result.
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags);
+
+/// The solid each interior cell of this rank's block belongs to, for the `solid` output field: 0 in fluid, 1 + k in
+/// a cell of config.solids[k] (the first solid that holds it, as build_flags marks it), MacroscopicFields order
+/// (x fastest, interior cells only). Decided by global position: every rank count, in core and out of core, gives
+/// the same labels. This is the one place that says which solid holds a cell (mark_solids and cut_links ask the
+/// same question).
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>

@@ -7,16 +7,36 @@
 // just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
 // no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
 // communication stream, then the boundary shell once it is done.
+//
+// Two sparse passes complete each step, due before the next step or read-out like the exchange (settle, the one
+// place that orders them; the overlapped advance runs the same order of the same operations on every slot):
+//   1. the early interpolated walls ([[solid]] wall = "interpolated", kernels/interpolated_walls.hpp): the cut links
+//      whose second node x_b is an interior cell and whose x_f lies kOpenPassReach layers or more from every open
+//      face; they read and write no slot the exchange or the open-face pass touches;
+//   2. the pending halo exchange;
+//   3. the open-face pass (kernels/open_boundaries.hpp): it reads neighbours along the face that the exchange
+//      delivers, and post-collision populations of the first two layers next to the face, among them those that sit
+//      in cut links' wall slots (x + c_k inside a body), which step 4 overwrites with the wall's answer;
+//   4. the late interpolated walls: links whose x_b is a ghost cell (they read what the exchange delivered, or, at
+//      an open face's ghost node, the population that the open-face pass just set: f*_i(x_b) of a near link is what
+//      the face sends into x_f along c_i), and links whose x_f is next to an open face (their wall slot was read by
+//      step 3). Their x_f lie in the shell (the boundary layer, or kOpenFaceShell layers next to an open face).
+// So the open faces go before the walls that touch them: each reads what it needs before the other writes it, and
+// the two never write the same slot (docs/boundaries.md, "The order of the passes within a step"). With overlap,
+// step 1 runs before the inner cells' update, steps 2-4 before the shell's.
 #include "solver/lattice_simulation.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <string>
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
+#include "kernels/interpolated_walls.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/open_boundaries.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
@@ -72,9 +92,10 @@ double host_readout_bytes(const CaseConfig& config, const Decomposition& decompo
 }
 
 /// Layers of the block next to an open face that the overlapped step keeps out of the inner box: the open-face
-/// pass, which waits for the exchange, reads the face cells and the next layer inwards, and the inner update must not
-/// write them before it (an odd step writes one layer beyond its cells).
-constexpr int kOpenFaceShell = 3;
+/// pass, which waits for the exchange, reads the face cells and the next layer inwards (kOpenPassReach), and so do
+/// the late interpolated links after it (x_f in those layers, x_b one further in); the inner update must not write
+/// them before (an odd step writes one layer beyond its cells).
+constexpr int kOpenFaceShell = kOpenPassReach + 1;
 
 /// Splits the interior into the inner box (cells that read no ghost of an exchanged axis, and lie kOpenFaceShell
 /// layers or more from an open face) and the shell slabs around it, peeled axis by axis so that no cell is in two
@@ -127,9 +148,8 @@ class LatticeSimulation final : public Simulation {
       try {
         particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
       } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
-        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
-                              " particles; use fewer particles (particles.count) or more ranks",
-                          true);
+        throw OutOfMemoryError("out of host memory while setting up " + std::to_string(config.particles.count) +
+                               " particles; use fewer particles (particles.count) or more ranks");
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
@@ -146,26 +166,32 @@ class LatticeSimulation final : public Simulation {
       const RoundingKey key{static_cast<std::uint32_t>(step_),
                             {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
       if (overlap_ && halo_pending_) {
+        interior_wall_pass();
         step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
         step_done_.wait(comm_);
         update(inner_, key);
         halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
         halo_done_.record(comm_);
         halo_done_.wait(compute_);
-        complete_open();  // the inner update left the cells it reads alone (kOpenFaceShell)
+        complete_open();       // the inner update left the cells it reads alone (kOpenFaceShell)
+        boundary_wall_pass();  // after the open faces: the late links read what that pass wrote (see above)
         for (const Box& box : shell_) update(box, key);
       } else {
-        complete_halo();
+        settle();
         update(shape_.interior(), key);
       }
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
       if (open_) open_pending_ = OpenPending::apply;  // after the exchange, before the next step or read-out
+      wall_pass_pending_ = n_interpolated_ > 0;       // the step's interpolated walls (settle)
+      saved_valid_ = false;
       if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
-        complete_halo();
-        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
+        settle();
+        const ForceFieldView<R> user = user_force();
+        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_,
+                         user.present() ? &user : nullptr);
       }
     }
   }
@@ -191,7 +217,10 @@ class LatticeSimulation final : public Simulation {
       backend::synchronize();
       if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
       step_ = frozen_at;
-      open_pending_ = OpenPending::none;  // the pass after the unstable step ran before the first frozen one
+      // The unstable step's own open-face and wall passes ran before the next step; the later ones left the state
+      // alone.
+      open_pending_ = OpenPending::none;
+      wall_pass_pending_ = false;
     }
     return unstable_step_;
   }
@@ -201,7 +230,7 @@ class LatticeSimulation final : public Simulation {
   /// kMomentSlabCells cells, so the device buffer stays small). Collective on several ranks: the pending exchange
   /// is done first.
   void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
-    complete_halo();
+    settle();
     const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
     const int slab_planes =
         int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
@@ -223,7 +252,7 @@ class LatticeSimulation final : public Simulation {
   /// One slab, the whole block: the velocity of every block cell is computed, its ghost planes exchanged
   /// (collective), with scratch fields for the stencils.
   void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
-    complete_halo();
+    settle();
     const std::size_t cells = std::size_t(shape_.n_cells());
     DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
     R* const u_ptr[3] = {u[0].data(), u[1].data(), u[2].data()};
@@ -248,8 +277,15 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::vector<double> populations() override {
-    complete_halo();
-    const std::vector<T> all = f_.download();
+    settle();
+    std::vector<T> all = f_.download();
+    if (saved_valid_ && n_interpolated_ > 0) {
+      // The wall slots of interpolated links hold the arriving populations: put back the f*_i(x_f) they replaced.
+      const std::vector<T> saved = saved_.download();
+      for (std::int64_t k = 0; k < n_interpolated_; ++k) {
+        all[std::size_t(wall_slot(host_links_[std::size_t(k)], shape_.n_cells()))] = saved[std::size_t(k)];
+      }
+    }
     const std::vector<CellFlag> flags = flags_.download();
     return interior_populations(all.data(), flags.data(), shape_, layout_, walls_);
   }
@@ -265,11 +301,13 @@ class LatticeSimulation final : public Simulation {
       open_->forget_history();
       open_pending_ = OpenPending::apply;
     }
+    wall_pass_pending_ = n_interpolated_ > 0;  // the interpolated walls of the streaming to come
+    saved_valid_ = false;
     reset_watch();
   }
 
   RawState raw_populations() override {
-    complete_halo();
+    settle();  // the state after the step's wall pass: all the next step needs, on any decomposition
     const std::vector<T> all = f_.download();
     RawState state;
     state.step = step_;
@@ -294,14 +332,69 @@ class LatticeSimulation final : public Simulation {
     // The open faces' values are in slot i of their face cells (raw_populations): back where the next step reads
     // them, after the exchange (which may write the ghost nodes of the rank boundaries' edges).
     if (open_) open_pending_ = OpenPending::restore;
+    wall_pass_pending_ = false;  // the state was taken after the wall pass
+    saved_valid_ = false;        // the replaced values are not in it: forces count its links half-way until a step
     reset_watch();
   }
 
+  DeviceArray population_array() override {
+    settle();
+    // An odd step next ("swapped") reads ghosts filled from the interior: fill them again from what the caller
+    // writes. After an odd step ("own") the ghosts' contents have been delivered and the even step reads none.
+    if (layout_ == PopulationLayout::swapped) halo_pending_ = halo_.active();
+    return block_interior_array(f_.data(), shape_, 'f', int(sizeof(T)), true, d3q19::Q, shape_.n_cells());
+  }
+
+  std::string population_layout() const override { return layout_ == PopulationLayout::own ? "own" : "swapped"; }
+
+  DeviceArray flag_array() override {
+    return block_interior_array(flags_.data(), shape_, 'u', int(sizeof(CellFlag)), false);
+  }
+
+  DeviceArray temperature_array() override {
+    if (!thermal_) throw std::logic_error("temperature: the case has no [thermal] section");
+    return block_interior_array(thermal_->current_field(), shape_, 'f', int(sizeof(R)), true);
+  }
+
+  DeviceArray force_array() override {
+    if (particles_ && config_.particles.two_way) {
+      throw std::logic_error(
+          "force: not available with particles.two_way = true (the particles' deposit is the per-cell force of the "
+          "fused kernel); set particles.two_way = false or use [physics] body_force");
+    }
+    if (user_force_.size() == 0) {
+      user_force_ = DeviceBuffer<R>(3 * std::size_t(shape_.n_cells()));
+      user_force_.upload(std::vector<R>(user_force_.size(), R(0)));
+    }
+    return block_interior_array(user_force_.data(), shape_, 'f', int(sizeof(R)), true, 3, shape_.n_cells(), true);
+  }
+
+  void moments_to_device(void* out) override {
+    settle();
+    const std::int64_t n = shape_.interior_cells();
+    R* base = static_cast<R*>(out);
+    const MomentView<R> view_out{base, {base + n, base + 2 * n, base + 3 * n}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, view_out, 1, shape_.n[2] + 1,
+                    &compute_, force_field());
+  }
+
+  void particles_to_device(double* out) override {
+    if (!particles_) throw std::logic_error("particles: the case has no [particles] section");
+    particles_->copy_state_to_device(out, compute_);
+  }
+
+  std::int64_t local_particle_count() const override { return particles_ ? particles_->local_count() : 0; }
+
+  void* stream_handle() const override { return compute_.handle(); }
+
   std::vector<unsigned long long> local_solid_force_sums() override {
+    settle();  // on every rank: the pending halo exchange is collective
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
     force_sums_.upload(zero);
-    sum_cut_link_forces(view(), links_.data(), n_links_, force_sums_.data(), &compute_);
+    sum_cut_link_forces(view(), links_.data(), n_links_, saved_.data(), saved_valid_ ? n_interpolated_ : 0,
+                        force_sums_.data(), &compute_);
     return force_sums_.download();
   }
 
@@ -311,15 +404,52 @@ class LatticeSimulation final : public Simulation {
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
 
  private:
-  /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/solid_forces.hpp); none without solids.
+  /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/cut_links.hpp, interpolated ones
+  /// first); none without solids. The host keeps the interpolated ones (populations()).
   void set_up_cut_links(const CaseConfig& config, const std::vector<CellFlag>& flags) {
     n_solids_ = int(config.solids.size());
-    const std::vector<CutLink> links = cut_links(config, decomposition_, flags);
-    n_links_ = std::int64_t(links.size());
+    CutLinkList list = cut_links(config, decomposition_, flags);
+    n_links_ = std::int64_t(list.links.size());
+    n_early_interpolated_ = list.early_interpolated;
+    n_interpolated_ = list.interpolated;
     if (n_links_ == 0) return;
-    links_ = DeviceBuffer<CutLink>(links.size());
-    links_.upload(links);
+    links_ = DeviceBuffer<CutLink>(list.links.size());
+    links_.upload(list.links);
     force_sums_ = DeviceBuffer<unsigned long long>(std::size_t(n_solids_) * kForceSums);
+    if (n_interpolated_ == 0) return;
+    saved_ = DeviceBuffer<T>(std::size_t(n_interpolated_));
+    list.links.resize(std::size_t(n_interpolated_));
+    host_links_ = std::move(list.links);
+  }
+
+  /// The pending wall pass over interpolated links [begin, end) (kernels/interpolated_walls.hpp), for the step
+  /// just taken (index step_ - 1).
+  void wall_pass(std::int64_t begin, std::int64_t end) {
+    const RoundingKey key{static_cast<std::uint32_t>(step_ - 1),
+                          {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
+    const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
+    apply_interpolated_walls(view(), layout_, links_.data(), begin, end, saved_.data(), key, stability, &compute_);
+  }
+  /// The early links (x_b interior, x_f away from open faces): they may run before the exchange and the open faces.
+  void interior_wall_pass() {
+    if (wall_pass_pending_) wall_pass(0, n_early_interpolated_);
+  }
+  /// The late links (x_b a ghost cell, or x_f next to an open face), after the exchange and the open-face pass;
+  /// completes the pass.
+  void boundary_wall_pass() {
+    if (!wall_pass_pending_) return;
+    wall_pass(n_early_interpolated_, n_interpolated_);
+    wall_pass_pending_ = false;
+    saved_valid_ = true;
+  }
+
+  /// Completes the step just taken, in the order of the file's head: the early interpolated links, the pending
+  /// halo exchange and the open-face pass (complete_halo), the late interpolated links. What every read-out and the
+  /// next step need first.
+  void settle() {
+    interior_wall_pass();
+    complete_halo();       // the exchange, then the open faces (which read wall slots the late links overwrite)
+    boundary_wall_pass();  // after the open faces: near links through an open face read what that pass set
   }
 
   void update(const Box& box, const RoundingKey& key) {
@@ -340,10 +470,20 @@ class LatticeSimulation final : public Simulation {
   bool freezes() const { return decomposition_.size == 1; }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
-  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
+  /// The per-cell force of force_array() (absent until it is asked for).
+  ForceFieldView<R> user_force() const {
+    ForceFieldView<R> user;
+    if (user_force_.size() == 0) return user;
+    for (int a = 0; a < 3; ++a) user.f[a] = user_force_.data() + std::int64_t(a) * shape_.n_cells();
+    return user;
+  }
+  /// Per-cell force of two-way coupled particles or of force_array() (never both), and of the buoyant temperature
+  /// (absent otherwise).
   ForceFieldView<R> force_field() const {
-    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
-    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
+    const ForceFieldView<R> cells = user_force_.size() != 0 ? user_force()
+                                    : particles_            ? particles_->force_field()
+                                                            : ForceFieldView<R>{};
+    return thermal_ ? thermal_->with_buoyancy(cells) : cells;
   }
 
   /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
@@ -390,9 +530,16 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
-  DeviceBuffer<CutLink> links_;                   // cut links of the [[solid]] bodies (set_up_cut_links)
+  DeviceBuffer<R> user_force_;                   // force_array(): 3 components of n_cells values; empty until asked for
+  DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
+  DeviceBuffer<T> saved_;                        // the wall slots the last wall pass replaced, per interpolated link
+  std::vector<CutLink> host_links_;              // the interpolated links [0, n_interpolated_)
   std::int64_t n_links_ = 0;
+  std::int64_t n_early_interpolated_ = 0;  // the early interpolated links (settle): [0, this)
+  std::int64_t n_interpolated_ = 0;        // all interpolated links: [0, this)
+  bool wall_pass_pending_ = false;         // the step just taken still owes its interpolated walls (settle)
+  bool saved_valid_ = false;               // saved_ holds the values the last step's wall pass replaced
   int n_solids_ = 0;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
@@ -420,6 +567,12 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    // "auto" would have gone out of core for a fluid-only case (solver/out_of_core.hpp); say why it did not.
+    const std::string not_out_of_core =
+        backend::is_gpu() && config.out_of_core.mode == OutOfCoreMode::automatic && config.particles.enabled
+            ? "; numerics.out_of_core = \"auto\" stays in core: out-of-core runs take no [particles] (they couple to "
+              "the whole block at every step)"
+            : "";
     const double particle_bytes = particle_bytes_needed(config, decomposition);
     if (particle_bytes > 0.5 * needed) {
       char text[320];
@@ -430,7 +583,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                     decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                     static_cast<long long>(config.particles.count), needed * 1e-9,
                     backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
-      throw DeviceError(text, true);
+      throw OutOfMemoryError(text + not_out_of_core);
     }
     char text[320];
     std::snprintf(text, sizeof text,
@@ -439,7 +592,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
                   backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw OutOfMemoryError(text + not_out_of_core);
   }
 }
 

@@ -137,7 +137,8 @@ std::string solids_summary(const CaseConfig& config) {
   for (const SolidConfig& s : config.solids) {
     const std::int64_t cells = solid_cell_count(s, config.size);
     text += "solid       '" + s.name + "' " + shapes[int(s.shape)] + ", " + std::to_string(cells) +
-            " cells (resting bounce-back wall)\n";
+            (s.wall == SolidWall::interpolated ? " cells (resting wall, interpolated bounce-back)\n"
+                                               : " cells (resting wall, half-way bounce-back)\n");
     if (cells == 0) {
       text += "warning: solid '" + s.name + "' covers no cell: no cell centre (i + 0.5, j + 0.5, k + 0.5) lies " +
               "inside it or on its surface (too small, or outside the domain), so it has no effect\n";

@@ -28,7 +28,11 @@ const std::vector<CaseSection>& case_file_schema() {
       {"thermal",
        {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
         "perturbation"}},
-      {"solid", {"name", "shape", "center", "radius", "start", "end", "min", "max", "forces"}, true},
+      {"solid",
+       {"name", "shape", "center", "radius", "start", "end", "min", "max", "wall", "forces", "reference_area",
+        "reference_velocity", "reference_length", "drag_direction", "lift_direction"},
+       true},
+      {"forces", {"every", "statistics_from"}},
   };
   return sections;
 }

@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "solver/solid_shapes.hpp"
 
 namespace eddy::reference {
 
-const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
-                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
+const int kVelocity[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},  {0, -1, 0}, {0, 0, 1},   {0, 0, -1},
+                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0},  {-1, 1, 0}, {1, 0, 1},  {-1, 0, -1}, {1, 0, -1},
                               {-1, 0, 1}, {0, 1, 1},   {0, -1, -1}, {0, 1, -1}, {0, -1, 1}};
 const double kWeight[19] = {1.0 / 3,  1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18,
                             1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36,
@@ -38,6 +41,66 @@ ReferenceLbm::ReferenceLbm(const CaseConfig& config) : config_(config) {
     omega_minus_ = 1.0 / tau_minus;
   }
   f_.assign(19 * n_, 0.0);
+  solid_.assign(n_, -1);
+  for (int z = 0; z < config.size[2]; ++z)
+    for (int y = 0; y < config.size[1]; ++y)
+      for (int x = 0; x < config.size[0]; ++x)
+        solid_[x + std::size_t(config.size[0]) * (y + std::size_t(config.size[1]) * z)] = solid_at(config, x, y, z);
+  // The wall distance of every link from a fluid cell into a solid one (the fluid node seen from the solid cell,
+  // across a periodic face if need be).
+  q_.assign(19 * n_, -1.0);
+  for (int z = 0; z < config.size[2]; ++z)
+    for (int y = 0; y < config.size[1]; ++y)
+      for (int x = 0; x < config.size[0]; ++x) {
+        const std::size_t k = x + std::size_t(config.size[0]) * (y + std::size_t(config.size[1]) * z);
+        if (solid_[k] >= 0) continue;
+        for (int i = 1; i < 19; ++i) {
+          int t[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
+          bool inside = true;
+          for (int a = 0; a < 3; ++a) {
+            const int n = config.size[a];
+            if (t[a] >= 0 && t[a] < n) continue;
+            if (config.faces[2 * a].kind != FaceKind::periodic) inside = false;
+            t[a] = (t[a] + n) % n;
+          }
+          if (!inside || solid_at(config, t[0], t[1], t[2]) < 0) continue;
+          const double fluid[3] = {t[0] + 0.5 - kVelocity[i][0], t[1] + 0.5 - kVelocity[i][1],
+                                   t[2] + 0.5 - kVelocity[i][2]};
+          q_[i * n_ + k] = wall_distance(config, fluid, kVelocity[i]);
+        }
+      }
+}
+
+int ReferenceLbm::solid_at(const CaseConfig& config, int x, int y, int z) {
+  const Point3 p = {x + 0.5, y + 0.5, z + 0.5};
+  for (std::size_t k = 0; k < config.solids.size(); ++k)
+    if (inside_solid(config.solids[k], p)) return int(k);
+  return -1;
+}
+
+double ReferenceLbm::wall_distance(const CaseConfig& config, const double fluid[3], const int c[3]) {
+  // A point is solid when a solid holds it wrapped into the domain (periodic axes) or it lies in the domain.
+  const auto inside = [&](double t) {
+    Point3 p;
+    for (int a = 0; a < 3; ++a) {
+      const double n = config.size[a];
+      p[a] = fluid[a] + t * c[a];
+      if (config.faces[2 * a].kind == FaceKind::periodic) {
+        p[a] = p[a] < 0.0 ? p[a] + n : (p[a] >= n ? p[a] - n : p[a]);
+      } else if (p[a] < 0.0 || p[a] > n) {
+        return false;
+      }
+    }
+    for (const SolidConfig& s : config.solids)
+      if (inside_solid(s, p)) return true;
+    return false;
+  };
+  double lo = 0.0, hi = 1.0;  // outside at lo, inside at hi
+  for (int k = 0; k < 80; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    (inside(mid) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 double ReferenceLbm::equilibrium(int i, double rho, const double u[3]) {
@@ -60,7 +123,13 @@ void ReferenceLbm::moments(const std::vector<double>& f, std::size_t k, double& 
     rho += f[i * n_ + k];
     for (int a = 0; a < 3; ++a) j[a] += kVelocity[i][a] * f[i * n_ + k];
   }
-  for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * config_.body_force[a]) / rho;
+  double F[3];
+  force_at(k, F);
+  for (int a = 0; a < 3; ++a) u[a] = (j[a] + 0.5 * F[a]) / rho;
+}
+
+void ReferenceLbm::force_at(std::size_t k, double (&force)[3]) const {
+  for (int a = 0; a < 3; ++a) force[a] = config_.body_force[a] + (force_field_[a].empty() ? 0.0 : force_field_[a][k]);
 }
 
 namespace {
@@ -124,6 +193,8 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
       beyond = 2 * a + (along[a] < 0 ? 0 : 1);
     }
   }
+  // x - t inside a [[solid]] body: the rules read x itself, as across a face that is not free slip.
+  const bool along_solid = beyond < 0 && solid_[index(along[0], along[1], along[2])] >= 0;
   const auto mirror = [&](int a) {
     int m[3] = {c[0], c[1], c[2]};
     m[a] = -m[a];
@@ -155,9 +226,9 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
       // the velocity extrapolated from x and x + n) plus the non-equilibrium part of the inner neighbour x - t,
       // whose equilibrium is taken as that of x.
       double inner;
-      if (beyond < 0) {
+      if (beyond < 0 && !along_solid) {
         inner = f_[i * n_ + index(along[0], along[1], along[2])];
-      } else if (config_.faces[beyond].kind == FaceKind::free_slip) {
+      } else if (beyond >= 0 && config_.faces[beyond].kind == FaceKind::free_slip) {
         inner = f_[mirror(beyond / 2) * n_ + k];
       } else {
         inner = f_[i * n_ + k];
@@ -166,15 +237,20 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
       post_moments(p[0], p[1], p[2], rho, u);
       int q[3] = {p[0], p[1], p[2]};
       q[axis] += c[axis];
-      post_moments(q[0], q[1], q[2], rho_next, next);
+      // x + n: u(x) where it is not a fluid cell of the domain (a solid body, or a domain one cell thick)
+      if (q[axis] >= 0 && q[axis] < config_.size[axis] && solid_[index(q[0], q[1], q[2])] < 0) {
+        post_moments(q[0], q[1], q[2], rho_next, next);
+      } else {
+        for (int a = 0; a < 3; ++a) next[a] = u[a];
+      }
       for (int a = 0; a < 3; ++a) ug[a] = 2.0 * u[a] - next[a];
       return inner + equilibrium(i, 2.0 * b.density - rho, ug) - equilibrium(i, rho, u);
     }
     case FaceKind::outflow: {
       double inner;
-      if (beyond < 0) {
+      if (beyond < 0 && !along_solid) {
         inner = f_[i * n_ + index(along[0], along[1], along[2])];
-      } else if (config_.faces[beyond].kind == FaceKind::free_slip) {
+      } else if (beyond >= 0 && config_.faces[beyond].kind == FaceKind::free_slip) {
         inner = f_[mirror(beyond / 2) * n_ + k];
       } else {
         inner = f_[i * n_ + k];
@@ -184,7 +260,7 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
       return (history_[i * n_ + k] + lambda * inner) / (1.0 + lambda);
     }
     case FaceKind::free_slip:
-      if (beyond >= 0) return f_[opposite(i) * n_ + k];
+      if (beyond >= 0 || along_solid) return f_[opposite(i) * n_ + k];
       return f_[mirror(axis) * n_ + index(along[0], along[1], along[2])];
     default:
       return 0.0;
@@ -194,10 +270,14 @@ double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int
 std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
   const int nx = config_.size[0], ny = config_.size[1], nz = config_.size[2];
   std::vector<double> out(19 * n_, 0.0);
+  // Near interpolated links (q < 1/2) whose second node x - c_i lies beyond an open face: that node's population
+  // along c_i is the one the open face sends into x, known after the open loop below ([i * n + k] pairs).
+  std::vector<std::pair<std::size_t, int>> near_open;
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
         const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
+        if (solid_[k] >= 0) continue;  // solid cells take no part
         for (int i = 0; i < 19; ++i) {
           int target[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
           // Which non-periodic faces does the link cross? Its wall moves with their velocity if they all share
@@ -233,11 +313,51 @@ std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
             if (!same) uw[0] = uw[1] = uw[2] = 0.0;
             const double correction = 2.0 * kWeight[i] * 1.0 * dot(kVelocity[i], uw) / kCs2;  // rho_w = 1
             out[opposite(i) * n_ + k] = value - correction;
-          } else if (crossed_open == 0) {
-            const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
-            out[i * n_ + t] = value;
+            continue;
           }
-          // crossed_open > 0 only: the population leaves the domain; the open face sends one in (below).
+          if (crossed_open > 0) continue;  // the population leaves the domain; the open face sends one in (below)
+          const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
+          const int solid = solid_[t];
+          if (solid < 0) {
+            out[i * n_ + t] = value;
+            continue;
+          }
+          // Into a solid body: half-way, or interpolated with the second node x - c_i when it is fluid or lies beyond
+          // open faces only (a ghost node of the open face: not solid); beyond a wall face it is solid.
+          double result = value;
+          int behind[3] = {x - kVelocity[i][0], y - kVelocity[i][1], z - kVelocity[i][2]};
+          bool beyond_wall = false, beyond_open = false;
+          for (int a = 0; a < 3; ++a) {
+            const int n = config_.size[a];
+            if (behind[a] >= 0 && behind[a] < n) continue;
+            const FaceKind kind = config_.faces[2 * a + (behind[a] < 0 ? 0 : 1)].kind;
+            if (kind == FaceKind::periodic) {
+              behind[a] = (behind[a] + n) % n;
+            } else if (precedence(kind) > 0) {
+              beyond_open = true;
+            } else {
+              beyond_wall = true;
+            }
+          }
+          bool behind_fluid = !beyond_wall;
+          if (behind_fluid && !beyond_open) {
+            const std::size_t b = behind[0] + std::size_t(nx) * (behind[1] + std::size_t(ny) * behind[2]);
+            behind_fluid = solid_[b] < 0;
+          }
+          if (config_.solids[std::size_t(solid)].wall == SolidWall::interpolated && behind_fluid) {
+            const double q = q_[i * n_ + k];
+            if (q < 0.5 && beyond_open) {
+              near_open.emplace_back(k, i);  // after the open loop
+              continue;
+            }
+            if (q < 0.5) {
+              const std::size_t b = behind[0] + std::size_t(nx) * (behind[1] + std::size_t(ny) * behind[2]);
+              result = 2.0 * q * value + (1.0 - 2.0 * q) * f_[i * n_ + b];
+            } else {
+              result = (value + (2.0 * q - 1.0) * f_[opposite(i) * n_ + k]) / (2.0 * q);
+            }
+          }
+          out[opposite(i) * n_ + k] = result;
         }
       }
   if (entering) entering->assign(19 * n_, std::numeric_limits<double>::quiet_NaN());
@@ -245,6 +365,7 @@ std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
         const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
+        if (solid_[k] >= 0) continue;
         for (int i = 1; i < 19; ++i) {
           // The population arriving along c_i comes from x - c_i: through open faces only, the open rule sets it.
           const int from[3] = {x - kVelocity[i][0], y - kVelocity[i][1], z - kVelocity[i][2]};
@@ -262,14 +383,20 @@ std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
           if (entering) (*entering)[i * n_ + k] = out[i * n_ + k];
         }
       }
+  // The near interpolated links through an open face: f*_i(x - c_i) is what the face sent into x along c_i.
+  for (const auto& [k, i] : near_open) {
+    const double q = q_[i * n_ + k];
+    out[opposite(i) * n_ + k] = 2.0 * q * f_[i * n_ + k] + (1.0 - 2.0 * q) * out[i * n_ + k];
+  }
   return out;
 }
 
 void ReferenceLbm::collide(std::vector<double>& f) const {
-  const double* F = config_.body_force.data();
   for (std::size_t k = 0; k < n_; ++k) {
-    double rho, u[3];
+    if (solid_[k] >= 0) continue;
+    double rho, u[3], F[3];
     moments(f, k, rho, u);
+    force_at(k, F);
     double feq[19], source[19], post[19];
     for (int i = 0; i < 19; ++i) {
       feq[i] = equilibrium(i, rho, u);
@@ -306,6 +433,7 @@ void ReferenceLbm::fields(std::vector<double>& rho, std::array<std::vector<doubl
   rho.assign(n_, 0.0);
   for (auto& c : u) c.assign(n_, 0.0);
   for (std::size_t k = 0; k < n_; ++k) {
+    if (solid_[k] >= 0) continue;  // rho = 0, u = 0, as eddy writes solid cells
     double v[3];
     moments(f, k, rho[k], v);
     for (int a = 0; a < 3; ++a) u[a][k] = v[a];
