@@ -113,6 +113,12 @@ void check_config(const eddy::CaseConfig& c) {
     if (f.kind == FaceKind::outflow && f.scheme == OutflowScheme::convective) {
       require(finite(f.convection_velocity) && f.convection_velocity > 0.0, "convection velocity > 0", c);
     }
+    // Open faces run in core only, and not with [thermal] or [particles] yet (io/case/open_boundaries.cpp,
+    // io/case/numerics.cpp).
+    if (is_open_face(f.kind)) {
+      require(c.out_of_core.mode != OutOfCoreMode::on, "no open face with out_of_core = true", c);
+      require(!c.thermal.enabled && !c.particles.enabled, "no open face with [thermal] or [particles]", c);
+    }
   }
 
   // [physics]: tau > 0.5 (and < 1e6), nu = (tau - 1/2)/3 > 0, everything derived finite, Ma <= 0.3
