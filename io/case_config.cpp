@@ -77,6 +77,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_min_tau(config, source);         // the tau limit of both unit systems
   finalize_units(config, source);           // SI values fix U and nu
   finalize_physics(config, source);
+  finalize_open_boundaries(config, source);  // SI to lattice needs dt and U; the Mach check needs the inlet speeds
   finalize_initial(config, source);
   finalize_mach(config, source);
   finalize_thermal(config, source);  // kappa, g beta and the sub-steps need nu, L and the largest speed

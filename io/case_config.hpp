@@ -47,16 +47,92 @@ struct OutOfCoreConfig {
   int slabs = 0;                                  ///< z-slabs per block; 0 = chosen from the budget
 };
 
-/// Boundary condition on one face of the domain.
-enum class FaceKind { periodic, wall, moving_wall };
+/// Boundary condition on one face of the domain. The open types (velocity_inlet and after) are applied by the
+/// sparse pass over the face cells (kernels/open_boundaries.hpp, docs/boundaries.md; their schemes and sources in
+/// cases/README.md, "Open boundaries").
+enum class FaceKind { periodic, wall, moving_wall, velocity_inlet, pressure_outlet, outflow, free_slip };
+
+/// True for velocity_inlet, pressure_outlet, outflow and free_slip.
+inline bool is_open_face(FaceKind kind) { return kind >= FaceKind::velocity_inlet; }
+
+/// The case file's name of a face type ("periodic" for a periodic face).
+inline const char* face_kind_name(FaceKind kind) {
+  switch (kind) {
+    case FaceKind::periodic:
+      return "periodic";
+    case FaceKind::wall:
+      return "wall";
+    case FaceKind::moving_wall:
+      return "moving_wall";
+    case FaceKind::velocity_inlet:
+      return "velocity_inlet";
+    case FaceKind::pressure_outlet:
+      return "pressure_outlet";
+    case FaceKind::outflow:
+      return "outflow";
+    case FaceKind::free_slip:
+      return "free_slip";
+  }
+  return "?";
+}
 
 /// Face order used everywhere: x_min, x_max, y_min, y_max, z_min, z_max (index = 2 * axis + side).
 inline constexpr std::array<const char*, 6> kFaceNames = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
 
+/// Velocity profile of a velocity_inlet ([boundary.<face>] profile).
+enum class InletProfile {
+  uniform,    ///< the same velocity everywhere on the face
+  parabolic,  ///< plane Poiseuille (one walled tangential axis) or the duct product form (two), normal to the face
+  csv,        ///< interpolated from the points of a CSV file (InletTable)
+};
+
+/// The points of a profile = "csv" inlet (io/case/inlet_profile.cpp reads them): a line (one coordinate column)
+/// or a tensor grid (two) of positions across the face, each with a velocity. After finalize_case positions are in
+/// cells from the domain's lower corner and velocities in lattice units.
+struct InletTable {
+  std::string file;                             ///< the CSV file, as resolved (relative to the case file)
+  int axes = 0;                                 ///< coordinate columns: 1 or 2
+  std::array<int, 2> axis = {0, 0};             ///< their global axes (both tangential to the face)
+  std::array<std::vector<double>, 2> coord;     ///< grid positions per coordinate column, strictly increasing
+  std::vector<std::array<double, 3>> velocity;  ///< [k0 + n0 * k1]: the velocity vector (x, y, z) at each point
+};
+
+/// How an outflow face extrapolates the populations entering the domain ([boundary.<face>] scheme).
+enum class OutflowScheme {
+  zero_gradient,  ///< the ghost node repeats its inner neighbour
+  convective,     ///< d f / d t + U_c d f / d n = 0, implicit upwind (Yang 2013; Orlanski 1976)
+};
+
 struct FaceBoundary {
   FaceKind kind = FaceKind::wall;
-  /// Wall velocity in lattice units (only for moving_wall; must be tangential to the face).
+  /// Wall velocity in lattice units (only for moving_wall; must be tangential to the face); for a uniform
+  /// velocity_inlet, the inlet velocity (its component into the domain > 0).
   std::array<double, 3> velocity = {0.0, 0.0, 0.0};
+
+  // velocity_inlet
+  InletProfile profile = InletProfile::uniform;
+  /// profile = "parabolic": the peak speed U_m into the domain (lattice units; from mean_velocity the reader
+  /// stores the mean and mean_speed = true until finalize_case derives U_m: U_mean = 2/3 U_m across one walled
+  /// axis, 4/9 U_m across two). A uniform inlet given by mean_velocity or max_velocity keeps its speed here until
+  /// finalize_case turns it into `velocity`.
+  double speed = 0.0;
+  bool mean_speed = false;
+  InletTable table;        ///< profile = "csv"
+  double ramp_time = 0.0;  ///< steps of the sin^2 ramp from rest (0: the full velocity from the first step)
+
+  // pressure_outlet: the density held at the face (lattice; rho0 = 1); `pressure` (NaN = not given) is turned into
+  // it by finalize_case: rho = 1 + p / c_s^2 (lattice), 1 + 3 p dt^2 / (rho_si dx^2) (Pa under [units]).
+  double density = 1.0;
+  double pressure = std::numeric_limits<double>::quiet_NaN();
+
+  // outflow
+  OutflowScheme scheme = OutflowScheme::zero_gradient;
+  /// U_c of the convective scheme (lattice units); 0 = physics.velocity U (filled by finalize_case).
+  double convection_velocity = 0.0;
+
+  /// True while the values above are SI (read under [units]: m/s, s, kg/m^3, Pa, m); finalize_case converts them to
+  /// lattice units with units.dx and dt and clears it.
+  bool in_si = false;
 };
 
 /// Initial macroscopic field; populations start at equilibrium f_eq(rho, u).
@@ -308,12 +384,20 @@ struct CaseConfig {
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 
-  /// Lattice Mach number Ma = max(|U|, fastest moving wall, Taylor-Green amplitude, free-fall velocity) / c_s,
-  /// c_s = 1/sqrt(3).
+  /// Lattice Mach number Ma = max(|U|, fastest moving wall, fastest inlet, Taylor-Green amplitude, free-fall
+  /// velocity) / c_s, c_s = 1/sqrt(3).
   double mach() const;
   /// omega = 1 / tau.
   double omega() const { return 1.0 / tau; }
 };
+
+/// True when any face is an open boundary (is_open_face).
+inline bool has_open_faces(const CaseConfig& config) {
+  for (const FaceBoundary& f : config.faces) {
+    if (is_open_face(f.kind)) return true;
+  }
+  return false;
+}
 
 /// "<case file>: " to start a message about a case read from a file; "" for a case built in code (bench, tests).
 inline std::string source_prefix(const CaseConfig& config) {
@@ -342,6 +426,9 @@ struct CaseSection {
 /// table. Also read by tools that generate case files (tests/fuzz).
 const std::vector<CaseSection>& case_file_schema();
 const std::vector<std::string_view>& boundary_face_keys();
+/// The keys of boundary_face_keys() that a face of boundary `type` ("wall", "velocity_inlet", ...) takes; empty for
+/// an unknown type.
+const std::vector<std::string_view>& boundary_type_keys(std::string_view type);
 
 /// Same as load_case, from TOML text (`origin` names the source in messages).
 CaseConfig parse_case(const std::string& toml_text, const std::string& origin,

@@ -168,8 +168,10 @@ CsvTable read_csv(const std::string& path) {
     if (!have_header) {
       read_header(path, line_number, line, table);
       have_header = true;
+      table.header_line = line_number;
     } else {
       read_row(path, line_number, line, table);
+      table.lines.push_back(line_number);
     }
   }
   if (in.bad()) {

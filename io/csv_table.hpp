@@ -11,6 +11,9 @@ namespace eddy {
 struct CsvTable {
   std::vector<std::string> names;
   std::vector<std::vector<double>> columns;
+  /// Filled by read_csv: the file line (1-based) of the header and of each row, for messages.
+  int header_line = 0;
+  std::vector<int> lines;
   /// Column by name; throws InputError naming the file's columns when absent.
   const std::vector<double>& column(const std::string& name) const;
 };

@@ -62,6 +62,81 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R solid_link(int i, R reflected, CellFlag so
   return resting_wall_bounce_back(reflected);
 }
 
+// ---- Open boundaries: the population a face's ghost node sends into the domain --------------------------------
+// The open faces (velocity_inlet, pressure_outlet, outflow, free_slip) have ghost nodes (kOpen + face) that the
+// fused kernel treats as fluid neighbours; after every step the open-face pass (kernels/open_boundaries.hpp) sets,
+// for each link from a ghost node g = x - c_i into a fluid cell x, the population f_i(x, t + 1) that arrives there.
+// Each rule below maps post-collision populations of the step just taken (time t, scaled by `scale` like
+// everything the fused kernel holds) to that population. n is the face's inward normal, c_i = n + t_i with t_i the
+// part of c_i along the face.
+
+/// Velocity inlet, velocity bounce-back (Ladd 1994, J. Fluid Mech. 271, 285, eq. 3.2; Krueger et al. 2017,
+/// sec. 5.3, eq. 5.27 applied at an inlet): the link is a wall half-way between g and x moving at the
+/// inlet velocity u_in of that point,
+///   f_i(x, t + 1) = f*_opp(i)(x, t) + 2 w_i rho_0 (c_i . u_in) / c_s^2,   rho_0 = 1,
+/// which prescribes the mass flux rho_0 u_in through the face. `outgoing` = f*_opp(i)(x, t); u_in unscaled.
+template <class R>
+EDDY_HOST_DEVICE inline R velocity_inlet_link(int i, R outgoing, const R* u_in, R scale) {
+  return moving_wall_bounce_back(i, outgoing, u_in, scale);
+}
+
+/// Pressure outlet, non-equilibrium extrapolation (Guo, Zheng & Shi 2002, Chinese Physics 11, 366): the ghost node
+/// g = x - c_i emits the equilibrium of its own density and velocity plus the non-equilibrium part of its inner
+/// neighbour g + n = x - t_i,
+///   f_i(x, t + 1) = f_eq_i(rho_g, u_g) + [f*_i(x - t_i, t) - f_eq_i(rho(x - t_i), u(x - t_i))],
+///   rho_g = 2 rho_w - rho,  u_g = 2 u - u(+n)   (rho_w half-way between g and x, at the face; u extrapolated),
+/// which keeps the viscous stress of the flow leaving the domain (anti-bounce-back, which sets the symmetric
+/// non-equilibrium part to zero, distorted a Poiseuille profile by ~20 % in the last cells next to the walls).
+/// The equilibria are taken in x's column (rho, u of x, u(+n) of x + n) rather than in that of x - t_i: their
+/// difference then changes by O(dx^2), and the rule reads no velocity of another column (which may live on another
+/// rank). `inner` = f*_i(x - t_i, t) as stored (scaled, shifted: the difference of equilibria needs no shift).
+template <class R>
+EDDY_HOST_DEVICE inline R pressure_outlet_link(int i, R inner, R rho_w, R rho, const R (&u)[3], const R (&u_next)[3],
+                                               R scale) {
+  R u_g[3];
+  for (int d = 0; d < 3; ++d) u_g[d] = R(2) * u[d] - u_next[d];
+  const R rho_g = R(2) * rho_w - rho;
+  const auto shape = [i](const R(&v)[3]) {
+    const R cu = R(d3q19::c(i, 0)) * v[0] + R(d3q19::c(i, 1)) * v[1] + R(d3q19::c(i, 2)) * v[2];
+    const R uu = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    return R(1) + R(3) * cu + R(4.5) * cu * cu - R(1.5) * uu;
+  };
+  return inner + scale * d3q19::w<R>(i) * (rho_g * shape(u_g) - rho * shape(u));
+}
+
+/// Outflow, zero gradient: the ghost node repeats its inner neighbour g + n = x - t_i, whose post-collision
+/// population is `inner` = f*_i(x - t_i, t):
+///   f_i(x, t + 1) = f*_i(x - t_i, t)            (first-order extrapolation along n: the extrapolation outflow
+///                                                analysed by Junk & Yang 2011, Commun. Comput. Phys. 9, 1117)
+/// i.e. f_i(x, t + 1) = f_i(x + n, t + 1): the face cell receives what the next cell inwards receives.
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R zero_gradient_link(R inner) {
+  return inner;
+}
+
+/// Outflow, convective: the populations leave the domain by d f / d t + U_c d f / d n = 0 across the face cell,
+/// implicit upwind in time (Orlanski 1976, J. Comput. Phys. 21, 251; for lattice Boltzmann populations the
+/// convective condition of Yang 2013, Comput. Math. Appl. 65, 160):
+///   f_i(x, t + 1) = (f_i(x, t) + lambda f_i(x + n, t + 1)) / (1 + lambda),   lambda = U_c dt / dx,
+/// with f_i(x + n, t + 1) = `inner` = f*_i(x - t_i, t) as in zero_gradient_link and `previous` = f_i(x, t), the
+/// value this rule gave one step before. The weights sum to 1, so the stored form (shifted, scaled) takes it as is.
+template <class R>
+EDDY_HOST_DEVICE inline R convective_link(R previous, R inner, R lambda) {
+  return (previous + lambda * inner) / (R(1) + lambda);
+}
+
+/// Free slip, specular reflection (Succi 2001, The Lattice Boltzmann Equation for Fluid Dynamics and Beyond,
+/// Oxford, on specular reflection at free-slip walls): a population reaching the face half-way along a link keeps its
+/// tangential velocity and reverses its normal one, so what arrives at x along c_i = n + t_i left x - t_i along c_i' =
+/// -n + t_i:
+///   f_i(x, t + 1) = f*_i'(x - t_i, t),
+/// halfway bounce-back for the normal link (t_i = 0). `mirrored` = f*_i'(x - t_i, t). No tangential stress, no flux
+/// through the face.
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R free_slip_link(R mirrored) {
+  return mirrored;
+}
+
 /// Weights of linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001, Phys. Fluids 13, 3452, their
 /// linear scheme) for a cut link from fluid node x_f along c_i whose wall lies at x_f + q c_i, q in [0, 1]:
 ///   q <  1/2 (near):  f_opp(i)(x_f, t + 1) = 2q f*_i(x_f) + (1 - 2q) f*_i(x_f - c_i)

@@ -20,10 +20,11 @@ struct Field {
   BlockShape shape;
 
   EDDY_HOST_DEVICE R load(int x, int y, int z, int c) const { return f[c][shape.index(x, y, z)]; }
-  /// Inside the block (ghost layer included) and not solid.
+  /// Inside the block (ghost layer included) and fluid (neither solid nor an open face's ghost node, which holds no
+  /// velocity: the stencils are one-sided there as at walls).
   EDDY_HOST_DEVICE bool open(int x, int y, int z) const {
     if (x < 0 || y < 0 || z < 0 || x > shape.n[0] + 1 || y > shape.n[1] + 1 || z > shape.n[2] + 1) return false;
-    return !is_solid(flags.flag[shape.index(x, y, z)]);
+    return is_fluid(flags.flag[shape.index(x, y, z)]);
   }
 };
 
@@ -143,7 +144,7 @@ struct PlainKernel {
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = in.shape.index(x, y, z);
     const CellFlag own = in.flags.flag[cell];
-    if (is_solid(own)) {
+    if (!is_fluid(own)) {
       op.zero(cell);
       return;
     }
@@ -162,7 +163,7 @@ struct TiledKernel {
   EDDY_HOST_DEVICE void operator()(int x, int y, int z, const TileView<R, kComponents>& tile) const {
     const std::int64_t cell = in.shape.index(x, y, z);
     const CellFlag own = in.flags.flag[cell];
-    if (is_solid(own)) {
+    if (!is_fluid(own)) {
       op.zero(cell);
       return;
     }

@@ -12,13 +12,14 @@
 //                                  cubics, second order (the 3-point one-sided f(x) - 2 f(x+s) + f(x+2s) is only
 //                                  first order: it is centred at x+s)
 // Which one a cell uses along an axis: the central formula when both neighbours along that axis are open (inside
-// the block and not solid); the one-sided formula towards the open side when exactly one is; 0 when neither is (a
-// fluid cell squeezed between two solid cells along that axis has no difference along it). Where the one-sided
-// formula's farther cells are not open (a gap of one or two fluid cells, or the block edge), the cell falls back to
-// the widest open one-sided formula: first derivative (f(x+s) - f(x)) s (first order), second derivative
-// f(x) - 2 f(x+s) + f(x+2s) (first order) or 0 (only one open neighbour).
-// A fluid cell flagged kFluid has no solid neighbour among the 18 D3Q19 directions (kernels/cell_flags.hpp), so it
-// takes the central formulas without reading neighbour flags; kFluidNearSolid cells check each neighbour.
+// the block and fluid: not solid, and not the ghost node of an open face, which holds no velocity); the one-sided
+// formula towards the open side when exactly one is; 0 when neither is (a fluid cell squeezed between two solid cells
+// along that axis has no difference along it). Where the one-sided formula's farther cells are not open (a gap of one
+// or two fluid cells, or the block edge), the cell falls back to the widest open one-sided formula: first derivative
+// (f(x+s) - f(x)) s (first order), second derivative f(x) - 2 f(x+s) + f(x+2s) (first order) or 0 (only one open
+// neighbour). A fluid cell flagged kFluid has only fluid neighbours among the 18 D3Q19 directions
+// (kernels/cell_flags.hpp), so it takes the central formulas without reading neighbour flags; kFluidNearSolid cells
+// check each neighbour.
 //
 // The velocity gradient tensor G_ij = d u_i / d x_j gives
 //   divergence      div u   = G_ii

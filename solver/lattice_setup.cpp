@@ -4,13 +4,32 @@
 
 #include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/open_boundaries.hpp"
 #include "solver/solid_shapes.hpp"
 
 namespace eddy {
 
-BlockShape block_shape(const Decomposition& d) { return BlockShape{{d.local_size[0], d.local_size[1], d.local_size[2]}}; }
+BlockShape block_shape(const Decomposition& d) {
+  return BlockShape{{d.local_size[0], d.local_size[1], d.local_size[2]}};
+}
 
 namespace {
+
+/// The precedence of kernels/cell_flags.hpp (boundary_flag) of a face of type `kind` where faces meet.
+int open_precedence(FaceKind kind) {
+  switch (kind) {
+    case FaceKind::velocity_inlet:
+      return kVelocityInletPrecedence;
+    case FaceKind::pressure_outlet:
+      return kPressureOutletPrecedence;
+    case FaceKind::outflow:
+      return kOutflowPrecedence;
+    case FaceKind::free_slip:
+      return kFreeSlipPrecedence;
+    default:
+      return kWallFace;
+  }
+}
 
 /// Flag of a block cell from the global faces it lies beyond (none: fluid), by the edge rule of
 /// kernels/cell_flags.hpp (cases/README.md, "Edges and corners").
@@ -30,7 +49,8 @@ CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x
     return config.faces[face].kind == FaceKind::moving_wall ? config.faces[face].velocity
                                                             : std::array<double, 3>{0.0, 0.0, 0.0};
   };
-  return solid_flag(faces, count, velocity);
+  return boundary_flag(
+      faces, count, [&](int face) { return open_precedence(config.faces[face].kind); }, velocity);
 }
 
 /// The solid (index into config.solids, the first that holds it) whose body covers block cell (x, y, z), by its
@@ -51,8 +71,7 @@ int solid_at(const CaseConfig& config, const std::vector<CellRange>& ranges, con
   if (beyond_wall) return -1;
   for (std::size_t k = 0; k < config.solids.size(); ++k) {
     const CellRange& r = ranges[k];
-    if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] ||
-        g[2] >= r.hi[2]) {
+    if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] || g[2] >= r.hi[2]) {
       continue;
     }
     if (inside_solid(config.solids[k], cell_centre(g))) return int(k);
@@ -107,7 +126,8 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
 #pragma omp parallel for schedule(static)
   for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
-      for (int x = whole.lo[0]; x < whole.hi[0]; ++x) flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
+      for (int x = whole.lo[0]; x < whole.hi[0]; ++x)
+        flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
   mark_solids(config, decomposition, shape, flags);
 
   const Box interior = shape.interior();
@@ -119,8 +139,8 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
         if (is_solid(flags[cell])) continue;
         for (int i = 1; i < d3q19::Q; ++i) {
           const std::int64_t neighbour = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-          if (is_solid(flags[neighbour])) {
-            flags[cell] = kFluidNearSolid;  // only this cell's own entry is written: no race between threads
+          if (!is_fluid(flags[neighbour])) {  // solid, or an open face's ghost node (the stencils' one-sided rule)
+            flags[cell] = kFluidNearSolid;    // only this cell's own entry is written: no race between threads
             break;
           }
         }
@@ -130,10 +150,12 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
 
 static Point3 solid_centre(const SolidConfig& s) {
   switch (s.shape) {
-    case SolidShape::sphere: return s.center;
+    case SolidShape::sphere:
+      return s.center;
     case SolidShape::cylinder:
       return {0.5 * (s.start[0] + s.end[0]), 0.5 * (s.start[1] + s.end[1]), 0.5 * (s.start[2] + s.end[2])};
-    case SolidShape::box: return {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
+    case SolidShape::box:
+      return {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
   }
   return {0.0, 0.0, 0.0};
 }
@@ -142,6 +164,18 @@ namespace {
 
 bool in_box(const Box& b, int x, int y, int z) {
   return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1] && z >= b.lo[2] && z < b.hi[2];
+}
+
+/// Whether block cell (x, y, z) lies in the first kOpenPassReach layers next to an open face of the domain (by its
+/// global position): the open-face pass may read its populations (kernels/open_boundaries.hpp).
+bool next_to_open_face(const CaseConfig& config, const Decomposition& d, int x, int y, int z) {
+  const int p[3] = {x, y, z};
+  for (int axis = 0; axis < 3; ++axis) {
+    const int global = d.offset[axis] + p[axis] - 1;
+    if (is_open_face(config.faces[2 * axis].kind) && global < kOpenPassReach) return true;
+    if (is_open_face(config.faces[2 * axis + 1].kind) && global >= d.global_size[axis] - kOpenPassReach) return true;
+  }
+  return false;
 }
 
 /// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates of the image whose
@@ -169,7 +203,7 @@ CutLinkList cut_links(const CaseConfig& config, const Decomposition& decompositi
   const BlockShape shape = block_shape(decomposition);
   const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
   const Box interior = shape.interior();
-  std::vector<CutLink> interior_interpolated, ghost_interpolated, halfway;
+  std::vector<CutLink> early_interpolated, late_interpolated, halfway;
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
     for (int y = interior.lo[1]; y < interior.hi[1]; ++y)
       for (int x = interior.lo[0]; x < interior.hi[0]; ++x) {
@@ -213,17 +247,18 @@ CutLinkList cut_links(const CaseConfig& config, const Decomposition& decompositi
           link.arm[2] = r[0] * c[1] - r[1] * c[0];
           if (!interpolated) {
             halfway.push_back(link);
-          } else if (in_box(interior, x - c[0], y - c[1], z - c[2])) {
-            interior_interpolated.push_back(link);
+          } else if (in_box(interior, x - c[0], y - c[1], z - c[2]) &&
+                     !next_to_open_face(config, decomposition, x, y, z)) {
+            early_interpolated.push_back(link);
           } else {
-            ghost_interpolated.push_back(link);
+            late_interpolated.push_back(link);
           }
         }
       }
-  list.interior_interpolated = std::int64_t(interior_interpolated.size());
-  list.interpolated = list.interior_interpolated + std::int64_t(ghost_interpolated.size());
-  list.links = std::move(interior_interpolated);
-  list.links.insert(list.links.end(), ghost_interpolated.begin(), ghost_interpolated.end());
+  list.early_interpolated = std::int64_t(early_interpolated.size());
+  list.interpolated = list.early_interpolated + std::int64_t(late_interpolated.size());
+  list.links = std::move(early_interpolated);
+  list.links.insert(list.links.end(), late_interpolated.begin(), late_interpolated.end());
   list.links.insert(list.links.end(), halfway.begin(), halfway.end());
   return list;
 }
@@ -242,16 +277,22 @@ Relaxation<T> relaxation(const CaseConfig& config) {
   const double omega_plus = 1.0 / config.tau;
   const double omega_minus =
       config.collision == Collision::bgk ? omega_plus : trt_omega_minus(omega_plus, config.magic);
-  return Relaxation<T>{T(omega_plus), T(omega_minus),
-                       {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
+  return Relaxation<T>{
+      T(omega_plus), T(omega_minus), {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
 }
 
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition) {
   InitialField init{};
   switch (config.initial.kind) {
-    case InitialKind::rest: init.kind = InitialField::kRest; break;
-    case InitialKind::taylor_green_2d: init.kind = InitialField::kTaylorGreen2d; break;
-    case InitialKind::taylor_green_3d: init.kind = InitialField::kTaylorGreen3d; break;
+    case InitialKind::rest:
+      init.kind = InitialField::kRest;
+      break;
+    case InitialKind::taylor_green_2d:
+      init.kind = InitialField::kTaylorGreen2d;
+      break;
+    case InitialKind::taylor_green_3d:
+      init.kind = InitialField::kTaylorGreen3d;
+      break;
   }
   init.amplitude = config.initial.amplitude;
   init.tau = config.tau;  // = 1 / omega_plus (relaxation): the rate at which the first collision relaxes f_neq

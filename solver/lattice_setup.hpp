@@ -20,21 +20,29 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// Flags of every cell of this rank's block (BlockShape::index order, ghost layer included), decided by the
 /// cell's GLOBAL position, so a block's flags equal the one-rank flags on the same cells: ghost cells inside the
 /// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
-/// solid, with the precedence of kernels/cell_flags.hpp (a no-slip wall beats a moving wall, the lower face index
-/// wins among moving walls). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
+/// solid, cells beyond an open face its ghost nodes (kOpen + face), with the precedence of kernels/cell_flags.hpp
+/// where faces meet (boundary_flag: walls first, solid_flag among them; then velocity_inlet, pressure_outlet,
+/// outflow, free_slip). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
 /// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
-/// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
+/// the face's flag. Fluid cells with any neighbour among the 18 directions that is not fluid (solid, or a ghost
+/// node) get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 
 /// The cut links of a block's [[solid]] bodies (kernels/cut_links.hpp), in three groups, each in cell order, then
 /// direction order:
-///   [0, interior_interpolated):                        links of interpolated walls whose x_b = x_f - c_i is an
-///                                                      interior cell (their pass may run before the halo exchange);
-///   [interior_interpolated, interpolated):             interpolated links whose x_b is a ghost cell (after it);
-///   [interpolated, links.size()):                      half-way links.
+///   [0, early_interpolated):             links of interpolated walls whose x_b = x_f - c_i is an interior cell and
+///                                        whose x_f lies kOpenPassReach layers or more from every open face (their
+///                                        pass may run before the halo exchange and the open-face pass);
+///   [early_interpolated, interpolated):  the other interpolated links, after both: x_b a ghost cell (they read what
+///                                        the exchange delivers, or what the open-face pass sets at an open face's
+///                                        ghost node), or x_f next to an open face (the open-face pass reads its wall
+///                                        slot first; docs/boundaries.md, "The order of the passes within a step");
+///   [interpolated, links.size()):        half-way links.
+/// Which group a link is in follows from its global position and the case's faces, so the passes do the same
+/// operations in the same order on every slot on any rank count.
 struct CutLinkList {
   std::vector<CutLink> links;
-  std::int64_t interior_interpolated = 0;
+  std::int64_t early_interpolated = 0;
   std::int64_t interpolated = 0;
 };
 

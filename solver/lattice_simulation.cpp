@@ -8,12 +8,22 @@
 // no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
 // communication stream, then the boundary shell once it is done.
 //
-// Interpolated walls ([[solid]] wall = "interpolated", kernels/interpolated_walls.hpp) complete each step with a
-// sparse pass over the block's interpolated cut links, due before the next step or read-out like the exchange
-// (settle): the links whose second node x_b is an interior cell first (they read no slot the exchange moves), then
-// the exchange, then the links whose x_b is a ghost cell (they read what it delivered; their x_f lies on the block's
-// boundary layer, in the shell). With overlap the first group runs before the inner cells' update and the second
-// after the exchange, before the shell's: the same order of the same operations on every slot.
+// Two sparse passes complete each step, due before the next step or read-out like the exchange (settle, the one
+// place that orders them; the overlapped advance runs the same order of the same operations on every slot):
+//   1. the early interpolated walls ([[solid]] wall = "interpolated", kernels/interpolated_walls.hpp): the cut links
+//      whose second node x_b is an interior cell and whose x_f lies kOpenPassReach layers or more from every open
+//      face; they read and write no slot the exchange or the open-face pass touches;
+//   2. the pending halo exchange;
+//   3. the open-face pass (kernels/open_boundaries.hpp): it reads neighbours along the face that the exchange
+//      delivers, and post-collision populations of the first two layers next to the face, among them those that sit
+//      in cut links' wall slots (x + c_k inside a body), which step 4 overwrites with the wall's answer;
+//   4. the late interpolated walls: links whose x_b is a ghost cell (they read what the exchange delivered, or, at
+//      an open face's ghost node, the population that the open-face pass just set: f*_i(x_b) of a near link is what
+//      the face sends into x_f along c_i), and links whose x_f is next to an open face (their wall slot was read by
+//      step 3). Their x_f lie in the shell (the boundary layer, or kOpenFaceShell layers next to an open face).
+// So the open faces go before the walls that touch them: each reads what it needs before the other writes it, and
+// the two never write the same slot (docs/boundaries.md, "The order of the passes within a step"). With overlap,
+// step 1 runs before the inner cells' update, steps 2-4 before the shell's.
 #include "solver/lattice_simulation.hpp"
 
 #include <algorithm>
@@ -26,6 +36,7 @@
 #include "kernels/field_launchers.hpp"
 #include "kernels/interpolated_walls.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/open_boundaries.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
@@ -35,6 +46,7 @@
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/open_boundaries.hpp"
 #include "solver/precision.hpp"
 
 namespace eddy {
@@ -79,15 +91,28 @@ double host_readout_bytes(const CaseConfig& config, const Decomposition& decompo
          (double(shape.interior_cells()) + slab_cells) * 4.0 * output_value_bytes(config);
 }
 
-/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis) and the shell slabs
-/// around it, peeled axis by axis so that no cell is in two boxes.
-void split_interior(const BlockShape& shape, const Decomposition& d, Box& inner, std::vector<Box>& shell) {
+/// Layers of the block next to an open face that the overlapped step keeps out of the inner box: the open-face
+/// pass, which waits for the exchange, reads the face cells and the next layer inwards (kOpenPassReach), and so do
+/// the late interpolated links after it (x_f in those layers, x_b one further in); the inner update must not write
+/// them before (an odd step writes one layer beyond its cells).
+constexpr int kOpenFaceShell = kOpenPassReach + 1;
+
+/// Splits the interior into the inner box (cells that read no ghost of an exchanged axis, and lie kOpenFaceShell
+/// layers or more from an open face) and the shell slabs around it, peeled axis by axis so that no cell is in two
+/// boxes.
+void split_interior(const BlockShape& shape, const Decomposition& d, const CaseConfig& config, Box& inner,
+                    std::vector<Box>& shell) {
   Box remaining = shape.interior();
   for (int axis = 0; axis < 3; ++axis) {
-    if (!d.exchanges(axis) || remaining.empty()) continue;
+    const bool open_low = is_open_face(config.faces[2 * axis].kind) && d.offset[axis] == 0;
+    const bool open_high =
+        is_open_face(config.faces[2 * axis + 1].kind) && d.offset[axis] + d.local_size[axis] == d.global_size[axis];
+    if ((!d.exchanges(axis) && !open_low && !open_high) || remaining.empty()) continue;
+    const int depth_low = open_low ? kOpenFaceShell : (d.exchanges(axis) ? 1 : 0);
+    const int depth_high = open_high ? kOpenFaceShell : (d.exchanges(axis) ? 1 : 0);
     Box low = remaining, high = remaining;
-    low.hi[axis] = remaining.lo[axis] + 1;
-    high.lo[axis] = std::max(remaining.hi[axis] - 1, low.hi[axis]);
+    low.hi[axis] = std::min(remaining.lo[axis] + depth_low, remaining.hi[axis]);
+    high.lo[axis] = std::max(remaining.hi[axis] - depth_high, low.hi[axis]);
     if (!low.empty()) shell.push_back(low);
     if (!high.empty()) shell.push_back(high);
     remaining.lo[axis] = low.hi[axis];
@@ -118,7 +143,7 @@ class LatticeSimulation final : public Simulation {
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
-    split_interior(shape_, decomposition_, inner_, shell_);
+    split_interior(shape_, decomposition_, config, inner_, shell_);
     if (config.particles.enabled) {
       try {
         particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
@@ -128,6 +153,10 @@ class LatticeSimulation final : public Simulation {
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
+    if (has_open_faces(config)) {
+      open_ = std::make_unique<OpenFaces<T>>(config, decomposition, flags);
+      open_->restore(view(), layout_, &compute_);  // the initial f_i of the links: the convective history
+    }
     attach(particles_.get(), thermal_.get());
     backend::synchronize();
   }
@@ -144,7 +173,8 @@ class LatticeSimulation final : public Simulation {
         halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
         halo_done_.record(comm_);
         halo_done_.wait(compute_);
-        boundary_wall_pass();
+        complete_open();       // the inner update left the cells it reads alone (kOpenFaceShell)
+        boundary_wall_pass();  // after the open faces: the late links read what that pass wrote (see above)
         for (const Box& box : shell_) update(box, key);
       } else {
         settle();
@@ -153,7 +183,8 @@ class LatticeSimulation final : public Simulation {
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
-      wall_pass_pending_ = n_interpolated_ > 0;  // the step's interpolated walls (settle)
+      if (open_) open_pending_ = OpenPending::apply;  // after the exchange, before the next step or read-out
+      wall_pass_pending_ = n_interpolated_ > 0;       // the step's interpolated walls (settle)
       saved_valid_ = false;
       if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
@@ -186,7 +217,9 @@ class LatticeSimulation final : public Simulation {
       backend::synchronize();
       if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
       step_ = frozen_at;
-      // The unstable step's own wall pass ran before the next step; the later ones left the state alone.
+      // The unstable step's own open-face and wall passes ran before the next step; the later ones left the state
+      // alone.
+      open_pending_ = OpenPending::none;
       wall_pass_pending_ = false;
     }
     return unstable_step_;
@@ -264,6 +297,10 @@ class LatticeSimulation final : public Simulation {
     f_.upload(all);
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
     halo_pending_ = halo_.active();
+    if (open_) {
+      open_->forget_history();
+      open_pending_ = OpenPending::apply;
+    }
     wall_pass_pending_ = n_interpolated_ > 0;  // the interpolated walls of the streaming to come
     saved_valid_ = false;
     reset_watch();
@@ -276,6 +313,9 @@ class LatticeSimulation final : public Simulation {
     state.step = step_;
     state.layout = int(layout_);
     state.populations = packed_interior_bytes(all.data(), shape_);
+    if (open_ && layout_ == PopulationLayout::swapped) {
+      open_->pack_link_values(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    }
     return state;
   }
 
@@ -289,6 +329,9 @@ class LatticeSimulation final : public Simulation {
     // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
     // the state was taken.
     halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    // The open faces' values are in slot i of their face cells (raw_populations): back where the next step reads
+    // them, after the exchange (which may write the ghost nodes of the rank boundaries' edges).
+    if (open_) open_pending_ = OpenPending::restore;
     wall_pass_pending_ = false;  // the state was taken after the wall pass
     saved_valid_ = false;        // the replaced values are not in it: forces count its links half-way until a step
     reset_watch();
@@ -367,7 +410,7 @@ class LatticeSimulation final : public Simulation {
     n_solids_ = int(config.solids.size());
     CutLinkList list = cut_links(config, decomposition_, flags);
     n_links_ = std::int64_t(list.links.size());
-    n_interior_interpolated_ = list.interior_interpolated;
+    n_early_interpolated_ = list.early_interpolated;
     n_interpolated_ = list.interpolated;
     if (n_links_ == 0) return;
     links_ = DeviceBuffer<CutLink>(list.links.size());
@@ -387,24 +430,26 @@ class LatticeSimulation final : public Simulation {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     apply_interpolated_walls(view(), layout_, links_.data(), begin, end, saved_.data(), key, stability, &compute_);
   }
-  /// The links whose x_b is interior: they may run before the pending exchange.
+  /// The early links (x_b interior, x_f away from open faces): they may run before the exchange and the open faces.
   void interior_wall_pass() {
-    if (wall_pass_pending_) wall_pass(0, n_interior_interpolated_);
+    if (wall_pass_pending_) wall_pass(0, n_early_interpolated_);
   }
-  /// The links whose x_b is a ghost cell, after the exchange; completes the pass.
+  /// The late links (x_b a ghost cell, or x_f next to an open face), after the exchange and the open-face pass;
+  /// completes the pass.
   void boundary_wall_pass() {
     if (!wall_pass_pending_) return;
-    wall_pass(n_interior_interpolated_, n_interpolated_);
+    wall_pass(n_early_interpolated_, n_interpolated_);
     wall_pass_pending_ = false;
     saved_valid_ = true;
   }
 
-  /// Completes the step just taken: the interpolated walls' pass and the pending halo exchange, in that order of
-  /// groups (interior links, exchange, boundary links). What every read-out and the next step need first.
+  /// Completes the step just taken, in the order of the file's head: the early interpolated links, the pending
+  /// halo exchange and the open-face pass (complete_halo), the late interpolated links. What every read-out and the
+  /// next step need first.
   void settle() {
     interior_wall_pass();
-    complete_halo();
-    boundary_wall_pass();
+    complete_halo();       // the exchange, then the open faces (which read wall slots the late links overwrite)
+    boundary_wall_pass();  // after the open faces: near links through an open face read what that pass set
   }
 
   void update(const Box& box, const RoundingKey& key) {
@@ -447,11 +492,29 @@ class LatticeSimulation final : public Simulation {
     return layout_ == PopulationLayout::swapped ? HaloDirection::into_ghosts : HaloDirection::out_of_ghosts;
   }
 
-  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks).
+  /// Runs the pending exchange, if any, on the compute stream (collective on several ranks), then the pending
+  /// open-face pass.
   void complete_halo() {
-    if (!halo_pending_) return;
-    halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
-    halo_pending_ = false;
+    if (halo_pending_) {
+      halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), compute_);
+      halo_pending_ = false;
+    }
+    complete_open();
+  }
+
+  /// The open-face pass owed by the last step (or the copy owed by a restored state), on the compute stream: after
+  /// the exchange, before the next step or read-out (kernels/open_boundaries.hpp).
+  void complete_open() {
+    const OpenPending pending = open_pending_;
+    open_pending_ = OpenPending::none;
+    if (pending == OpenPending::apply) {
+      const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
+      const std::array<int, 3> origin = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
+      open_->apply(view(), layout_, FlagView{flags_.data()}, shape_, walls_, relax_.force, origin, step_, stability,
+                   &compute_);
+    } else if (pending == OpenPending::restore) {
+      open_->restore(view(), layout_, &compute_);
+    }
   }
 
   Decomposition decomposition_;
@@ -473,13 +536,16 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> saved_;                        // the wall slots the last wall pass replaced, per interpolated link
   std::vector<CutLink> host_links_;              // the interpolated links [0, n_interpolated_)
   std::int64_t n_links_ = 0;
-  std::int64_t n_interior_interpolated_ = 0;  // interpolated links with an interior x_b: [0, this)
-  std::int64_t n_interpolated_ = 0;           // all interpolated links: [0, this)
-  bool wall_pass_pending_ = false;            // the step just taken still owes its interpolated walls (settle)
-  bool saved_valid_ = false;                  // saved_ holds the values the last step's wall pass replaced
+  std::int64_t n_early_interpolated_ = 0;  // the early interpolated links (settle): [0, this)
+  std::int64_t n_interpolated_ = 0;        // all interpolated links: [0, this)
+  bool wall_pass_pending_ = false;         // the step just taken still owes its interpolated walls (settle)
+  bool saved_valid_ = false;               // saved_ holds the values the last step's wall pass replaced
   int n_solids_ = 0;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
+  std::unique_ptr<OpenFaces<T>> open_;  // the open faces' links and pass (none without open faces)
+  enum class OpenPending { none, apply, restore };
+  OpenPending open_pending_ = OpenPending::none;
   DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
   PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host
   backend::Event watch_copied_;

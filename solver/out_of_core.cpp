@@ -23,7 +23,11 @@ bool split_along_z_only(const Decomposition& decomposition) {
   return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
 }
 
-bool fluid_only(const CaseConfig& config) { return !config.particles.enabled && !config.thermal.enabled; }
+/// Neither particles nor temperature nor open boundaries (whose pass runs between two steps: a slab advances
+/// several per visit), which "auto" never takes out of core.
+bool fluid_only(const CaseConfig& config) {
+  return !config.particles.enabled && !config.thermal.enabled && !has_open_faces(config);
+}
 
 /// The first [[solid]] with interpolated walls, or nullptr: their pass over the cut links runs in core only.
 const SolidConfig* interpolated_solid(const CaseConfig& config) {
@@ -62,6 +66,12 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
 }
 
 std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const Decomposition& decomposition) {
+  if (has_open_faces(config)) {
+    throw CollectiveInputError(source_prefix(config) +
+                               "open boundaries (velocity_inlet, pressure_outlet, outflow, free_slip) are not "
+                               "supported out of core: their pass over the face cells runs between two steps, and a "
+                               "slab advances several steps per visit; set numerics.out_of_core = false");
+  }
   if (const SolidConfig* s = interpolated_solid(config)) {
     // The case reader refuses out_of_core = true with them; a case built in code reaches here.
     throw CollectiveInputError(source_prefix(config) + "solid '" + s->name +

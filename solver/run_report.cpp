@@ -148,17 +148,56 @@ std::string solids_summary(const CaseConfig& config) {
 }
 }  // namespace
 
+namespace {
+
+/// "open        x_min velocity_inlet parabolic, peak 0.05, ramp 1000 steps\n" per open face (lattice units).
+std::string open_faces_text(const CaseConfig& config) {
+  std::string text;
+  for (int f = 0; f < 6; ++f) {
+    const FaceBoundary& b = config.faces[f];
+    if (!is_open_face(b.kind)) continue;
+    text += std::string("open        ") + kFaceNames[f] + " " + face_kind_name(b.kind);
+    if (b.kind == FaceKind::velocity_inlet) {
+      const char* profile = b.profile == InletProfile::uniform     ? " uniform"
+                            : b.profile == InletProfile::parabolic ? " parabolic"
+                                                                   : " csv";
+      text += profile;
+      if (b.profile == InletProfile::uniform) {
+        text += " u = [" + format_number("%.4g", b.velocity[0]) + ", " + format_number("%.4g", b.velocity[1]) + ", " +
+                format_number("%.4g", b.velocity[2]) + "]";
+      } else if (b.profile == InletProfile::parabolic) {
+        text += ", peak " + format_number("%.4g", b.speed);
+      } else {
+        text += " " + b.table.file + " (" + std::to_string(b.table.velocity.size()) + " points)";
+      }
+      text += b.ramp_time > 0 ? ", ramp " + format_number("%.6g", b.ramp_time) + " steps" : ", no ramp";
+    } else if (b.kind == FaceKind::pressure_outlet) {
+      text += " rho = " + format_number("%.8g", b.density);
+    } else if (b.kind == FaceKind::outflow) {
+      text += b.scheme == OutflowScheme::convective
+                  ? " convective, U_c = " + format_number("%.4g", b.convection_velocity)
+                  : std::string(" zero_gradient");
+    }
+    text += " (lattice units)\n";
+  }
+  return text;
+}
+
+}  // namespace
+
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
                         std::ostream& log, bool out_of_core) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
-  const char* faces_kind[] = {"periodic", "wall", "moving wall"};
   log << "case        " << config.name << (config.source_file.empty() ? "" : " (" + config.source_file + ")") << "\n"
       << "grid        " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << " = "
       << format_number("%.0f", cells) << " cells\n";
   log << "boundaries ";
-  for (int f = 0; f < 6; ++f) log << " " << kFaceNames[f] << "=" << faces_kind[int(config.faces[f].kind)];
+  for (int f = 0; f < 6; ++f) {
+    const FaceKind kind = config.faces[f].kind;
+    log << " " << kFaceNames[f] << "=" << (kind == FaceKind::moving_wall ? "moving wall" : face_kind_name(kind));
+  }
   log << "\n"
-      << "tau         " << format_number("%.6g", config.tau) << "\n"
+      << open_faces_text(config) << "tau         " << format_number("%.6g", config.tau) << "\n"
       << "omega       " << format_number("%.6g", config.omega()) << "\n"
       << "nu          " << format_number("%.6g", config.nu) << " (lattice)\n"
       << "Re          " << format_number("%.6g", config.reynolds) << " (U = " << format_number("%.4g", config.velocity)

@@ -33,10 +33,19 @@ inline Point3 unit_vector(const Point3& v) {
   return {w[0] / n, w[1] / n, w[2] / n};
 }
 
-/// The default drag direction of a case: along the body force, +x without one (unit vector).
+/// The default drag direction of a case: along the body force (the mean flow of a body-force driven channel);
+/// without one, into the domain through its first velocity inlet (kFaceNames order: the inlet's inward normal, the
+/// mean flow between an inlet and an outlet); +x without either (unit vector).
 inline Point3 default_drag_direction(const CaseConfig& config) {
   const Point3 f = unit_vector(config.body_force);
-  return dot3(f, f) > 0.0 ? f : Point3{1.0, 0.0, 0.0};
+  if (dot3(f, f) > 0.0) return f;
+  for (int face = 0; face < 6; ++face) {
+    if (config.faces[face].kind != FaceKind::velocity_inlet) continue;
+    Point3 inward{0.0, 0.0, 0.0};
+    inward[face / 2] = face % 2 == 0 ? 1.0 : -1.0;
+    return inward;
+  }
+  return {1.0, 0.0, 0.0};
 }
 
 /// The default lift direction for unit drag direction `d`: +y made perpendicular to d (Gram-Schmidt), or +x the same

@@ -71,9 +71,28 @@ void read_boundary(const Section& boundary, double velocity_scale, CaseConfig& c
                                           " axis is periodic (domain.periodic); remove [" + section.name() +
                                           "] or make " + kAxisNames[axis] + " non-periodic");
     }
-    const FaceKind kind =
-        section.choice<FaceKind>("type", {{"wall", FaceKind::wall}, {"moving_wall", FaceKind::moving_wall}})
-            .value_or(FaceKind::wall);
+    const FaceKind kind = section
+                              .choice<FaceKind>("type", {{"wall", FaceKind::wall},
+                                                         {"moving_wall", FaceKind::moving_wall},
+                                                         {"velocity_inlet", FaceKind::velocity_inlet},
+                                                         {"pressure_outlet", FaceKind::pressure_outlet},
+                                                         {"outflow", FaceKind::outflow},
+                                                         {"free_slip", FaceKind::free_slip}})
+                              .value_or(FaceKind::wall);
+    // Keys of another type (the messages of the wall types' velocity below come first).
+    const std::string type = section.string("type").value_or("wall");
+    const auto& allowed = boundary_type_keys(type);
+    for (const auto& [key, node] : *section.table()) {
+      const std::string_view name = key.str();
+      if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+      if (name == "velocity" && !is_open_face(kind)) continue;  // the wall's own message below
+      section.fail(name,
+                   section.path(name) + " is not used by type = \"" + type + "\" (its keys: " + join(allowed) + ")");
+    }
+    if (is_open_face(kind)) {
+      config.faces[face] = read_open_face(section, face, kind, velocity_scale, config);
+      continue;
+    }
     const auto velocity = section.number3("velocity");
     if (kind == FaceKind::wall && velocity) {
       section.fail("velocity", section.path("velocity") +
@@ -130,6 +149,7 @@ void finalize_domain(CaseConfig& config, const Source& source) {
                                          " must be both periodic or both non-periodic (domain.periodic)");
     }
     for (double v : boundary.velocity) require_finite(source, key, v);
+    if (boundary.kind == FaceKind::velocity_inlet) continue;  // finalize_open_boundaries checks it
     const bool moves = boundary.velocity[0] != 0.0 || boundary.velocity[1] != 0.0 || boundary.velocity[2] != 0.0;
     if (boundary.kind != FaceKind::moving_wall && moves) {
       source.fail(key, key + " = " + fmt3(boundary.velocity) + " (lattice units) is only allowed on a moving_wall");

@@ -196,6 +196,14 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
     source.fail(conflict_key("thermal"),
                 "[thermal]" + unsupported + "; remove [thermal] or set numerics.out_of_core = false");
   }
+  for (int face = 0; face < 6; ++face) {
+    if (!is_open_face(config.faces[face].kind)) continue;
+    source.fail(conflict_key(("boundary." + std::string(kFaceNames[face]) + ".type").c_str()),
+                "boundary." + std::string(kFaceNames[face]) +
+                    " is an open boundary, which out-of-core runs do not "
+                    "support: its pass over the face cells runs between two steps, and a slab advances several steps "
+                    "per visit; set numerics.out_of_core = false, or make the face a wall or periodic");
+  }
   const auto& ranks = config.parallel.ranks;
   if (ranks[0] > 1 || ranks[1] > 1) {
     source.fail(conflict_key("parallel.ranks"),

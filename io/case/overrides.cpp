@@ -61,8 +61,15 @@ void drop_superseded(toml::table& parent, const std::vector<std::string>& path, 
       }
     }
   }
-  if (path.size() == 3 && path[0] == "boundary" && path[2] == "type" && value.value<std::string>() == "wall") {
-    drop("velocity");
+  // A face's type drops the file's keys the new type does not take (a lid's velocity, an inlet's profile keys, a
+  // wall temperature when the face becomes open).
+  if (path.size() == 3 && path[0] == "boundary" && path[2] == "type") {
+    const auto& kept = boundary_type_keys(value.value<std::string>().value_or(""));
+    if (!kept.empty()) {
+      for (auto key : boundary_face_keys()) {
+        if (std::find(kept.begin(), kept.end(), key) == kept.end()) drop(key);
+      }
+    }
   }
   // [units]: the SI length and the cell size fix the same thing.
   if (path.size() == 2 && path[0] == "units") {
@@ -106,9 +113,9 @@ void drop_boundaries_on_periodic_axes(toml::table& root, const std::vector<std::
     for (std::size_t side = 0; side < 2; ++side) {
       const std::string face = kFaceNames[2 * axis + side];
       bool overridden = false;
-      for (const std::string& key : {"boundary." + face, "boundary." + face + ".type", "boundary." + face + ".velocity",
-                                     "boundary." + face + ".temperature"}) {
-        overridden = overridden || source.overridden(key);
+      overridden = source.overridden("boundary." + face);
+      for (auto key : boundary_face_keys()) {
+        overridden = overridden || source.overridden("boundary." + face + "." + std::string(key));
       }
       if (!overridden) boundary->erase(face);
     }

@@ -169,6 +169,15 @@ std::pair<double, std::string> max_speed(const CaseConfig& config) {
     const double speed = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (speed > result.first) result = {speed, "boundary." + std::string(kFaceNames[face]) + ".velocity"};
   }
+  for (int face = 0; face < 6; ++face) {  // velocity inlets: the fastest point of the profile
+    const FaceBoundary& b = config.faces[face];
+    const double speed = open_face_speed(b);
+    if (speed <= result.first) continue;
+    const char* key = b.profile == InletProfile::csv         ? "file"
+                      : b.profile == InletProfile::parabolic ? "max_velocity"
+                                                             : "velocity";
+    result = {speed, "boundary." + std::string(kFaceNames[face]) + "." + key};
+  }
   if (config.initial.kind != InitialKind::rest && std::abs(config.initial.amplitude) > result.first) {
     result = {std::abs(config.initial.amplitude), "initial.amplitude"};
   }

@@ -3,6 +3,7 @@
 #include "io/case/schema.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace eddy {
 
@@ -37,8 +38,26 @@ const std::vector<CaseSection>& case_file_schema() {
 }
 
 const std::vector<std::string_view>& boundary_face_keys() {
-  static const std::vector<std::string_view> keys = {"type", "velocity", "temperature"};
+  static const std::vector<std::string_view> keys = {
+      "type", "velocity",  "temperature", "profile",  "mean_velocity", "max_velocity",
+      "file", "ramp_time", "density",     "pressure", "scheme",        "convection_velocity"};
   return keys;
+}
+
+const std::vector<std::string_view>& boundary_type_keys(std::string_view type) {
+  static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> types = {
+      {"wall", {"type", "temperature"}},
+      {"moving_wall", {"type", "velocity", "temperature"}},
+      {"velocity_inlet", {"type", "profile", "velocity", "mean_velocity", "max_velocity", "file", "ramp_time"}},
+      {"pressure_outlet", {"type", "density", "pressure"}},
+      {"outflow", {"type", "scheme", "convection_velocity"}},
+      {"free_slip", {"type"}},
+  };
+  for (const auto& [name, keys] : types) {
+    if (name == type) return keys;
+  }
+  static const std::vector<std::string_view> none;
+  return none;
 }
 
 namespace case_io {

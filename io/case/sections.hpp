@@ -34,6 +34,19 @@ void read_boundary(const Section& boundary, double velocity, CaseConfig& config)
 /// domain.size limits, periodic pairs, wall velocities (finite, on moving walls only, tangential).
 void finalize_domain(CaseConfig& config, const Source& source);
 
+// ---- open_boundaries.cpp -------------------------------------------------------------------------------------------
+/// The keys of an open [boundary.<face>] (`kind` velocity_inlet, pressure_outlet, outflow or free_slip), after
+/// read_boundary has checked that the table holds only keys of its type; velocities in units of `velocity`
+/// (physics.velocity), or SI under [units] (FaceBoundary::in_si). Reads the inlet's CSV profile file (CaseFileError
+/// when it is missing or unreadable, InputError naming the line when malformed).
+FaceBoundary read_open_face(const Section& section, int face, FaceKind kind, double velocity, const CaseConfig& config);
+/// After finalize_units and finalize_physics, before finalize_mach: SI values to lattice units, the parabolic peak
+/// from a mean velocity, the CSV profile's coverage of the face, the outlet density from a pressure, the convection
+/// velocity's default (U); refuses open faces with [thermal] or [particles] and outlets on axes of one cell.
+void finalize_open_boundaries(CaseConfig& config, const Source& source);
+/// The fastest inlet speed of face `b` (lattice units; 0 for other types), for the Mach check.
+double open_face_speed(const FaceBoundary& b);
+
 // ---- thermal.cpp ---------------------------------------------------------------------------------------------------
 /// [thermal] (the section's presence turns the temperature field on); an absent section gives ThermalConfig{}.
 ThermalConfig read_thermal(const Section& section);

@@ -90,8 +90,35 @@ void check_config(const eddy::CaseConfig& c) {
             "periodic faces come in pairs", c);
     require(finite3(f.velocity), "wall velocity finite", c);
     const bool moves = f.velocity[0] != 0.0 || f.velocity[1] != 0.0 || f.velocity[2] != 0.0;
-    require(!moves || f.kind == FaceKind::moving_wall, "only a moving_wall has a velocity", c);
-    require(f.velocity[axis] == 0.0, "wall velocity tangential to its face", c);
+    const bool uniform_inlet = f.kind == FaceKind::velocity_inlet && f.profile == InletProfile::uniform;
+    require(!moves || f.kind == FaceKind::moving_wall || uniform_inlet,
+            "only a moving_wall and a uniform velocity_inlet have a velocity", c);
+    if (uniform_inlet) {
+      require((face % 2 == 0 ? 1.0 : -1.0) * f.velocity[axis] > 0.0, "a uniform inlet points into the domain", c);
+    } else {
+      require(f.velocity[axis] == 0.0, "wall velocity tangential to its face", c);
+    }
+    // Open faces (io/case/open_boundaries.cpp): lattice units once finalized, the derived values filled in.
+    require(!f.in_si && !f.mean_speed, "open faces: converted to lattice units, the parabola's peak derived", c);
+    if (f.kind == FaceKind::velocity_inlet) {
+      require(finite(f.ramp_time) && f.ramp_time >= 0.0, "inlet ramp_time finite and >= 0", c);
+      if (f.profile == InletProfile::parabolic) require(finite(f.speed) && f.speed > 0.0, "parabolic peak > 0", c);
+      if (f.profile == InletProfile::csv) {
+        require(f.table.axes >= 1 && f.table.axes <= 2 && !f.table.velocity.empty(), "csv profile has points", c);
+      }
+    }
+    if (f.kind == FaceKind::pressure_outlet) {
+      require(finite(f.density) && f.density > 0.0 && !finite(f.pressure), "outlet density finite and > 0", c);
+    }
+    if (f.kind == FaceKind::outflow && f.scheme == OutflowScheme::convective) {
+      require(finite(f.convection_velocity) && f.convection_velocity > 0.0, "convection velocity > 0", c);
+    }
+    // Open faces run in core only, and not with [thermal] or [particles] yet (io/case/open_boundaries.cpp,
+    // io/case/numerics.cpp).
+    if (is_open_face(f.kind)) {
+      require(c.out_of_core.mode != OutOfCoreMode::on, "no open face with out_of_core = true", c);
+      require(!c.thermal.enabled && !c.particles.enabled, "no open face with [thermal] or [particles]", c);
+    }
   }
 
   // [physics]: tau > 0.5 (and < 1e6), nu = (tau - 1/2)/3 > 0, everything derived finite, Ma <= 0.3

@@ -90,7 +90,7 @@ TEST(MpiInterpolatedWalls, BitwiseEqualToOneRank) {
           const Decomposition d = decompose(c, group);
           // The layout exercises the links that read the ghost layer (x_b a ghost cell) on some rank.
           const CutLinkList list = cut_links(c, d, build_flags(c, d));
-          long long ghost_links = list.interpolated - list.interior_interpolated;
+          long long ghost_links = list.interpolated - list.early_interpolated;
           MPI_Allreduce(MPI_IN_PLACE, &ghost_links, 1, MPI_LONG_LONG, MPI_SUM, group);
           const Outcome o = run(c, d, steps, group);
           MPI_Comm_free(&group);

@@ -3,7 +3,9 @@
 // walls' pass (kernels/interpolated_walls.hpp) against the oracle's own interpolation (q by bisection)
 // on a box with every boundary kind at once: periodic x, a no-slip wall, two moving walls meeting walls at edges
 // (precedence), a body force or none (the kernel leaves the source terms out when there is no force), from a random
-// non-equilibrium state. Double: 1e-12; float: 1e-5; fp16: 1e-4
+// non-equilibrium state; the open faces (kernels/open_boundaries.hpp) against the oracle's rules, alone and with
+// bodies that reach them (the order of the open-face and interpolated walls' passes). Double: 1e-12; float: 1e-5;
+// fp16: 1e-4
 // (max-norm relative; half keeps 11 significant bits of the stored f_i - w_i, |f_i - w_i| <= ~0.05 here).
 // The box (30 x 30 x 8) is wide enough in x and y that GPU launches of the whole interior with float and double
 // storage go through parallel_for_aligned (at most 1/8 of its threads idle); the sub-box test's halves are too thin
@@ -17,9 +19,12 @@
 #include <random>
 
 #include "kernels/block.hpp"
+#include "kernels/cell_flags.hpp"
+#include "kernels/cut_links.hpp"
 #include "kernels/launchers.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/open_boundaries.hpp"
 #include "solver/simulation.hpp"
 #include "tests/reference/reference_lbm.hpp"
 #include "tests/test_support.hpp"
@@ -126,6 +131,118 @@ INSTANTIATE_TEST_SUITE_P(
                       OracleCase{Collision::bgk, Precision::float32, 1e-5, "BGK_float_no_force", false},
                       OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16_no_force", false}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// ---- Open faces: the pass after the fused kernel (kernels/open_boundaries.hpp) against the oracle's rules ---------
+
+struct OpenCase {
+  int layout;  // which faces: 0, 1, 2 (open_boundaries_case)
+  Precision precision;
+  double tolerance;
+  const char* name;
+  bool body_force = true;
+};
+
+void PrintTo(const OpenCase& c, std::ostream* os) { *os << c.name; }
+
+FaceBoundary inlet_parabolic(double peak, double ramp) {
+  FaceBoundary b;
+  b.kind = FaceKind::velocity_inlet;
+  b.profile = InletProfile::parabolic;
+  b.speed = peak;
+  b.ramp_time = ramp;
+  return b;
+}
+
+FaceBoundary open_face(FaceKind kind) {
+  FaceBoundary b;
+  b.kind = kind;
+  return b;
+}
+
+/// Every open type and every kind of edge where they meet walls, moving walls and each other, from a random state:
+///   0: x_min parabolic inlet (duct form over y and z, ramp), x_max pressure outlet, y_min free slip, y_max
+///      convective outflow, z_min wall, z_max moving wall (edges: inlet/free slip, inlet/outflow, outlet/free slip,
+///      outlet/outflow, open/wall, open/moving wall);
+///   1: x_min uniform oblique inlet, x_max zero-gradient outflow, y_min, y_max, z_min free slip, z_max wall (edges:
+///      outflow/free slip, free slip/free slip);
+///   2: x periodic, y_min parabolic inlet (plane Poiseuille over z), y_max pressure outlet, z walls (links along
+///      the face across the periodic x face).
+CaseConfig open_boundaries_case(const OpenCase& p) {
+  CaseConfig c = test::box_case(30, 30, 8, 0.7);
+  if (p.layout == 0) {
+    c.faces[0] = inlet_parabolic(0.04, 30.0);
+    c.faces[1] = open_face(FaceKind::pressure_outlet);
+    c.faces[1].density = 1.005;
+    c.faces[2] = open_face(FaceKind::free_slip);
+    c.faces[3] = open_face(FaceKind::outflow);
+    c.faces[3].scheme = OutflowScheme::convective;
+    c.faces[3].convection_velocity = 0.07;
+    c.faces[5] = {FaceKind::moving_wall, {0.03, 0.01, 0.0}};
+  } else if (p.layout == 1) {
+    c.faces[0] = open_face(FaceKind::velocity_inlet);
+    c.faces[0].velocity = {0.03, 0.01, 0.005};
+    c.faces[1] = open_face(FaceKind::outflow);
+    for (int face : {2, 3, 4}) c.faces[face] = open_face(FaceKind::free_slip);
+  } else {
+    test::make_periodic(c, 0);
+    c.faces[2] = inlet_parabolic(0.05, 0.0);
+    c.faces[3] = open_face(FaceKind::pressure_outlet);
+  }
+  if (p.body_force) c.body_force = {1e-5, -2e-5, 5e-6};
+  c.precision = p.precision;
+  c.velocity = 0.05;
+  finalize_case(c);
+  return c;
+}
+
+class OpenFacesVsOracle : public ::testing::TestWithParam<OpenCase> {};
+
+TEST_P(OpenFacesVsOracle, HundredStepsAgree) {
+  EDDY_REQUIRE_DEVICE();
+  const OpenCase p = GetParam();
+  const CaseConfig config = open_boundaries_case(p);
+  const std::vector<double> start = random_state(config);
+  reference::ReferenceLbm oracle(config);
+  auto sim = Simulation::create(config);
+  sim->set_populations(start);
+  oracle.set_populations(sim->populations());
+  int done = 0;
+  for (int steps : {100, 101}) {  // "swapped" and "own" layouts
+    for (; done < steps; ++done) oracle.step();
+    sim->advance(steps - sim->time_step());
+    sim->synchronize();
+    const std::vector<double> fused = sim->populations();
+    const double pop_error = test::max_relative_difference(fused, oracle.populations());
+    EXPECT_LT(pop_error, p.tolerance) << "populations differ after " << steps << " steps";
+    EXPECT_GT(test::max_relative_difference(fused, start), 1e-3);
+    std::vector<double> rho;
+    std::array<std::vector<double>, 3> u;
+    oracle.fields(rho, u);
+    const MacroscopicFields fields = sim->fields();
+    EXPECT_LT(test::max_relative_difference(fields.rho, rho), p.tolerance) << steps << " steps";
+    // Relative to the largest velocity component (a component across the flow can be small everywhere).
+    double speed = 0.0, velocity_error = 0.0;
+    for (int a = 0; a < 3; ++a)
+      for (std::size_t k = 0; k < u[a].size(); ++k) {
+        speed = std::max(speed, std::abs(u[a][k]));
+        velocity_error = std::max(velocity_error, std::abs(fields.u[a][k] - u[a][k]));
+      }
+    EXPECT_LT(velocity_error / speed, 35 * p.tolerance) << steps << " steps";
+    std::cout << "[ oracle   ] open faces " << p.name << ", " << steps << " steps: max relative population difference "
+              << pop_error << "\n";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenFaces, OpenFacesVsOracle,
+                         ::testing::Values(OpenCase{0, Precision::float64, 1e-12, "all_types_double"},
+                                           OpenCase{0, Precision::float32, 1e-5, "all_types_float"},
+                                           OpenCase{0, Precision::float16, 1e-4, "all_types_fp16"},
+                                           OpenCase{0, Precision::float64, 1e-12, "all_types_double_no_force", false},
+                                           OpenCase{1, Precision::float64, 1e-12, "free_slip_box_double"},
+                                           OpenCase{1, Precision::float32, 1e-5, "free_slip_box_float"},
+                                           OpenCase{2, Precision::float64, 1e-12, "periodic_along_face_double"},
+                                           OpenCase{2, Precision::float16, 1e-4, "periodic_along_face_fp16"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // [[solid]] bodies of every kind of link at once, in the box of the test above: an interpolated sphere and a
 // cylinder across the depth (near and far links at every q), a box with faces off the half-way planes cut by the
@@ -236,6 +353,137 @@ INSTANTIATE_TEST_SUITE_P(InterpolatedWalls, FusedKernelWithSolidsVsOracle,
                                            OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16"},
                                            OracleCase{Collision::trt, Precision::float64, 1e-12, "TRT_double_no_force",
                                                       false}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// ---- Open faces and [[solid]] bodies that reach them: the order of the two passes -----------------------------------
+
+/// The open layouts 0 and 2 with bodies that reach the open faces, so that cut links and open links meet: the
+/// open-face pass reads the wall slots of face cells beside a body (a pressure outlet's moments, an outflow's and a
+/// free-slip face's copies), and near interpolated links whose second node is an open face's ghost node read what
+/// that pass sets. Layout 0: a cylinder whose axis runs out through the inlet face, a box standing on the pressure
+/// outlet (faces off the half-way planes), a half-way box on the outlet too, a sphere cut by the free-slip face, a
+/// box cut by the convective outflow face, and a sphere in the middle (links of neither kind); layout 2 (x periodic):
+/// a sphere cut by the inlet face, a box on the outlet cut by the periodic x face, a cylinder across the depth.
+CaseConfig open_solids_case(const OpenCase& p) {
+  CaseConfig c = open_boundaries_case(p);
+  const auto solid = [](const char* name, SolidShape shape) {
+    SolidConfig s;
+    s.name = name;
+    s.shape = shape;
+    return s;
+  };
+  if (p.layout == 0) {
+    SolidConfig nozzle = solid("nozzle", SolidShape::cylinder);
+    nozzle.start = {-2.0, 12.3, 3.7};
+    nozzle.end = {7.4, 12.3, 3.7};
+    nozzle.radius = 2.2;
+    SolidConfig step = solid("step", SolidShape::box);
+    step.min = {25.6, 4.3, 1.4};
+    step.max = {31.0, 9.7, 6.6};
+    SolidConfig block = solid("block", SolidShape::box);
+    block.min = {27.3, 20.2, 2.2};
+    block.max = {30.5, 23.6, 5.8};
+    block.wall = SolidWall::halfway;
+    SolidConfig cap = solid("cap", SolidShape::sphere);
+    cap.center = {15.2, 0.8, 4.1};
+    cap.radius = 2.9;
+    SolidConfig weir = solid("weir", SolidShape::box);
+    weir.min = {12.3, 27.6, -1.0};
+    weir.max = {17.8, 31.0, 9.0};
+    SolidConfig ball = solid("ball", SolidShape::sphere);
+    ball.center = {15.5, 15.5, 4.0};
+    ball.radius = 3.1;
+    c.solids = {nozzle, step, block, cap, weir, ball};
+  } else {
+    SolidConfig ball = solid("ball", SolidShape::sphere);
+    ball.center = {11.4, 0.6, 4.3};
+    ball.radius = 3.3;
+    SolidConfig step = solid("step", SolidShape::box);
+    step.min = {-2.4, 25.3, 1.6};
+    step.max = {4.3, 31.0, 6.2};
+    SolidConfig post = solid("post", SolidShape::cylinder);
+    post.start = {20.2, 14.7, -1.0};
+    post.end = {20.2, 14.7, 9.0};
+    post.radius = 2.6;
+    c.solids = {ball, step, post};
+  }
+  finalize_case(c);
+  return c;
+}
+
+class OpenFacesWithSolidsVsOracle : public ::testing::TestWithParam<OpenCase> {};
+
+TEST_P(OpenFacesWithSolidsVsOracle, HundredStepsAgree) {
+  EDDY_REQUIRE_DEVICE();
+  const OpenCase p = GetParam();
+  const CaseConfig config = open_solids_case(p);
+  // The case has what it is meant to test: interpolated links next to an open face, some whose second node is an
+  // open face's ghost node (near ones among them), and open links beside a body.
+  const Decomposition d = serial_decomposition(config);
+  const std::vector<CellFlag> flags = build_flags(config, d);
+  const CutLinkList list = cut_links(config, d, flags);
+  int late = 0, through_open = 0;
+  for (std::int64_t k = list.early_interpolated; k < list.interpolated; ++k) {
+    const CutLink& l = list.links[std::size_t(k)];
+    ++late;
+    if (is_open(flags[std::size_t(l.behind)]) && l.near != 0) ++through_open;
+  }
+  EXPECT_GT(late, 20);
+  EXPECT_GT(through_open, 2);
+  EXPECT_GT(list.early_interpolated, 20);
+  int beside_body = 0;  // open links into a face cell with a neighbour inside a body
+  for (const OpenLink& l : open_links(config, d, flags)) {
+    for (int i = 1; i < 19; ++i) {
+      int g[3];
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) {
+        g[a] = l.position[a] - 1 + d3q19::c(i, a);
+        inside = inside && g[a] >= 0 && g[a] < config.size[a];
+      }
+      if (inside && reference::ReferenceLbm::solid_at(config, g[0], g[1], g[2]) >= 0) {
+        ++beside_body;
+        break;
+      }
+    }
+  }
+  EXPECT_GT(beside_body, 10);
+
+  const std::vector<double> start = random_state(config);
+  reference::ReferenceLbm oracle(config);
+  auto sim = Simulation::create(config);
+  sim->set_populations(start);
+  oracle.set_populations(sim->populations());
+  int done = 0;
+  for (int steps : {100, 101}) {  // "swapped" and "own" layouts
+    for (; done < steps; ++done) oracle.step();
+    sim->advance(steps - sim->time_step());
+    sim->synchronize();
+    const std::vector<double> fused = fluid_entries(config, sim->populations());
+    const double pop_error = test::max_relative_difference(fused, fluid_entries(config, oracle.populations()));
+    EXPECT_LT(pop_error, p.tolerance) << "populations differ after " << steps << " steps";
+    EXPECT_GT(test::max_relative_difference(fused, fluid_entries(config, start)), 1e-3);
+    std::vector<double> rho;
+    std::array<std::vector<double>, 3> u;
+    oracle.fields(rho, u);
+    const MacroscopicFields fields = sim->fields();
+    EXPECT_LT(test::max_relative_difference(fields.rho, rho), p.tolerance) << steps << " steps";
+    double speed = 0.0, velocity_error = 0.0;
+    for (int a = 0; a < 3; ++a)
+      for (std::size_t k = 0; k < u[a].size(); ++k) {
+        speed = std::max(speed, std::abs(u[a][k]));
+        velocity_error = std::max(velocity_error, std::abs(fields.u[a][k] - u[a][k]));
+      }
+    EXPECT_LT(velocity_error / speed, 35 * p.tolerance) << steps << " steps";
+    std::cout << "[ oracle   ] open faces and solids " << p.name << ", " << steps
+              << " steps: max relative population difference " << pop_error << "\n";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenFacesAndSolids, OpenFacesWithSolidsVsOracle,
+                         ::testing::Values(OpenCase{0, Precision::float64, 1e-12, "all_types_double"},
+                                           OpenCase{0, Precision::float32, 1e-5, "all_types_float"},
+                                           OpenCase{0, Precision::float16, 1e-4, "all_types_fp16"},
+                                           OpenCase{2, Precision::float64, 1e-12, "periodic_along_face_double"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(FusedKernel, RepeatedRunsAreBitIdentical) {

@@ -106,3 +106,48 @@ def test_case_as_dict_and_set(in_tmp):
         assert sim.time_step == 6
         assert sim.block_shape == (1, 8, 8) and sim.domain_shape == (1, 8, 8) and sim.block_origin == (0, 0, 0)
         assert sim.rank == 0 and sim.ranks == 1
+
+
+CHANNEL = {
+    "case": {"name": "channel"},
+    "domain": {"size": [32, 12, 1], "periodic": [False, False, True]},
+    "boundary": {
+        "x_min": {"type": "velocity_inlet", "profile": "parabolic", "max_velocity": 1.0, "ramp_time": 20},
+        "x_max": {"type": "outflow", "scheme": "convective"},
+        "y_max": {"type": "free_slip"},
+    },
+    "physics": {"velocity": 0.05, "tau": 0.7},
+    "run": {"steps": 60, "report_every": 20},
+    "output": {"vtk": False},
+    "checkpoint": {"every": 30},
+    "solid": [{"name": "post", "shape": "cylinder", "start": [9.3, 5.7, -1.0], "end": [9.3, 5.7, 2.0],
+               "radius": 2.4, "forces": True}],
+    "forces": {"every": 5},
+}
+
+
+@requires_device
+def test_open_boundaries_and_forces_from_a_dict_equal_eddy_run(in_tmp):
+    # The open types and a body's forces pass through the dict as through a file: the run equals `eddy run` on the
+    # same case (the state, the convective outflow's history, the forces file), and a checkpoint taken from Python
+    # at an odd step restarts from the command line bit for bit.
+    from eddy import _toml
+    case = write_case("channel.toml", _toml.dumps(CHANNEL))
+    assert run_cli(case, "--output", "cli").code == 0
+    with eddy.Simulation(CHANNEL, output="py_first", quiet=True) as sim:
+        sim.step(25)
+        manifest = sim.checkpoint()
+    with eddy.Simulation(CHANNEL, output="py", quiet=True) as sim:
+        sim.step(25)
+        assert sim.run()
+    whole = checkpoint_data("cli/checkpoints/channel_checkpoint_00000060.toml")
+    assert checkpoint_data("py/checkpoints/channel_checkpoint_00000060.toml") == whole
+    forces = Path("cli/channel_forces.csv").read_text()
+    assert Path("py/channel_forces.csv").read_text() == forces
+    lines = forces.splitlines()
+    assert len(lines) == 1 + 60 // 5
+    drag = float(lines[-1].split(",")[lines[0].split(",").index("post_CD")])
+    assert drag > 0.0, forces  # the default drag direction: into the domain through the inlet
+    restarted = run_cli(case, "--output", "cli_after_py", "--restart", manifest)
+    assert restarted.code == 0, restarted.err
+    assert checkpoint_data("cli_after_py/checkpoints/channel_checkpoint_00000060.toml") == whole

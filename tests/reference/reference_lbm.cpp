@@ -1,5 +1,9 @@
 #include "tests/reference/reference_lbm.hpp"
 
+#include <cmath>
+#include <limits>
+#include <utility>
+
 #include "solver/solid_shapes.hpp"
 
 namespace eddy::reference {
@@ -128,9 +132,147 @@ void ReferenceLbm::force_at(std::size_t k, double (&force)[3]) const {
   for (int a = 0; a < 3; ++a) force[a] = config_.body_force[a] + (force_field_[a].empty() ? 0.0 : force_field_[a][k]);
 }
 
-std::vector<double> ReferenceLbm::stream() const {
+namespace {
+
+/// The precedence of an open face's type where faces meet (cases/README.md, "Edges and corners"); 0 for walls.
+int precedence(FaceKind kind) {
+  switch (kind) {
+    case FaceKind::velocity_inlet:
+      return 4;
+    case FaceKind::pressure_outlet:
+      return 3;
+    case FaceKind::outflow:
+      return 2;
+    case FaceKind::free_slip:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/// The direction with velocity `c`.
+int direction(const int c[3]) {
+  for (int j = 0; j < 19; ++j)
+    if (kVelocity[j][0] == c[0] && kVelocity[j][1] == c[1] && kVelocity[j][2] == c[2]) return j;
+  return -1;
+}
+
+}  // namespace
+
+void ReferenceLbm::post_moments(int x, int y, int z, double& rho, double u[3]) const {
+  const std::size_t k = index(x, y, z);
+  double m[3] = {0.0, 0.0, 0.0};
+  rho = 0.0;
+  for (int j = 0; j < 19; ++j) {
+    rho += f_[j * n_ + k];
+    for (int a = 0; a < 3; ++a) m[a] += kVelocity[j][a] * f_[j * n_ + k];
+  }
+  for (int a = 0; a < 3; ++a) u[a] = (m[a] - 0.5 * config_.body_force[a]) / rho;
+}
+
+double ReferenceLbm::open_population(std::size_t k, int i, const std::vector<int>& faces) const {
+  int owner = faces[0];
+  for (int face : faces)
+    if (precedence(config_.faces[face].kind) > precedence(config_.faces[owner].kind)) owner = face;
+  const FaceBoundary& b = config_.faces[owner];
+  const int axis = owner / 2;
+  const int nx = config_.size[0], ny = config_.size[1];
+  const int p[3] = {int(k % nx), int((k / nx) % ny), int(k / (std::size_t(nx) * ny))};
+  const int* c = kVelocity[i];
+  // The cell x - t along the face (t: c without its normal part), if it is inside the domain (periodic wrap).
+  int along[3] = {p[0], p[1], p[2]};
+  int beyond = -1;  // the face x - t lies beyond, if any
+  for (int a = 0; a < 3; ++a) {
+    if (a == axis) continue;
+    along[a] -= c[a];
+    const int n = config_.size[a];
+    if (along[a] >= 0 && along[a] < n) continue;
+    if (config_.faces[2 * a].kind == FaceKind::periodic) {
+      along[a] = (along[a] + n) % n;
+    } else {
+      beyond = 2 * a + (along[a] < 0 ? 0 : 1);
+    }
+  }
+  // x - t inside a [[solid]] body: the rules read x itself, as across a face that is not free slip.
+  const bool along_solid = beyond < 0 && solid_[index(along[0], along[1], along[2])] >= 0;
+  const auto mirror = [&](int a) {
+    int m[3] = {c[0], c[1], c[2]};
+    m[a] = -m[a];
+    return direction(m);
+  };
+  switch (b.kind) {
+    case FaceKind::velocity_inlet: {
+      // Velocity bounce-back with the inlet velocity where the link crosses the face, times the sin^2 ramp.
+      double u[3] = {b.velocity[0], b.velocity[1], b.velocity[2]};
+      if (b.profile == InletProfile::parabolic) {
+        double shape = 1.0;
+        for (int a = 0; a < 3; ++a) {
+          if (a == axis || config_.faces[2 * a].kind == FaceKind::periodic || config_.size[a] == 1) continue;
+          const double s = p[a] + 0.5 - 0.5 * c[a], h = config_.size[a];
+          shape *= 4.0 * s * (h - s) / (h * h);
+        }
+        u[0] = u[1] = u[2] = 0.0;
+        u[axis] = (owner % 2 == 0 ? 1.0 : -1.0) * b.speed * shape;
+      }
+      double ramp = 1.0;
+      if (b.ramp_time > 0 && double(time_) < b.ramp_time) {
+        ramp = std::pow(std::sin(M_PI * double(time_) / (2.0 * b.ramp_time)), 2);
+      }
+      for (double& v : u) v *= ramp;
+      return f_[opposite(i) * n_ + k] + 2.0 * kWeight[i] * dot(c, u) / kCs2;
+    }
+    case FaceKind::pressure_outlet: {
+      // Non-equilibrium extrapolation: the equilibrium at the ghost node (the density mirrored about the face value,
+      // the velocity extrapolated from x and x + n) plus the non-equilibrium part of the inner neighbour x - t,
+      // whose equilibrium is taken as that of x.
+      double inner;
+      if (beyond < 0 && !along_solid) {
+        inner = f_[i * n_ + index(along[0], along[1], along[2])];
+      } else if (beyond >= 0 && config_.faces[beyond].kind == FaceKind::free_slip) {
+        inner = f_[mirror(beyond / 2) * n_ + k];
+      } else {
+        inner = f_[i * n_ + k];
+      }
+      double rho, u[3], rho_next, next[3], ug[3];
+      post_moments(p[0], p[1], p[2], rho, u);
+      int q[3] = {p[0], p[1], p[2]};
+      q[axis] += c[axis];
+      // x + n: u(x) where it is not a fluid cell of the domain (a solid body, or a domain one cell thick)
+      if (q[axis] >= 0 && q[axis] < config_.size[axis] && solid_[index(q[0], q[1], q[2])] < 0) {
+        post_moments(q[0], q[1], q[2], rho_next, next);
+      } else {
+        for (int a = 0; a < 3; ++a) next[a] = u[a];
+      }
+      for (int a = 0; a < 3; ++a) ug[a] = 2.0 * u[a] - next[a];
+      return inner + equilibrium(i, 2.0 * b.density - rho, ug) - equilibrium(i, rho, u);
+    }
+    case FaceKind::outflow: {
+      double inner;
+      if (beyond < 0 && !along_solid) {
+        inner = f_[i * n_ + index(along[0], along[1], along[2])];
+      } else if (beyond >= 0 && config_.faces[beyond].kind == FaceKind::free_slip) {
+        inner = f_[mirror(beyond / 2) * n_ + k];
+      } else {
+        inner = f_[i * n_ + k];
+      }
+      if (b.scheme == OutflowScheme::zero_gradient || !have_history_) return inner;
+      const double lambda = b.convection_velocity;
+      return (history_[i * n_ + k] + lambda * inner) / (1.0 + lambda);
+    }
+    case FaceKind::free_slip:
+      if (beyond >= 0 || along_solid) return f_[opposite(i) * n_ + k];
+      return f_[mirror(axis) * n_ + index(along[0], along[1], along[2])];
+    default:
+      return 0.0;
+  }
+}
+
+std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
   const int nx = config_.size[0], ny = config_.size[1], nz = config_.size[2];
   std::vector<double> out(19 * n_, 0.0);
+  // Near interpolated links (q < 1/2) whose second node x - c_i lies beyond an open face: that node's population
+  // along c_i is the one the open face sends into x, known after the open loop below ([i * n + k] pairs).
+  std::vector<std::pair<std::size_t, int>> near_open;
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
@@ -140,7 +282,8 @@ std::vector<double> ReferenceLbm::stream() const {
           int target[3] = {x + kVelocity[i][0], y + kVelocity[i][1], z + kVelocity[i][2]};
           // Which non-periodic faces does the link cross? Its wall moves with their velocity if they all share
           // it (a resting wall counts as 0), and rests where they differ (the edge rule, kernels/cell_flags.hpp).
-          int crossed = 0;
+          // Only wall faces count: a wall beats an open face; a link that crosses open faces only leaves the domain.
+          int crossed = 0, crossed_open = 0;
           bool same = true;
           double uw[3] = {0.0, 0.0, 0.0};
           for (int a = 0; a < 3; ++a) {
@@ -150,6 +293,10 @@ std::vector<double> ReferenceLbm::stream() const {
             const FaceKind kind = config_.faces[face].kind;
             if (kind == FaceKind::periodic) {
               target[a] = (target[a] + n) % n;
+              continue;
+            }
+            if (precedence(kind) > 0) {
+              ++crossed_open;
               continue;
             }
             double v[3] = {0.0, 0.0, 0.0};
@@ -168,27 +315,43 @@ std::vector<double> ReferenceLbm::stream() const {
             out[opposite(i) * n_ + k] = value - correction;
             continue;
           }
+          if (crossed_open > 0) continue;  // the population leaves the domain; the open face sends one in (below)
           const std::size_t t = target[0] + std::size_t(nx) * (target[1] + std::size_t(ny) * target[2]);
           const int solid = solid_[t];
           if (solid < 0) {
             out[i * n_ + t] = value;
             continue;
           }
-          // Into a solid body: half-way, or interpolated with the second node x - c_i when it is fluid.
+          // Into a solid body: half-way, or interpolated with the second node x - c_i when it is fluid or lies beyond
+          // open faces only (a ghost node of the open face: not solid); beyond a wall face it is solid.
           double result = value;
           int behind[3] = {x - kVelocity[i][0], y - kVelocity[i][1], z - kVelocity[i][2]};
-          bool behind_fluid = true;
+          bool beyond_wall = false, beyond_open = false;
           for (int a = 0; a < 3; ++a) {
             const int n = config_.size[a];
             if (behind[a] >= 0 && behind[a] < n) continue;
-            if (config_.faces[2 * a].kind != FaceKind::periodic) behind_fluid = false;
-            behind[a] = (behind[a] + n) % n;
+            const FaceKind kind = config_.faces[2 * a + (behind[a] < 0 ? 0 : 1)].kind;
+            if (kind == FaceKind::periodic) {
+              behind[a] = (behind[a] + n) % n;
+            } else if (precedence(kind) > 0) {
+              beyond_open = true;
+            } else {
+              beyond_wall = true;
+            }
           }
-          const std::size_t b = behind[0] + std::size_t(nx) * (behind[1] + std::size_t(ny) * behind[2]);
-          behind_fluid = behind_fluid && solid_[b] < 0;
+          bool behind_fluid = !beyond_wall;
+          if (behind_fluid && !beyond_open) {
+            const std::size_t b = behind[0] + std::size_t(nx) * (behind[1] + std::size_t(ny) * behind[2]);
+            behind_fluid = solid_[b] < 0;
+          }
           if (config_.solids[std::size_t(solid)].wall == SolidWall::interpolated && behind_fluid) {
             const double q = q_[i * n_ + k];
+            if (q < 0.5 && beyond_open) {
+              near_open.emplace_back(k, i);  // after the open loop
+              continue;
+            }
             if (q < 0.5) {
+              const std::size_t b = behind[0] + std::size_t(nx) * (behind[1] + std::size_t(ny) * behind[2]);
               result = 2.0 * q * value + (1.0 - 2.0 * q) * f_[i * n_ + b];
             } else {
               result = (value + (2.0 * q - 1.0) * f_[opposite(i) * n_ + k]) / (2.0 * q);
@@ -197,6 +360,34 @@ std::vector<double> ReferenceLbm::stream() const {
           out[opposite(i) * n_ + k] = result;
         }
       }
+  if (entering) entering->assign(19 * n_, std::numeric_limits<double>::quiet_NaN());
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const std::size_t k = x + std::size_t(nx) * (y + std::size_t(ny) * z);
+        if (solid_[k] >= 0) continue;
+        for (int i = 1; i < 19; ++i) {
+          // The population arriving along c_i comes from x - c_i: through open faces only, the open rule sets it.
+          const int from[3] = {x - kVelocity[i][0], y - kVelocity[i][1], z - kVelocity[i][2]};
+          std::vector<int> faces;
+          bool wall = false;
+          for (int a = 0; a < 3; ++a) {
+            if (from[a] >= 0 && from[a] < config_.size[a]) continue;
+            const int face = 2 * a + (from[a] < 0 ? 0 : 1);
+            if (config_.faces[face].kind == FaceKind::periodic) continue;
+            if (precedence(config_.faces[face].kind) == 0) wall = true;
+            faces.push_back(face);
+          }
+          if (faces.empty() || wall) continue;
+          out[i * n_ + k] = open_population(k, i, faces);
+          if (entering) (*entering)[i * n_ + k] = out[i * n_ + k];
+        }
+      }
+  // The near interpolated links through an open face: f*_i(x - c_i) is what the face sent into x along c_i.
+  for (const auto& [k, i] : near_open) {
+    const double q = q_[i * n_ + k];
+    out[opposite(i) * n_ + k] = 2.0 * q * f_[i * n_ + k] + (1.0 - 2.0 * q) * out[i * n_ + k];
+  }
   return out;
 }
 
@@ -228,9 +419,13 @@ void ReferenceLbm::collide(std::vector<double>& f) const {
 }
 
 void ReferenceLbm::step() {
-  std::vector<double> f = stream();
+  std::vector<double> entering;
+  std::vector<double> f = stream(&entering);
   collide(f);
   f_.swap(f);
+  history_.swap(entering);
+  have_history_ = true;
+  ++time_;
 }
 
 void ReferenceLbm::fields(std::vector<double>& rho, std::array<std::vector<double>, 3>& u) const {

@@ -3,16 +3,23 @@
 //
 // Deliberately written differently from kernels/: its own velocity table, no ghost layer (periodic wrap by
 // modulo), collision as a separate loop over all cells computing the full Guo source term per direction, then
-// push streaming as a separate loop with halfway bounce-back (Ladd's moving-wall term) decided per link.
+// push streaming as a separate loop with halfway bounce-back (Ladd's moving-wall term) decided per link, then the
+// open faces (velocity_inlet, pressure_outlet, outflow, free_slip) as a loop over the populations entering the
+// domain, each rule written out from its formula (cases/README.md, "Open boundaries"), not from kernels/.
 // [[solid]] bodies: a cell whose centre lies inside a shape (solver/solid_shapes.hpp, inside_solid: the definition of
 // the geometry) is solid; a link from a fluid cell into it bounces half-way, or with wall = "interpolated" by linear
 // interpolation (Bouzidi, Firdaouss & Lallemand 2001) with its wall distance q found by bisection on the inside test
 // (not the closed forms of solver/solid_shapes.hpp) and from the two-buffer post-collision state; a link whose
-// second node x - c_i is not fluid bounces half-way. Solid cells neither stream nor collide.
-// Sources: Krueger et al. (2017), eqs. 3.54 (f_eq), 10.25-10.29 (TRT), 6.14 (Guo), 5.26-5.27 (bounce-back).
+// second node x - c_i is solid or beyond a wall face bounces half-way. A second node beyond open faces only is the
+// open face's ghost node: its population along c_i is the one the face sends into x (the open rules read the
+// post-collision state, before any interpolated wall). Open rules next to a solid read x itself where x - t is solid
+// and u(x) where x + n is. Solid cells neither stream nor collide.
+// Sources: Krueger et al. (2017), eqs. 3.54 (f_eq), 10.25-10.29 (TRT), 6.14 (Guo), 5.26-5.27 (bounce-back); the open
+// faces' sources are those of kernels/boundary_rules.hpp. Inlet profiles: uniform and parabolic (not csv).
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "io/case_config.hpp"
@@ -25,12 +32,18 @@ extern const double kWeight[19];
 
 class ReferenceLbm {
  public:
-  /// Uses size, faces (periodic / wall / moving wall and velocities), tau, collision, magic, body_force and solids.
+  /// Uses size, faces (periodic / wall / moving wall and velocities; the open types), tau, collision, magic,
+  /// body_force and solids.
   explicit ReferenceLbm(const CaseConfig& config);
 
   /// Post-collision populations, [i * n + k], k = x + nx * (y + ny * z) over the fluid cells.
   const std::vector<double>& populations() const { return f_; }
-  void set_populations(const std::vector<double>& f) { f_ = f; }
+  /// Sets the post-collision populations; the convective outflow has no history then (its first values are the
+  /// zero-gradient ones), as after Simulation::set_populations.
+  void set_populations(const std::vector<double>& f) {
+    f_ = f;
+    have_history_ = false;
+  }
   /// Sets f to f_eq(rho, u) of the given fields (layout k as above).
   void set_equilibrium(const std::vector<double>& rho, const std::array<std::vector<double>, 3>& u);
 
@@ -53,7 +66,17 @@ class ReferenceLbm {
   static double wall_distance(const CaseConfig& config, const double fluid[3], const int c[3]);
 
  private:
-  std::vector<double> stream() const;
+  /// The populations arriving at every cell at time `time_`; the convective outflow's values go to `entering`
+  /// ([i * n + k], NaN where no open link ends).
+  std::vector<double> stream(std::vector<double>* entering = nullptr) const;
+  /// The population f_i(k) entering through the open faces (the face of highest precedence among `faces`, which
+  /// holds the faces x - c_i lies beyond).
+  double open_population(std::size_t k, int i, const std::vector<int>& faces) const;
+  /// The density and velocity of cell (x, y, z) from the post-collision populations (u = (sum c f* - F/2) / rho).
+  void post_moments(int x, int y, int z, double& rho, double u[3]) const;
+  std::size_t index(int x, int y, int z) const {
+    return std::size_t(x) + std::size_t(config_.size[0]) * (std::size_t(y) + std::size_t(config_.size[1]) * z);
+  }
   void collide(std::vector<double>& f) const;
   void moments(const std::vector<double>& f, std::size_t k, double& rho, double u[3]) const;
 
@@ -63,6 +86,9 @@ class ReferenceLbm {
   void force_at(std::size_t k, double (&force)[3]) const;
   double omega_plus_, omega_minus_;
   std::vector<double> f_;
+  std::vector<double> history_;  // the convective outflow's values of the previous step
+  bool have_history_ = false;
+  std::int64_t time_ = 0;  // steps done since set_populations (the arrival time of stream())
   std::array<std::vector<double>, 3> force_field_;
   std::vector<int> solid_;  // per cell: the solid holding it, or -1
   std::vector<double> q_;   // [i * n + k]: the wall distance of link (k, i) into a solid (computed once)

@@ -4,11 +4,12 @@
 #           temperature field, fp16); SIGTERM mid-run writes a checkpoint that restarts bit for bit; a flipped byte,
 #           a truncated data file, a missing manifest and a checkpoint of another case exit with code 6, a step
 #           beyond run.steps with code 2, and the earlier checkpoints stay intact.
-#           Particles (two-way coupled) restart bit for bit too, and so does a sphere with interpolated walls (the
-#           checkpoint holds the state after the walls' pass), after an odd and an even step count.
+#           Particles (two-way coupled) restart bit for bit too, and so do a sphere with interpolated walls (the
+#           checkpoint holds the state after the walls' pass), after an odd and an even step count, and open
+#           boundaries (channel_2d.toml, with the pressure outlet and with a convective outflow).
 #   mpi:    2 ranks write, 1 rank restarts, and 1 rank writes, 2 ranks restart: bit for bit (with particles, whose
 #           records the ranks store in their own order, the manifests' order-independent checksums are compared;
-#           with a sphere of interpolated walls cut by the rank boundary);
+#           with a sphere of interpolated walls cut by the rank boundary; the open-boundary channel 2 -> 1, 1 -> 2);
 #           3 ranks along x write the same data file as 1 rank (three runs).
 # "Bit for bit" compares the final checkpoint's data file of the restarted run with an uninterrupted run's.
 # Usage: restart.sh EDDY CASES_DIR serial|mpi [MPIEXEC NP_FLAG "MPI FLAGS"]
@@ -17,6 +18,10 @@ eddy=$1 cases=$2 mode=$3 mpiexec=${4:-} np_flag=${5:-} mpi_flags=${6:-}
 source "$(dirname "${BASH_SOURCE[0]}")/script_support.sh"
 
 heated=(--set 'domain.size=[24,24,1]' --set output.vtk=false --set checkpoint.every=25)
+# The open-boundary channel: a ramped parabolic inlet, and the pressure outlet or a convective outflow (whose history,
+# the value it gave one step before, is part of the state).
+chan=(--set 'domain.size=[32,16,1]' --set output.vtk=false --set checkpoint.every=25 --set boundary.x_min.ramp_time=20)
+convective=(--set 'boundary.x_max={type="outflow", scheme="convective"}')
 parts=(--set output.vtk=false --set checkpoint.every=25 --set particles.two_way=true)
 fp16=(--set 'domain.size=[32,32,1]' --set output.vtk=false --set output.centerlines=false
       --set 'numerics.storage="fp16"' --set checkpoint.every=25)
@@ -68,6 +73,22 @@ if [[ $mode == serial ]]; then
   same "$(ckpt pfull particles_cavity_2d 60).data" "$(ckpt prest particles_cavity_2d 60).data" \
     "particles, two-way: restart equals the uninterrupted run"
 
+  # Open boundaries: restarts after an odd and an even step count continue bit for bit, the convective outflow's
+  # history included (float and fp16).
+  C=$cases/channel_2d.toml
+  for variant in pressure convective; do
+    extra=()
+    [[ $variant == convective ]] && extra=("${convective[@]}" --set 'numerics.storage="fp16"')
+    run "c${variant}full" 60 "$C" "${chan[@]}" "${extra[@]}" || fail "channel ($variant) uninterrupted"
+    run "c${variant}first" 25 "$C" "${chan[@]}" "${extra[@]}" || fail "channel ($variant) first 25"
+    for at in 25 50; do
+      from=$([[ $at == 25 ]] && echo "c${variant}first" || echo "c${variant}full")
+      run "c${variant}rest$at" 60 "$C" "${chan[@]}" "${extra[@]}" --restart "$(ckpt "$from" channel_2d "$at").toml" ||
+        fail "channel ($variant) restart at $at"
+      same "$(ckpt "c${variant}full" channel_2d 60).data" "$(ckpt "c${variant}rest$at" channel_2d 60).data" \
+        "open boundaries ($variant outlet): restart after step $at equals the uninterrupted run"
+    done
+  done
   # Interpolated walls: the state after the walls' pass is all a restart needs.
   S=$cases/sphere_channel.toml
   run sfull 60 "$S" "${sphere[@]}" || fail "sphere uninterrupted (see $work/sfull.log)"
@@ -202,6 +223,12 @@ else
       "3 ranks along x write the same checkpoint as 1 (run $attempt)"
   done
   two_to_one p "$cases/particles_cavity_2d.toml" particles_cavity_2d same_checksum toml "particles: " "${parts[@]}"
+  # Open boundaries: the inlet on one rank, the convective outflow on the other; then 1 -> 2 ranks across the faces.
+  two_to_one c "$cases/channel_2d.toml" channel_2d same data "open boundaries: " "${chan[@]}" "${convective[@]}"
+  mpirun 2 "$eddy" run "$cases/channel_2d.toml" --set run.steps=60 "${chan[@]}" "${convective[@]}" \
+    --set 'parallel.ranks=[1,2,1]' --output cback --restart "$(ckpt cfull channel_2d 50).toml" >cback.log 2>&1 ||
+    fail "open boundaries: 1 -> 2 restart (see $work/cback.log)"
+  same "$(ckpt cfull channel_2d 60).data" "$(ckpt cback channel_2d 60).data" "open boundaries: 1 rank -> 2 ranks restart"
   two_to_one s "$cases/sphere_channel.toml" sphere_channel same data "interpolated walls: " "${sphere[@]}"
   mpirun 2 "$eddy" run "$cases/sphere_channel.toml" --set run.steps=60 "${sphere[@]}" --set 'parallel.ranks=[2,1,1]' \
     --output sback --restart "$(ckpt sfull sphere_channel 50).toml" >sback.log 2>&1 ||

@@ -1,0 +1,140 @@
+// The open-face pass: after every step, the populations that the ghost nodes of the open faces (velocity_inlet,
+// pressure_outlet, outflow, free_slip; kernels/cell_flags.hpp, kOpen + face) send into the domain, by the rules of
+// kernels/boundary_rules.hpp, one thread per link.
+//
+// Why a pass and not solid_link: the rules read more than the face cell's own populations (the next cell inwards,
+// a neighbour along the face) and hold a velocity profile and a ramp, which would cost the fused kernel registers
+// on every cell. The ghost nodes are not solid, so the fused kernel streams into and out of them as into fluid
+// neighbours, face cells of the bulk path included; the pass then overwrites the one slot of each link that the
+// next step reads (the in-place AA layout keeps every population at a known slot between steps,
+// kernels/streaming.hpp):
+//   "swapped" (after an even step): slot opp(i) of the ghost node g = x - c_i, which the odd step gathers as
+//                                   f_i(x); x's own post-collision f*_k(x) are in its slots opp(k);
+//   "own"     (after an odd step):  slot i of x, which the even step reads as f_i(x); the odd step left f*_k(y) in
+//                                   slot k of y + c_k (or, towards a solid cell, bounced into slot opp(k) of y).
+// In both layouts the slots a rule reads (post-collision populations of fluid cells, open_post_collision) and the
+// slots the pass writes are different, so links may be handled in any order and concurrently, and the result does
+// not depend on the schedule.
+//
+// When: after the halo exchange that follows the step (solver/lattice_simulation.cpp), so that a rule reading a
+// neighbour along the face that lives on another rank, or across a periodic face, finds its post-collision
+// population: "swapped" in the ghost plane (filled into_ghosts), "own" delivered into this block's slot (out of the
+// ghosts). The exchange also writes, out of the ghosts, slot i of face cells whose link comes from a ghost node
+// across the rank boundary (their upstream cell is not solid); the pass overwrites those. Bitwise 1 vs N ranks.
+//
+// Memory traffic: per link one or two populations read (a copy rule), 1 + 2 x 19 (a pressure outlet: the inner
+// neighbour's population and the moments of the face cell and the next one), 2 flags per population read in the "own"
+// layout, one population written, and for the convective outflow one history value read and written. The face is
+// sparse: no field over the whole block.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/backend.hpp"
+#include "kernels/block.hpp"
+#include "kernels/boundary_rules.hpp"
+#include "kernels/d3q19.hpp"
+#include "kernels/rounding_bits.hpp"
+#include "kernels/storage.hpp"
+#include "kernels/views.hpp"
+
+namespace eddy {
+
+/// Layers next to an open face whose post-collision populations the pass reads: the face cells x and x - t_i, and
+/// x + n (the pressure outlet). Where such a population sits in a cut link's wall slot (x + c_k inside a [[solid]]),
+/// the pass must read it before the interpolated walls' pass overwrites that slot: those links run after this pass
+/// (solver/lattice_setup.hpp, cut_links; docs/boundaries.md, "The order of the passes within a step").
+constexpr int kOpenPassReach = 2;
+
+/// What a link's rule is (OpenLink::rule).
+enum OpenRule : std::int32_t {
+  kInletRule = 0,       ///< velocity_inlet_link: value[0..2] = u_in at the link's crossing point
+  kPressureRule = 1,    ///< pressure_outlet_link: value[0] = rho_w; inner = f*_source_dir(source); `next` = x + n
+                        ///< (or -1: u(+n) = u(x))
+  kCopyRule = 2,        ///< zero_gradient_link / free_slip_link: f*_source_dir(source)
+  kConvectiveRule = 3,  ///< convective_link: value[0] = lambda = U_c; inner = f*_source_dir(source)
+};
+
+/// One link from an open face's ghost node into a fluid interior cell of the block (block indices, BlockShape).
+struct OpenLink {
+  std::int64_t cell;         ///< x, the fluid cell
+  std::int64_t ghost;        ///< g = x - c_dir, the ghost node
+  std::int64_t source;       ///< the cell whose post-collision population the rule reads (see OpenRule)
+  std::int64_t next;         ///< x + n, the next cell inwards (pressure outlet; -1 where it is not fluid)
+  std::int32_t dir;          ///< i: the population f_i(x, t + 1) the link sets
+  std::int32_t source_dir;   ///< the direction of the population read at `source`
+  std::int32_t rule;         ///< OpenRule
+  std::int32_t face;         ///< the face that owns the ghost node (kFaceNames order): its ramp
+  std::int32_t position[3];  ///< block-local coordinates of x (fp16 rounding bits)
+  double value[3];           ///< the rule's constants (OpenRule), lattice units
+};
+
+/// The post-collision population f*_k(z, t) of the step just taken at fluid cell z (block index), scaled, from
+/// array `a` in the layout the step left (`swapped`): slot opp(k) of z, or slot k of z + c_k, or, when z + c_k is
+/// solid, the bounced value in slot opp(k) of z with the moving-wall term taken off.
+template <class T, class R>
+EDDY_HOST_DEVICE inline R open_post_collision(const PopulationView<T>& a, bool swapped, const FlagView& flags,
+                                              const BlockShape& shape, const WallVelocities<R>& walls, std::int64_t z,
+                                              int k) {
+  if (swapped) return Stored<T>::load_scaled(a.f[std::int64_t(d3q19::opp(k)) * a.n_cells + z]);
+  const std::int64_t to = z + shape.offset(d3q19::c(k, 0), d3q19::c(k, 1), d3q19::c(k, 2));
+  const CellFlag neighbour = flags.flag[to];
+  if (!is_solid(neighbour)) return Stored<T>::load_scaled(a.f[std::int64_t(k) * a.n_cells + to]);
+  R value = Stored<T>::load_scaled(a.f[std::int64_t(d3q19::opp(k)) * a.n_cells + z]);
+  if (neighbour >= kMovingWall) {
+    value -= Stored<T>::kScale * ladd_term(d3q19::opp(k), walls.u[neighbour - kMovingWall]);
+  }
+  return value;
+}
+
+/// The density rho and velocity u = (sum_k c_k f*_k - F/2) / rho of fluid cell z from its post-collision
+/// populations (Guo forcing: the collision added F to the momentum of sum_k c_k f_k + F/2), lattice units; `force`
+/// the uniform body force.
+template <class T, class R>
+EDDY_HOST_DEVICE inline void open_post_collision_moments(const PopulationView<T>& a, bool swapped,
+                                                         const FlagView& flags, const BlockShape& shape,
+                                                         const WallVelocities<R>& walls, const R (&force)[3],
+                                                         std::int64_t z, R& rho, R (&u)[3]) {
+  R mass = R(0), momentum[3] = {R(0), R(0), R(0)};
+  for (int k = 0; k < d3q19::Q; ++k) {
+    const R g = open_post_collision<T, R>(a, swapped, flags, shape, walls, z, k);
+    mass += g;
+    for (int d = 0; d < 3; ++d) momentum[d] += R(d3q19::c(k, d)) * g;
+  }
+  rho = R(1) + mass / Stored<T>::kScale;
+  for (int d = 0; d < 3; ++d) u[d] = (momentum[d] / Stored<T>::kScale - R(0.5) * force[d]) / rho;
+}
+
+/// What the pass needs besides the links: the state and the time.
+template <class T>
+struct OpenPassArguments {
+  using R = compute_t<T>;
+  PopulationView<T> a;
+  bool swapped;  ///< the layout the step left
+  FlagView flags;
+  BlockShape shape;
+  WallVelocities<R> walls;
+  R force[3];                ///< uniform body force (the F/2 shift of the pressure outlet's velocities)
+  R ramp[6];                 ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
+  RoundingKey key;           ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
+  std::uint32_t step_taken;  ///< the step that left the state (the arrival time - 1; wraps below 0)
+  /// Per link the value the convective rule gave one step before, as stored (T); null without convective links.
+  T* history;
+  bool have_history;           ///< false: the convective links take the zero-gradient value (a state set by the caller)
+  StabilityView<R> stability;  ///< a step the fused kernel froze is frozen here too
+};
+
+/// Sets the population each of `n_links` links (device array) sends into the domain, in the layout the step left
+/// (see above). Asynchronous on GPUs.
+template <class T>
+void apply_open_boundaries(const OpenPassArguments<T>& args, const OpenLink* links, std::int64_t n_links,
+                           const backend::Stream* stream = nullptr);
+
+/// After a state was restored: the links' values are in slot i of x (both layouts: the checkpoint keeps them
+/// there, solver/open_boundaries.hpp); "swapped" copies them to slot opp(i) of the ghost node, where the odd step
+/// gathers them, and the convective links' history is set from them. Asynchronous on GPUs.
+template <class T>
+void restore_open_boundaries(const PopulationView<T>& a, bool swapped, const OpenLink* links, std::int64_t n_links,
+                             T* history, const backend::Stream* stream = nullptr);
+
+}  // namespace eddy
