@@ -20,7 +20,7 @@ inline constexpr int kExitNoMemory = 4;         ///< DeviceError with out_of_mem
 inline constexpr int kExitOutputError = 5;      ///< OutputError: output directory or file cannot be written
 inline constexpr int kExitCheckpointError = 6;  ///< CheckpointError: --restart checkpoint unusable
 inline constexpr int kExitRankCount = 7;        ///< RankCountError: the MPI rank count does not fit
-inline constexpr int kExitCaseFileError = 8;    ///< CaseFileError: the case file is missing or cannot be read
+inline constexpr int kExitCaseFileError = 8;    ///< CaseFileError: the case file (or a file it names) cannot be read
 
 // ---- input --------------------------------------------------------------------------------------------------------
 /// Any invalid user input (unknown key, wrong type, out-of-range value). Exit code 2 (kExitInputError).
@@ -29,7 +29,8 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The case file itself cannot be read: missing, a directory or not a regular file, unreadable. Exit code 8.
+/// The case file, or a file it names (a [[solid]] mesh or voxel file, io/solid_files.hpp), cannot be read: missing,
+/// a directory or not a regular file, unreadable. Exit code 8.
 class CaseFileError : public InputError {
  public:
   using InputError::InputError;

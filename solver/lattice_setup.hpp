@@ -10,6 +10,7 @@
 #include "kernels/launchers.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/views.hpp"
+#include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 
 namespace eddy {
@@ -21,16 +22,21 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// cell's GLOBAL position, so a block's flags equal the one-rank flags on the same cells: ghost cells inside the
 /// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
 /// solid, with the precedence of kernels/cell_flags.hpp (a no-slip wall beats a moving wall, the lower face index
-/// wins among moving walls). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
+/// wins among moving walls). Cells that a [[solid]] body covers (solver/block_solids.hpp) are resting
 /// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
 /// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
+/// The same with the block's solids already found (the simulations build them once for the flags and the cut links).
+std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition,
+                                  const BlockSolids& solids);
 
 /// The cut links of the block's [[solid]] bodies (kernels/solid_forces.hpp): every interior fluid cell x and
 /// direction i with x + c_i inside solid k (the same global rule as the flags, so a link's solid is the same on every
 /// rank count), in cell order, then direction order. `flags`: build_flags' result. Face walls have none.
 std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
                                const std::vector<CellFlag>& flags);
+std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                               const std::vector<CellFlag>& flags, const BlockSolids& solids);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>

@@ -100,12 +100,19 @@ class LatticeSimulation final : public Simulation {
         walls_(wall_velocities<R>(config)),
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
+    std::vector<CellFlag> flags;
+    std::vector<CutLink> links;
+    {  // before the populations: voxelising a mesh takes device memory of its own, freed here
+      const BlockSolids solids(config, decomposition);
+      flags = build_flags(config, decomposition, solids);
+      links = cut_links(config, decomposition, flags, solids);
+      solid_summary_ = solids.summary();
+    }
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
     f_ = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
-    const std::vector<CellFlag> flags = build_flags(config, decomposition);
     flags_.upload(flags);
-    set_up_cut_links(config, flags);
+    set_up_cut_links(config, links);
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
@@ -282,9 +289,8 @@ class LatticeSimulation final : public Simulation {
 
  private:
   /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/solid_forces.hpp); none without solids.
-  void set_up_cut_links(const CaseConfig& config, const std::vector<CellFlag>& flags) {
+  void set_up_cut_links(const CaseConfig& config, const std::vector<CutLink>& links) {
     n_solids_ = int(config.solids.size());
-    const std::vector<CutLink> links = cut_links(config, decomposition_, flags);
     n_links_ = std::int64_t(links.size());
     if (n_links_ == 0) return;
     links_ = DeviceBuffer<CutLink>(links.size());

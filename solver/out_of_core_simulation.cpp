@@ -64,7 +64,12 @@ class OutOfCoreSimulation final : public Simulation {
     Decomposition extended = decomposition_;
     extended.offset[2] -= h - 1;
     extended.local_size[2] += 2 * (h - 1);
-    const std::vector<CellFlag> flags = build_flags(config, extended);
+    std::vector<CellFlag> flags;
+    {
+      const BlockSolids solids(config, extended, h - 1);  // counts over this rank's own planes only
+      flags = build_flags(config, extended, solids);
+      solid_summary_ = solids.summary();
+    }
     flags_ = PinnedBuffer<CellFlag>(flags.size());
     std::memcpy(flags_.data(), flags.data(), flags.size());
     const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;

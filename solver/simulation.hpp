@@ -21,6 +21,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/views.hpp"
+#include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/particle_system.hpp"
 #include "solver/thermal_field.hpp"
@@ -256,6 +257,10 @@ class Simulation {
   }
 
   const CaseConfig& config() const { return config_; }
+  /// What the set-up found about each [[solid]] (solver/block_solids.hpp: cells covered, a mesh's triangles and
+  /// odd rays, the voxelisation time), over all ranks; empty without solids. The meshes' triangles (lattice
+  /// coordinates) are config().solids[k].surface.
+  const std::vector<SolidSummary>& solid_summary() const { return solid_summary_; }
 
  protected:
   explicit Simulation(const CaseConfig& config) : config_(config) {}
@@ -278,6 +283,7 @@ class Simulation {
   }
 
   CaseConfig config_;
+  std::vector<SolidSummary> solid_summary_;  ///< set by the derived class's set-up
 
  private:
   template <class R>

@@ -27,7 +27,10 @@ const std::vector<CaseSection>& case_file_schema() {
       {"thermal",
        {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
         "perturbation"}},
-      {"solid", {"name", "shape", "center", "radius", "start", "end", "min", "max", "forces"}, true},
+      {"solid",
+       {"name", "shape", "center", "radius", "start", "end", "min", "max", "rotate", "mesh", "scale", "translate",
+        "repair", "voxels", "dimensions", "offset", "array", "forces"},
+       true},
   };
   return sections;
 }
