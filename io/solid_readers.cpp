@@ -24,7 +24,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
@@ -46,8 +48,37 @@ void run_reader(vtkAlgorithm* algorithm, const std::string& path, const std::str
   algorithm->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline);
   algorithm->Update();
   if (errors->has_error() || pipeline->has_error()) {
-    const std::string reason = errors->has_error() ? errors->message() : pipeline->message();
+    // A reader that gives up may say why only in a warning (vtkPLYReader: "Could not open PLY file"), the pipeline
+    // then reporting the failure of the request, whose text says nothing about the file.
+    const std::string reason = errors->has_error()     ? errors->message()
+                               : warnings->has_error() ? warnings->message()
+                                                       : std::string("VTK's reader failed");
     throw InputError(blank_control_characters("cannot read " + what + " '" + path + "': " + reason));
+  }
+}
+
+/// A binary STL (one not starting with "solid") holds 84 + 50 n bytes for the n triangles its header announces;
+/// VTK reads what there is of a truncated file without a word. InputError when the size does not match.
+void check_binary_stl_size(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[84] = {0};
+  in.read(head, sizeof head);
+  const std::streamsize got = in.gcount();
+  if (got >= 5 && std::string(head, 5) == "solid") return;  // ASCII (or a binary file VTK tells apart itself)
+  const std::uintmax_t bytes = std::filesystem::file_size(path);
+  if (got < 84) {
+    throw InputError(blank_control_characters("cannot read mesh file '" + path + "': " + std::to_string(bytes) +
+                                              " bytes, too short for a binary STL (84-byte header) and not an ASCII "
+                                              "STL (which starts with 'solid')"));
+  }
+  std::uint32_t n = 0;
+  std::memcpy(&n, head + 80, 4);  // little-endian, as the format and x86 and ARM hosts are
+  const std::uintmax_t expected = 84 + 50 * std::uintmax_t(n);
+  if (bytes != expected) {
+    throw InputError(blank_control_characters(
+        "cannot read mesh file '" + path + "': a binary STL whose header announces " + std::to_string(n) +
+        " triangles holds 84 + 50 x " + std::to_string(n) + " = " + std::to_string(expected) + " bytes, this one " +
+        std::to_string(bytes) + " (truncated, or not an STL)"));
   }
 }
 
@@ -64,6 +95,7 @@ SurfaceMesh read_mesh_file(const std::string& path) {
   const std::string ext = lower_extension(path);
   vtkSmartPointer<vtkAbstractPolyDataReader> reader;
   if (ext == ".stl") {
+    check_binary_stl_size(path);
     reader = vtkSmartPointer<vtkSTLReader>::New();
   } else if (ext == ".obj") {
     reader = vtkSmartPointer<vtkOBJReader>::New();

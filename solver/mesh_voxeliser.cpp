@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "io/solid_files.hpp"
@@ -56,10 +57,11 @@ std::vector<MeshTriangle> fixed_point_triangles(const SurfaceMesh& mesh, const s
       const std::array<double, 3>& v = mesh.vertices[std::size_t(mesh.triangles[t][std::size_t(k)])];
       for (int a = 0; a < 3; ++a) {
         if (!(std::abs(v[std::size_t(a)]) < limit)) {
+          char at[32];
+          std::snprintf(at, sizeof at, "%.6g", v[std::size_t(a)]);
           throw CollectiveInputError(where + ": vertex " + std::to_string(mesh.triangles[t][std::size_t(k)]) +
-                                     " lies " + std::to_string(v[std::size_t(a)]) + " cells along " + "xyz"[a] +
-                                     ", beyond the 2^40 cells the voxeliser takes: check scale and "
-                                     "translate");
+                                     " lies at " + at + " cells along " + "xyz"[a] +
+                                     ", beyond the 2^40 cells the voxeliser takes: check scale and translate");
         }
         f.v[k][a] = std::llround(std::ldexp(v[std::size_t(a)], kMeshFractionBits));
       }
@@ -74,9 +76,12 @@ std::vector<MeshTriangle> fixed_point_triangles(const SurfaceMesh& mesh, const s
       const std::int64_t lo = std::min({f.v[0][a], f.v[1][a], f.v[2][a]});
       const std::int64_t hi = std::max({f.v[0][a], f.v[1][a], f.v[2][a]});
       if (hi - lo >= kMeshTriangleSpan) {
-        throw CollectiveInputError(where + ": triangle " + std::to_string(t) + " spans " +
-                                   std::to_string(double(hi - lo) / double(kMeshCell)) + " cells along " + "xyz"[a] +
-                                   ", more than the 32768 the voxeliser's exact arithmetic takes: refine the mesh "
+        char span[32];
+        std::snprintf(span, sizeof span, "%.6g", double(hi - lo) / double(kMeshCell));
+        throw CollectiveInputError(where + ": triangle " + std::to_string(t) + " spans " + span + " cells along " +
+                                   "xyz"[a] +
+                                   ", more than the 32768 the voxeliser's exact arithmetic takes: refine "
+                                   "the mesh "
                                    "(split its large triangles)");
       }
     }

@@ -119,6 +119,36 @@ inline SurfaceMesh box_mesh(const std::array<double, 3>& lo, const std::array<do
   return m;
 }
 
+/// The axis-aligned box lo..hi with every face split into n x n quads (two triangles each), facing out.
+inline SurfaceMesh tessellated_box(const std::array<double, 3>& lo, const std::array<double, 3>& hi, int n) {
+  SurfaceMesh m;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    for (int side = 0; side < 2; ++side) {
+      const auto at = [&](int i, int j) {
+        std::array<double, 3> p{};
+        p[std::size_t(axis)] = side ? hi[std::size_t(axis)] : lo[std::size_t(axis)];
+        p[std::size_t(u)] = lo[std::size_t(u)] + (hi[std::size_t(u)] - lo[std::size_t(u)]) * i / n;
+        p[std::size_t(v)] = lo[std::size_t(v)] + (hi[std::size_t(v)] - lo[std::size_t(v)]) * j / n;
+        m.vertices.push_back(p);
+        return std::int32_t(m.vertices.size() - 1);
+      };
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const std::int32_t a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
+          if (side) {
+            m.triangles.push_back({a, b, c});
+            m.triangles.push_back({a, c, d});
+          } else {
+            m.triangles.push_back({a, c, b});
+            m.triangles.push_back({a, d, c});
+          }
+        }
+    }
+  }
+  return m;
+}
+
 /// Distance from p to the triangle (a, b, c) (closest point: Ericson 2005, Real-Time Collision Detection, 5.1.5).
 inline double point_triangle_distance(const std::array<double, 3>& p, const std::array<double, 3>& a,
                                       const std::array<double, 3>& b, const std::array<double, 3>& c) {

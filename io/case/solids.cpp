@@ -360,14 +360,18 @@ void finalize_solids(CaseConfig& config, const Source& source) {
       case SolidShape::box:
         require_box(source, path, s.min, s.max);
         break;
-      case SolidShape::mesh:
-        if (s.file.empty()) source.fail(path + ".mesh", path + ".mesh: no file given (a surface mesh file)");
-        require_mesh_format(source, path, s.file);
+      case SolidShape::mesh:  // a case built in code may give the triangles themselves (surface)
+        if (s.file.empty() && !s.surface) {
+          source.fail(path + ".mesh", path + ".mesh: no file given (a surface mesh file)");
+        }
+        if (!s.surface) require_mesh_format(source, path, s.file);
         require_scale(source, path, s.scale);
         break;
       case SolidShape::voxels:
-        if (s.file.empty()) source.fail(path + ".voxels", path + ".voxels: no file given (a voxel file)");
-        if (extension_of(s.file) != ".vti") require_dimensions(source, path, s.dimensions);
+        if (s.file.empty() && !s.voxel_grid) {
+          source.fail(path + ".voxels", path + ".voxels: no file given (a voxel file)");
+        }
+        if (!s.voxel_grid && extension_of(s.file) != ".vti") require_dimensions(source, path, s.dimensions);
         require_whole_offset(source, path, s.offset, false);
         break;
     }

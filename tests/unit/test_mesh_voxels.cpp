@@ -280,6 +280,82 @@ TEST(MeshVoxeliser, AnAxisAlignedBoxCoversHalfOpenCellRanges) {
   }
 }
 
+TEST(MeshVoxeliser, RepairFillClosesASmallHoleExactly) {
+  EDDY_REQUIRE_DEVICE();
+  // A box whose faces are split into quads of about a cell, one quad of its x_min face removed: the rays through the
+  // hole cross it once; each has closed neighbours within two columns, whose cells along x are the box's, so
+  // repair = "fill" gives exactly the closed box's cells, on every block of a decomposition.
+  const CaseConfig c = channel();
+  const Vec lo{5.3, 3.3, 3.3}, hi{33.3, 17.3, 14.3};
+  const SurfaceMesh closed = test::tessellated_box(lo, hi, 14);
+  SurfaceMesh open = closed;
+  // The x_min face comes first: its middle quad (y 10.3 .. 11.3, z 8.8 .. 9.59) holds the ray at (10.5, 9.5).
+  open.triangles.erase(open.triangles.begin() + 2 * (7 * 14 + 7), open.triangles.begin() + 2 * (7 * 14 + 7) + 2);
+  const std::vector<MeshTriangle> with_hole = triangles_of(open, c), whole = triangles_of(closed, c);
+  for (const Decomposition& d : blocks(c)) {
+    const VoxelSamples samples = block_samples(c, d, 2);
+    const MeshVoxels repaired = voxelise_mesh(triangles_for(with_hole, samples), samples, true);
+    const MeshVoxels broken = voxelise_mesh(triangles_for(with_hole, samples), samples, false);
+    const MeshVoxels reference = voxelise_mesh(triangles_for(whole, samples), samples, false);
+    std::size_t odd = 0, wrong = 0;
+    for (unsigned long long n : repaired.crossings) odd += n % 2;
+    for (std::size_t w = 0; w < broken.bits.size(); ++w) wrong += broken.bits[w] != reference.bits[w];
+    if (d.local_size == c.size) {
+      EXPECT_GT(odd, 0u);
+      EXPECT_GT(wrong, 0u);  // unrepaired, the odd rays stay inside beyond the box
+    }
+    EXPECT_EQ(repaired.bits, reference.bits)
+        << "block at " << d.offset[0] << ", " << d.offset[1] << ", " << d.offset[2];
+  }
+}
+
+TEST(MeshVoxeliser, BlockFlagsEqualTheOneRankFlagsAndPeriodicGhostsCopyTheirCells) {
+  EDDY_REQUIRE_DEVICE();
+  // A mesh sphere across the periodic x face (cut off there: bodies are not repeated across periodic faces) and an
+  // open box repaired across the blocks: each block's flags, ghost layer included, equal the one-rank flags of the
+  // same global cells; a ghost across the periodic x face has the flag of the cell it copies.
+  CaseConfig c = channel();
+  SolidConfig ball, box;
+  ball.name = "ball";
+  ball.shape = SolidShape::mesh;
+  ball.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(uv_sphere({1.3, 9.7, 7.9}, 5.2, 16, 32), ball));
+  SurfaceMesh open = test::tessellated_box({14.0, 6.2, 9.2}, {30.3, 11.0, 15.0}, 8);
+  open.triangles.erase(open.triangles.begin() + 2 * 7 * 8, open.triangles.begin() + 2 * 8 * 8);
+  box.name = "box";
+  box.shape = SolidShape::mesh;
+  box.repair = MeshRepair::fill;
+  box.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(open, box));
+  c.solids = {ball, box};
+  finalize_case(c);
+  const Decomposition serial = serial_decomposition(c);
+  const BlockShape whole = block_shape(serial);
+  const std::vector<CellFlag> reference = build_flags(c, serial);
+  std::size_t solid = 0;
+  for (int z = 0; z <= c.size[2] + 1; ++z)
+    for (int y = 1; y <= c.size[1]; ++y) {  // (the rows beyond the y walls are walls)
+      EXPECT_EQ(is_solid(reference[whole.index(0, y, z)]), is_solid(reference[whole.index(c.size[0], y, z)]))
+          << y << ", " << z;
+      EXPECT_EQ(is_solid(reference[whole.index(c.size[0] + 1, y, z)]), is_solid(reference[whole.index(1, y, z)]))
+          << y << ", " << z;
+      solid += reference[whole.index(1, y, z)] == kWall;
+    }
+  EXPECT_GT(solid, 20u);  // the sphere reaches x = 0
+  for (const Decomposition& d : blocks(c)) {
+    const BlockShape shape = block_shape(d);
+    const std::vector<CellFlag> flags = build_flags(c, d);
+    for (int z = 0; z < shape.n[2] + 2; ++z)
+      for (int y = 0; y < shape.n[1] + 2; ++y)
+        for (int x = 0; x < shape.n[0] + 2; ++x) {
+          const int g[3] = {d.offset[0] + x, d.offset[1] + y, d.offset[2] + z};
+          const CellFlag f = flags[shape.index(x, y, z)], r = reference[whole.index(g[0], g[1], g[2])];
+          if (is_solid(f) || is_solid(r)) {
+            EXPECT_EQ(f, r) << "block at " << d.offset[0] << ", " << d.offset[1] << ", " << d.offset[2] << ", cell "
+                            << x << ", " << y << ", " << z;
+          }
+        }
+  }
+}
+
 // ---- a tessellated sphere against the analytic sphere -------------------------------------------------------------
 
 /// The solid cells of `c` (serial block, interior), by build_flags.
