@@ -340,6 +340,42 @@ TEST(SolidFileKeys, ReadAndCheckedLikeTheShapes) {
   EXPECT_KEY_ERROR("voxels = \"a.vti\"\narray = \"\"\n", "solid[0].array = \"\" is not allowed");
 }
 
+// ---- the shipped cases and the scripts that make their files --------------------------------------------------------
+
+TEST(ShippedSolidCases, TheScriptsMakeTheDocumentedFiles) {
+  EDDY_REQUIRE_VTK();
+  // cases/porous_channel.toml and cases/vehicle_channel.toml with the files their comments' commands make, in a
+  // temporary copy of cases/: the numbers cases/README.md quotes, a closed vehicle mesh (no odd ray), the vehicle
+  // channel's u_max = F H^2 / (8 nu) equal to its physics.velocity.
+  test::TempDir dir;
+  const std::string source = EDDY_SOURCE_DIR;
+  for (const char* name : {"porous_channel.toml", "vehicle_channel.toml"}) {
+    fs::copy_file(source + "/cases/" + name, dir.file(name));
+  }
+  const std::string run = "python3 '" + source + "/scripts/";
+  ASSERT_EQ(std::system((run + "make_vehicle_stl.py' '" + dir.file("vehicle.stl") + "' > /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((run + "make_sphere_pack.py' '" + dir.file("sphere_pack.raw") +
+                         "' --size 96 48 48 --radius 5 --fraction 0.25 --seed 1 > /dev/null")
+                            .c_str()),
+            0);
+  CaseConfig porous = load_case(dir.file("porous_channel.toml"));
+  EXPECT_EQ(porous.name, "porous_channel");
+  EXPECT_LE(porous.mach(), 0.3);
+  load_solid_files(porous);
+  EXPECT_EQ(porous.solids[0].voxel_grid->count, 54993);
+  CaseConfig vehicle = load_case(dir.file("vehicle_channel.toml"));
+  EXPECT_EQ(vehicle.name, "vehicle_channel");
+  EXPECT_NEAR(vehicle.body_force[0] * 32.0 * 32.0 / (8.0 * vehicle.nu), vehicle.velocity, 0.01 * vehicle.velocity);
+  load_solid_files(vehicle);
+  EXPECT_EQ(vehicle.solids[0].surface->triangles.size(), 3072u);
+  EXPECT_NEAR(vehicle.solids[0].surface->volume, 9898.49, 0.01);
+  const BlockSolids solids(vehicle, serial_decomposition(vehicle));
+  EXPECT_EQ(solids.summary()[0].odd_columns, 0);
+  EXPECT_EQ(solids.summary()[0].cells, 9912);
+  const BlockSolids pack(porous, serial_decomposition(porous));
+  EXPECT_EQ(pack.summary()[0].cells, 54993);
+}
+
 // ---- the eddy binary ---------------------------------------------------------------------------------------------
 
 struct EddyRun {
