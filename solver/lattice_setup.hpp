@@ -25,6 +25,8 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// wins among moving walls). Cells that a [[solid]] body covers (solver/block_solids.hpp) are resting
 /// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
 /// the face's flag. Fluid cells with any solid neighbour among the 18 directions get kFluidNearSolid.
+/// This form finds the block's solids itself (a BlockSolids: meshes voxelised on the device; collective over
+/// decomposition.comm when it is not serial, throws what BlockSolids throws).
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
 /// The same with the block's solids already found (the simulations build them once for the flags and the cut links).
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition,
@@ -32,7 +34,9 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
 
 /// The cut links of the block's [[solid]] bodies (kernels/solid_forces.hpp): every interior fluid cell x and
 /// direction i with x + c_i inside solid k (the same global rule as the flags, so a link's solid is the same on every
-/// rank count), in cell order, then direction order. `flags`: build_flags' result. Face walls have none.
+/// rank count), in cell order, then direction order. `flags`: build_flags' result. Face walls have none. The form
+/// without `solids` builds a BlockSolids again (collective like build_flags; a mesh is voxelised again): pass the
+/// one the flags were built from where there is one.
 std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
                                const std::vector<CellFlag>& flags);
 std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
