@@ -82,6 +82,16 @@ SolidConfig mesh_solid(const std::string& file) {
   return s;
 }
 
+SolidConfig voxel_solid(const std::string& file, const std::array<double, 3>& offset,
+                        const std::array<std::int64_t, 3>& dims = {0, 0, 0}) {
+  SolidConfig s;
+  s.shape = SolidShape::voxels;
+  s.file = file;
+  s.offset = offset;
+  s.dimensions = dims;
+  return s;
+}
+
 // ---- meshes ------------------------------------------------------------------------------------------------------
 
 TEST(SolidFiles, StlObjAndPlyGiveTheSameMeshAndCells) {
@@ -122,26 +132,43 @@ TEST(SolidFiles, StlObjAndPlyGiveTheSameMeshAndCells) {
 
 TEST(SolidFiles, MissingOrUnreadableFilesExitWithEight) {
   test::TempDir dir;
-  EXPECT_FAILS_WITH(read_mesh_file(dir.file("nowhere.stl")), kExitCaseFileError, "nowhere.stl': not found");
-  fs::create_directory(dir.file("folder.stl"));
-  EXPECT_FAILS_WITH(read_mesh_file(dir.file("folder.stl")), kExitCaseFileError, "is a directory, not a regular file");
-  EXPECT_FAILS_WITH(read_raw_voxels(dir.file("nowhere.raw"), {2, 2, 2}), kExitCaseFileError, "cannot read voxel file");
+  EXPECT_FAILS_WITH(read_raw_voxels(dir.file("nowhere.raw"), {2, 2, 2}), kExitCaseFileError,
+                    "cannot read voxel file '" + dir.file("nowhere.raw") + "': not found");
+  fs::create_directory(dir.file("folder.raw"));
+  EXPECT_FAILS_WITH(read_raw_voxels(dir.file("folder.raw"), {2, 2, 2}), kExitCaseFileError,
+                    "is a directory, not a regular file");
   if (EDDY_TEST_WITH_VTK) {
+    EXPECT_FAILS_WITH(read_mesh_file(dir.file("nowhere.stl")), kExitCaseFileError, "nowhere.stl': not found");
+    fs::create_directory(dir.file("folder.stl"));
+    EXPECT_FAILS_WITH(read_mesh_file(dir.file("folder.stl")), kExitCaseFileError, "is a directory, not a regular file");
     EXPECT_FAILS_WITH(read_vti_voxels(dir.file("nowhere.vti"), ""), kExitCaseFileError, "not found");
+  } else {  // a build without VTK refuses meshes and .vti files before it looks for them
+    EXPECT_FAILS_WITH(read_mesh_file(dir.file("nowhere.stl")), kExitInputError,
+                      "this eddy was built without VTK (EDDY_WITH_VTK=OFF)");
+    EXPECT_FAILS_WITH(read_vti_voxels(dir.file("nowhere.vti"), ""), kExitInputError,
+                      "or give the voxels as a raw uint8 file with dimensions");
   }
   if (::geteuid() != 0) {  // root reads a file without permissions
-    test::write_text(dir.file("locked.stl"), "solid x\nendsolid x\n");
-    fs::permissions(dir.file("locked.stl"), fs::perms::none);
-    EXPECT_FAILS_WITH(read_mesh_file(dir.file("locked.stl")), kExitCaseFileError, "Permission denied");
+    test::write_text(dir.file("locked.raw"), "abcdefgh");
+    fs::permissions(dir.file("locked.raw"), fs::perms::none);
+    EXPECT_FAILS_WITH(read_raw_voxels(dir.file("locked.raw"), {2, 2, 2}), kExitCaseFileError, "Permission denied");
   }
   // Through load_solid_files the message names the case, the solid's key and its name.
   CaseConfig c = test::box_case(8, 8, 8, 0.8);
-  SolidConfig s = mesh_solid(dir.file("nowhere.stl"));
-  s.name = "car";
+  SolidConfig s = voxel_solid(dir.file("nowhere.raw"), {0, 0, 0}, {2, 2, 2});
+  s.name = "rock";
   c.solids = {s};
   c.source_file = "case.toml";
   finalize_case(c);
-  EXPECT_FAILS_WITH(load_solid_files(c), kExitCaseFileError, "case.toml: solid[0].mesh ('car'): cannot read mesh file");
+  EXPECT_FAILS_WITH(load_solid_files(c), kExitCaseFileError,
+                    "case.toml: solid[0].voxels ('rock'): cannot read voxel file");
+  if (EDDY_TEST_WITH_VTK) {
+    c.solids = {mesh_solid(dir.file("nowhere.stl"))};
+    c.solids[0].name = "car";
+    finalize_case(c);
+    EXPECT_FAILS_WITH(load_solid_files(c), kExitCaseFileError,
+                      "case.toml: solid[0].mesh ('car'): cannot read mesh file");
+  }
 }
 
 TEST(SolidFiles, MalformedOrEmptyMeshesExitWithTwo) {
@@ -229,16 +256,6 @@ std::vector<int> pattern_cells(const std::array<int, 3>& offset) {
         out[std::size_t(x + 20 * (y + 16 * z))] = v[std::size_t(i + 4 * (j + 3 * k))] != 0;
       }
   return out;
-}
-
-SolidConfig voxel_solid(const std::string& file, const std::array<double, 3>& offset,
-                        const std::array<std::int64_t, 3>& dims = {0, 0, 0}) {
-  SolidConfig s;
-  s.shape = SolidShape::voxels;
-  s.file = file;
-  s.offset = offset;
-  s.dimensions = dims;
-  return s;
 }
 
 TEST(VoxelFiles, RawFilesAreXFastestAtTheirOffset) {
@@ -462,6 +479,16 @@ TEST(SolidFilesCli, ExitCodesMessagesAndStartUpLines) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("warning: solid 'slab'"), std::string::npos) << r.out;
+}
+
+TEST(SolidFilesCli, RawVoxelFilesWithoutVtkAndMeshesRefusedWithoutIt) {
+  test::TempDir dir;
+  EddyRun r;
+  if (!EDDY_TEST_WITH_VTK) {  // a build without VTK: a mesh solid is refused with one line, exit 2
+    test::write_binary_stl(dir.file("ball.stl"), uv_sphere({12.3, 10.2, 9.8}, 5.5, 12, 24));
+    r = run_eddy(dir, channel_case("[[solid]]\nname = \"ball\"\nmesh = \"ball.stl\"\n"));
+    expect_one_error_line(r, 2, "this eddy was built without VTK (EDDY_WITH_VTK=OFF), whose readers mesh solids need");
+  }
   // A voxel file of the wrong size: 2, naming the file and both sizes; a raw file needs no VTK.
   test::write_text(dir.file("rock.raw"), std::string(100, '\1'));
   r = run_eddy(dir, channel_case("[[solid]]\nname = \"rock\"\nvoxels = \"rock.raw\"\ndimensions = [10, 10, 2]\n"));
