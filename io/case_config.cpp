@@ -61,6 +61,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_checkpoint(top_section(source, root, "checkpoint"), config);
   read_particles(top_section(source, root, "particles"), config);
   read_solids(source, root, config.units.enabled, config);
+  read_forces(top_section(source, root, "forces"), config);
   return config;
 }
 

@@ -199,11 +199,17 @@ enum class MeshRepair {
   fill   ///< such a column takes, cell by cell, the majority of its closed neighbour columns (kernels/mesh_voxels.hpp)
 };
 
-struct SurfaceMesh;  // io/solid_files.hpp
-struct VoxelGrid;    // io/solid_files.hpp
+struct TriangleMesh;  // io/solid_files.hpp
+struct VoxelGrid;     // io/solid_files.hpp
+
+/// How the fluid meets a [[solid]]'s surface ([[solid]] wall; cases/README.md, "Solid bodies"):
+///   interpolated: linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) with the wall at its true
+///                 distance q along each cut link (second order for any wall position; q = 1/2 is half-way);
+///   halfway:      half-way bounce-back (the wall half-way along every cut link: a staircase, first order).
+enum class SolidWall { interpolated, halfway };
 
 struct SolidConfig {
-  std::string name;  ///< unique, non-empty (messages and warnings)
+  std::string name;                                ///< unique, non-empty (messages and warnings)
   SolidShape shape = SolidShape::sphere;
   std::array<double, 3> center = {0.0, 0.0, 0.0};  ///< sphere: centre (cells)
   std::array<double, 3> start = {0.0, 0.0, 0.0};   ///< cylinder: one end of the axis (cells)
@@ -226,16 +232,42 @@ struct SolidConfig {
   std::array<std::int64_t, 3> dimensions = {0, 0, 0};
   /// voxels: voxel (i, j, k) covers global cell offset + (i, j, k) (whole cells after finalize).
   std::array<double, 3> offset = {0.0, 0.0, 0.0};
-  std::string array;  ///< voxels (.vti): the mask array's name ("": the image's only array)
-  bool forces =
-      false;  ///< the force and torque on it, at every report, in <output>/<case>_forces.csv and the progress line
-  /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx and clears
-  /// it, so after finalize every length is in lattice cells.
+  std::string array;                         ///< voxels (.vti): the mask array's name ("": the image's only array)
+  SolidWall wall = SolidWall::interpolated;  ///< the wall rule of its surface (in core only when interpolated)
+  /// The force and torque on it (momentum exchange, solver/solid_forces.hpp) and its coefficients, sampled every
+  /// forces.every steps into <output>/<case>_forces.csv, on the progress line and in the run's closing summary.
+  bool forces = false;
+  // The references of the coefficients C_D = 2 F.drag / (rho0 U^2 A), C_L = 2 F.lift / (rho0 U^2 A) and of the
+  // Strouhal number St = f L / U (only with forces = true; solver/solid_reference.hpp has the defaults). Lattice
+  // units once finalized (cells^2, lattice velocity, cells); 0 = derive, filled by finalize_case.
+  double reference_area = 0.0;      ///< A; default: the projection of the shape (inside the domain) normal to drag
+  double reference_velocity = 0.0;  ///< U; default: physics.velocity (units.velocity under [units])
+  double reference_length = 0.0;    ///< L of St; default: the diameter (sphere, cylinder), the box's extent along lift
+  /// Unit vectors of the drag and lift components; {0, 0, 0} = derive: drag along the body force (+x without one),
+  /// lift along +y made perpendicular to drag (+x when drag is within 45 degrees of y). Given: normalised, lift
+  /// perpendicular to drag.
+  std::array<double, 3> drag_direction = {0.0, 0.0, 0.0};
+  std::array<double, 3> lift_direction = {0.0, 0.0, 0.0};
+  /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx (areas by
+  /// dx^2, reference_velocity by dx / dt) and clears it, so after finalize every length is in lattice cells.
   bool in_metres = false;
   /// mesh: the triangles in global lattice coordinates (cells), transformed; voxels: the mask. Filled by
   /// load_solid_files (io/solid_files.hpp) after finalize; null until then.
-  std::shared_ptr<const SurfaceMesh> surface;
+  std::shared_ptr<const TriangleMesh> surface;
   std::shared_ptr<const VoxelGrid> voxel_grid;
+};
+
+/// [forces]: when the forces on the solids with forces = true are sampled, and which samples the closing summary
+/// analyses (solver/force_statistics.hpp). Only with at least one such solid.
+struct ForcesConfig {
+  bool present = false;  ///< the case has a [forces] section
+  /// Steps between samples (>= 1); 0 = derive: min(run.report_every, max(1, round(L / (10 U)))) over the solids
+  /// with forces (L, U their reference length and velocity): about 50 samples per vortex-shedding period at
+  /// St = 0.2, whose period is L / (St U).
+  std::int64_t every = 0;
+  /// The summary's statistics start at this time (the CSV's time column: s under [units], steps otherwise); NaN =
+  /// the second half of the samples.
+  double statistics_from = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CaseConfig {
@@ -302,6 +334,8 @@ struct CaseConfig {
 
   /// [[solid]] entries, in file order (lattice units once finalized).
   std::vector<SolidConfig> solids;
+  /// [forces]: the sampling of the solids' forces.
+  ForcesConfig forces{};
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 

@@ -10,9 +10,10 @@ namespace eddy {
 
 /// What a field is computed from.
 enum class FieldSource {
-  moments,  ///< rho and u, read out of the populations (density, velocity)
-  stencil,  ///< finite differences of u on the device (kernels/stencil_launchers.hpp), ghost cells filled
-  thermal,  ///< the temperature field of [thermal] (only with it)
+  moments,   ///< rho and u, read out of the populations (density, velocity)
+  stencil,   ///< finite differences of u on the device (kernels/stencil_launchers.hpp), ghost cells filled
+  thermal,   ///< the temperature field of [thermal] (only with it)
+  geometry,  ///< the case's solids, cell by cell on the host (solver/lattice_setup.hpp, solid_labels)
 };
 
 /// One output field: its name in the case and in the VTK files, its components, its unit in SI output (empty:
@@ -25,13 +26,14 @@ struct OutputField {
 };
 
 /// Every output field, in the order a snapshot holds them.
-inline constexpr std::array<OutputField, 6> kOutputFields = {{
+inline constexpr std::array<OutputField, 7> kOutputFields = {{
     {"density", 1, "kg/m^3", FieldSource::moments},
     {"velocity", 3, "m/s", FieldSource::moments},
     {"vorticity", 3, "1/s", FieldSource::stencil},      // omega = curl u
     {"q_criterion", 1, "1/s^2", FieldSource::stencil},  // Q = (|Omega|^2 - |S|^2) / 2, Hunt, Wray & Moin 1988
     {"strain_rate", 1, "1/s", FieldSource::stencil},    // |S| = sqrt(2 S_ij S_ij)
     {"temperature", 1, "", FieldSource::thermal},
+    {"solid", 1, "", FieldSource::geometry},  // 0 in fluid, 1 + k in the cells of [[solid]] k (file order)
 }};
 
 /// The field called `name`, or nullptr.

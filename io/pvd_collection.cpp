@@ -9,7 +9,9 @@
 //   </VTKFile>
 // Entries are kept sorted by time, times printed with 17 significant digits (exact round trip, independent of
 // the C locale), and the whole file is rewritten atomically after each add. A restarted run reads the entries
-// back (resume), so its collection lists the earlier run's snapshots too.
+// back (resume), so its collection lists the earlier run's snapshots too. Static parts (set_static_parts) follow
+// each snapshot with the same timestep and part="1", "2", ...:
+//       <DataSet timestep="0.5" group="" part="1" file="run_solids.vtp"/>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -69,7 +71,7 @@ std::string without_comments(const std::string& text) {
   return out;
 }
 
-/// The (time, file) entries of a collection's text, in file order.
+/// The (time, file) entries of part 0 (or without a part) of a collection's text, in file order.
 std::vector<std::pair<double, std::string>> parse_collection(const std::string& raw) {
   const std::string text = without_comments(raw);
   if (text.find("<VTKFile") == std::string::npos || text.find("Collection") == std::string::npos) {
@@ -86,6 +88,12 @@ std::vector<std::pair<double, std::string>> parse_collection(const std::string& 
     if (error != std::errc() || stop != time_text.data() + time_text.size() || !std::isfinite(time)) {
       throw std::runtime_error("timestep \"" + time_text + "\" is not a finite number");
     }
+    std::string part = "0";
+    try {
+      part = attribute(tag, "part");
+    } catch (const std::runtime_error&) {  // no part: a collection of one part
+    }
+    if (part != "0") continue;  // a static part, listed again from this run's set_static_parts
     entries.emplace_back(time, attribute(tag, "file"));
   }
   return entries;
@@ -145,6 +153,11 @@ void PvdCollection::add(double time, const std::string& file) {
   write();
 }
 
+void PvdCollection::set_static_parts(std::vector<std::string> files) {
+  static_parts_ = std::move(files);
+  if (!entries_.empty()) write();
+}
+
 void PvdCollection::write() const {
   std::string text =
       "<?xml version=\"1.0\"?>\n"
@@ -153,6 +166,10 @@ void PvdCollection::write() const {
   for (const auto& [time, file] : entries_) {
     text += "    <DataSet timestep=\"" + format_exact(time) + "\" group=\"\" part=\"0\" file=\"" + xml_escape(file) +
             "\"/>\n";
+    for (std::size_t p = 0; p < static_parts_.size(); ++p) {
+      text += "    <DataSet timestep=\"" + format_exact(time) + "\" group=\"\" part=\"" + std::to_string(p + 1) +
+              "\" file=\"" + xml_escape(static_parts_[p]) + "\"/>\n";
+    }
   }
   text += "  </Collection>\n</VTKFile>\n";
   write_file_atomically(path_, text);

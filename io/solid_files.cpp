@@ -77,7 +77,7 @@ VoxelGrid finished_voxel_grid(VoxelGrid grid) {
   return grid;
 }
 
-SurfaceMesh transformed_mesh(SurfaceMesh mesh, const SolidConfig& s) {
+TriangleMesh transformed_mesh(TriangleMesh mesh, const SolidConfig& s) {
   const Matrix3 r = rotation_matrix(s.rotate);
   for (auto& v : mesh.vertices) {
     const Point3 scaled = {v[0] * s.scale[0], v[1] * s.scale[1], v[2] * s.scale[2]};
@@ -121,7 +121,7 @@ void load_solid_files(CaseConfig& config) {
                               " ('" + s.name + "'): ";
     try {
       if (mesh) {
-        s.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(read_mesh_file(s.file), s));
+        s.surface = std::make_shared<const TriangleMesh>(transformed_mesh(read_mesh_file(s.file), s));
       } else {
         std::string ext = std::filesystem::path(s.file).extension().string();
         std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });

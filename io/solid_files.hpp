@@ -16,7 +16,7 @@ namespace eddy {
 /// A triangle surface. From read_mesh_file in the file's coordinates; in a SolidConfig (load_solid_files) in global
 /// lattice coordinates (cells: the domain spans [0, nx) x [0, ny) x [0, nz)), transformed by scale, rotate and
 /// translate. Polygons of the file are split into triangles; points and lines are dropped.
-struct SurfaceMesh {
+struct TriangleMesh {
   std::vector<std::array<double, 3>> vertices;
   std::vector<std::array<std::int32_t, 3>> triangles;  ///< indices into vertices
   // Set by load_solid_files (lattice coordinates):
@@ -48,7 +48,7 @@ VoxelGrid finished_voxel_grid(VoxelGrid grid);
 /// CaseFileError (exit status 8) naming the file when it is missing, not a regular file or unreadable; InputError
 /// (exit status 2) when it is malformed (VTK's reason), holds no triangle, has a non-finite coordinate, or when this
 /// build has no VTK.
-SurfaceMesh read_mesh_file(const std::string& path);
+TriangleMesh read_mesh_file(const std::string& path);
 
 /// Reads a raw voxel file: dims[0] dims[1] dims[2] bytes, x fastest, nonzero = solid. CaseFileError as
 /// read_mesh_file; InputError naming the file and both sizes when its size is not that product.
@@ -63,7 +63,7 @@ VoxelGrid read_vti_voxels(const std::string& path, const std::string& array);
 
 /// The mesh in lattice coordinates: x = R (scale * x_file) + translate for every vertex (s finalized: scale and
 /// translate in cells, R = rotation_matrix(s.rotate)), with the bounding box, volume and centroid set.
-SurfaceMesh transformed_mesh(SurfaceMesh mesh, const SolidConfig& s);
+TriangleMesh transformed_mesh(TriangleMesh mesh, const SolidConfig& s);
 
 /// Reads the file of every mesh and voxels solid of `config` (finalized) into its surface / voxel_grid, the mesh
 /// transformed (transformed_mesh). Solids already loaded are left alone. Errors name the case file, the solid's key

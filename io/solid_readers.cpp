@@ -90,7 +90,7 @@ std::string lower_extension(const std::string& path) {
 
 }  // namespace
 
-SurfaceMesh read_mesh_file(const std::string& path) {
+TriangleMesh read_mesh_file(const std::string& path) {
   require_readable_file(path, "mesh file");
   const std::string ext = lower_extension(path);
   vtkSmartPointer<vtkAbstractPolyDataReader> reader;
@@ -113,7 +113,7 @@ SurfaceMesh read_mesh_file(const std::string& path) {
   triangles->PassLinesOff();
   run_reader(triangles, path, "mesh file");
   vtkPolyData* poly = triangles->GetOutput();
-  SurfaceMesh mesh;
+  TriangleMesh mesh;
   vtkPoints* points = poly->GetPoints();
   const vtkIdType n_points = points ? points->GetNumberOfPoints() : 0;
   if (n_points > std::numeric_limits<std::int32_t>::max()) {

@@ -5,7 +5,7 @@
 
 namespace eddy {
 
-SurfaceMesh read_mesh_file(const std::string& path) {
+TriangleMesh read_mesh_file(const std::string& path) {
   throw InputError(blank_control_characters(
       "cannot read mesh file '" + path +
       "': this eddy was built without VTK (EDDY_WITH_VTK=OFF), whose readers mesh solids need; rebuild with VTK "

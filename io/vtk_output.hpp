@@ -63,13 +63,21 @@ class PvdCollection {
   /// file (a directory, a FIFO, a device: it could never be rewritten). A file that is not a collection as eddy
   /// writes it, or larger than 256 MiB, is left alone: std::runtime_error names the file and what is wrong (the
   /// collection then starts empty and the file is replaced at the first add, as in a new run).
+  /// Entries whose part is not 0 (static_parts of an earlier run) are not taken over: the static parts of this run
+  /// are listed instead.
   std::size_t resume(const ResumeRule& rule);
+  /// Files listed with every time step as parts 1, 2, ... after the snapshot (part 0): data that do not change,
+  /// such as the solids' surfaces (<case>_solids.vtp), which ParaView then shows with every snapshot (the .pvd
+  /// reader makes one block per part). Paths relative to the .pvd's directory. Rewrites the collection when it
+  /// has entries. Throws OutputError when the file cannot be written.
+  void set_static_parts(std::vector<std::string> files);
   const std::string& path() const { return path_; }
 
  private:
   void write() const;
   std::string path_;
   std::vector<std::pair<double, std::string>> entries_;
+  std::vector<std::string> static_parts_;
 };
 
 }  // namespace eddy

@@ -99,7 +99,7 @@ void select_device(int index);
 /// The device selected for this thread (0 on cpu).
 int current_device();
 
-/// Allocates `bytes` of device memory. Throws DeviceError(out_of_memory = true) naming the size and the free
+/// Allocates `bytes` of device memory. Throws OutOfMemoryError naming the size and the free
 /// memory when it does not fit.
 void* allocate(std::size_t bytes);
 void release(void* ptr) noexcept;
@@ -155,6 +155,10 @@ void release_pinned(void* ptr) noexcept;
 void copy_to_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
 void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream);
+/// Makes the work queued later on the runtime stream `waiting` wait for the work queued so far on the runtime stream
+/// `producing`, through an event, without blocking the host: raw cudaStream_t / hipStream_t handles (Stream::handle,
+/// or another library's), nullptr for the default stream. No-op on cpu, where work runs at once.
+void order_streams(void* waiting, void* producing);
 /// Checks the last kernel launch (no-op on cpu). `what` names the kernel in the error.
 void check_launch(const char* what, const char* file, int line);
 
@@ -189,6 +193,19 @@ EDDY_HOST_DEVICE inline void atomic_add(unsigned long long* address, unsigned lo
 #endif
 }
 
+/// Atomic 64-bit integer fetch-and-add: returns the old *address and adds `value` (relaxed ordering), from any thread
+/// of a kernel: atomicAdd on cuda/hip device code, __atomic_fetch_add on the host. Used to hand out slots of an
+/// output list (kernels/particle_ghosts.cpp, the voxeliser's work items in kernels/mesh_voxels.cpp), whose order
+/// then depends on the threads' timing: its readers sort, or do not depend on the order.
+EDDY_HOST_DEVICE inline unsigned long long atomic_fetch_add(unsigned long long* address, unsigned long long value) {
+#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
+    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
+  return atomicAdd(address, value);
+#else
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+
 /// Atomic 32-bit minimum *address = min(*address, value) (relaxed ordering), from any thread of a kernel:
 /// atomicMin on cuda/hip device code, a compare-and-swap loop on the host (cpu backend, OpenMP threads). Used for
 /// the rare report of the first unstable step (StabilityView, kernels/views.hpp).
@@ -201,18 +218,6 @@ EDDY_HOST_DEVICE inline void atomic_min(unsigned int* address, unsigned int valu
   while (value < seen &&
          !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
-#endif
-}
-
-/// Atomic 64-bit fetch-and-add: *address += value, returning the value before (relaxed ordering), from any thread
-/// of a kernel: atomicAdd on cuda/hip device code, __atomic_fetch_add on the host. Used to hand out slots of an
-/// output list whose order does not matter (the voxeliser's work items, kernels/mesh_voxels.cpp).
-EDDY_HOST_DEVICE inline unsigned long long atomic_fetch_add(unsigned long long* address, unsigned long long value) {
-#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
-    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
-  return atomicAdd(address, value);
-#else
-  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -249,12 +254,13 @@ using GpuDeviceProperties = hipDeviceProp_t;
 #define EDDY_GPU_CONCAT(a, b) EDDY_GPU_CONCAT2(a, b)
 /// Runtime names shared by CUDA and HIP, spelled once: gpu(Malloc) -> cudaMalloc / hipMalloc.
 #define gpu(name) EDDY_GPU_CONCAT(EDDY_GPU_RUNTIME_PREFIX, name)
-#define EDDY_GPU_CHECK(call)                                                                               \
-  do {                                                                                                     \
-    auto eddy_gpu_status_ = (call);                                                                        \
-    if (eddy_gpu_status_ != gpu(Success)) {                                                                \
-      ::eddy::throw_device_error(#call, __FILE__, __LINE__, gpu(GetErrorName)(eddy_gpu_status_),           \
-                                 gpu(GetErrorString)(eddy_gpu_status_), eddy_gpu_status_ == gpu(ErrorMemoryAllocation)); \
-    }                                                                                                      \
+#define EDDY_GPU_CHECK(call)                                                                     \
+  do {                                                                                           \
+    auto eddy_gpu_status_ = (call);                                                              \
+    if (eddy_gpu_status_ != gpu(Success)) {                                                      \
+      ::eddy::throw_device_error(#call, __FILE__, __LINE__, gpu(GetErrorName)(eddy_gpu_status_), \
+                                 gpu(GetErrorString)(eddy_gpu_status_),                          \
+                                 eddy_gpu_status_ == gpu(ErrorMemoryAllocation));                \
+    }                                                                                            \
   } while (0)
 #endif

@@ -4,11 +4,12 @@
 // Asynchronous on GPUs.
 //
 // The order of every sum is fixed by the particle ids and positions alone, never by the order of the arrays: the
-// cell list sorts by (cell, id) and the all-pairs kernels visit sources in id order. So a permutation of the particle
-// arrays, or another rank count (given the same particles, e.g. through ghost copies), gives bitwise the same forces
-// on cpu. The two contact searches compute every pair term with the same function (add_contact_force) but sum the
-// terms of a particle in different orders (neighbour cells, then ids; ids alone), so they agree to rounding, not
-// bitwise.
+// cell list sorts by (cell, id) and the all-pairs kernels visit sources in id order (with ghost copies: by (id,
+// image), kernels/ghost_launchers.hpp). So a permutation of the particle arrays, or another rank count (given the
+// same particles through ghost copies, solver/particle_ghosts.hpp), gives bitwise the same forces on every backend.
+// With ghosts, forces are computed for the first `targets` particles only (this rank's); the rest are sources. The two
+// contact searches compute every pair term with the same function (add_contact_force) but sum the terms of a particle
+// in different orders (neighbour cells, then ids; ids alone), so they agree to rounding, not bitwise.
 #pragma once
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/backend.hpp"
+#include "kernels/ghost_launchers.hpp"
 #include "kernels/particles.hpp"
 
 namespace eddy {
@@ -40,6 +42,7 @@ struct CellListView {
   std::uint64_t* keys_sorted;  ///< capacity: after build_cell_list, (local cell << 32 | rank of id) ascending
   std::uint32_t* values_in;    ///< capacity: sort input
   std::uint32_t* by_id;        ///< capacity: after sort_particles_by_id, particle indices in ascending id order
+                               ///< (with ghosts: ascending (id, image))
   std::uint32_t* order;        ///< capacity: after build_cell_list, particle indices in ascending (cell, id)
   std::uint32_t* cell_start;   ///< grid.cells(): first position in `order` of each cell's particles
   std::uint32_t* cell_end;     ///< grid.cells(): one past the last; start == end (0, 0) for an empty cell
@@ -118,6 +121,12 @@ void reset_cell_list(const CellGrid& grid, const CellListView& list, std::int64_
 /// list.by_id = indices of the n particles of p in ascending p.id (ids unique; any int64 value).
 void sort_particles_by_id(const ParticleView& p, const CellListView& list, const backend::Stream* stream = nullptr);
 
+/// `by_id` = indices of the n particles of p (own and ghost copies, `images`) in ascending (id, image): key
+/// id * 32 + image code, so ids must lie in [0, 2^58) (the run's ids are 0 .. N-1) and (id, image) be unique.
+/// Sorts with list's keys, values and scratch (by_id may be list.by_id or another array of n entries).
+void sort_particles_by_image(const ParticleView& p, const GhostImages& images, const CellListView& list,
+                             std::uint32_t* by_id, const backend::Stream* stream = nullptr);
+
 /// Builds the cell list of p on `grid` (needs list.by_id of sort_particles_by_id and an empty grid: clear or reset):
 /// key = local cell << 32 | rank in id order, sorted; then each occupied cell's [cell_start, cell_end) in
 /// list.order. Particles outside the grid count in the nearest cell of the grid.
@@ -127,27 +136,33 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
 /// Soft-sphere contact forces from the cell list: for every pair in the 27 neighbour cells with overlap
 /// delta = (d_i + d_j)/2 - |r_ij| > 0, F_i += (k delta - gamma (v_i - v_j).n) n, n = r_ij / |r_ij| from j to i
 /// (r_ij = x_i - x_j, minimum image on wrapped axes; add_contact_force). Neighbour cells in a fixed order (z, y, x
-/// offsets -1, 0, 1), each cell's particles in id order. Coincident pairs (r = 0) have no normal and are skipped.
-/// The contact range must not exceed the cell width: every p.diameter <= min(grid.width). Writes p.force = contact
-/// force (accumulate = false) or adds it (accumulate = true). Lattice units.
-void contact_forces(const ParticleView& p, const CellGrid& grid, const CellListView& list, const ContactParams& params,
-                    bool accumulate, const backend::Stream* stream = nullptr);
-
-/// All-pairs soft-sphere contact forces: for every particle i, add_contact_force over every j != i, sources j in
-/// ascending id order (by_id from sort_particles_by_id), with the same minimum image on the axes `grid` wraps (only
-/// grid.length and grid.wrap are read). The same pairs and pair terms as contact_forces on a cell list of `grid`
-/// (where the cell list finds every partner: diameters <= the cell width), summed in id order instead of cell order;
-/// no limit on the diameters. Cost n^2 (small counts; a reference for the cell list). Writes p.force = contact force
+/// offsets -1, 0, 1), each cell's particles in id order (by_id: (id, image) with ghosts). Partners with the particle's
+/// own id (itself, its own periodic images) and coincident pairs (r = 0, no normal) are skipped.
+/// The contact range must not exceed the cell width: every p.diameter <= min(grid.width). Only the particles
+/// [0, targets) get a force (the others, ghost copies, are partners only): writes p.force = contact force
 /// (accumulate = false) or adds it (accumulate = true). Lattice units.
-void contact_forces_all_pairs(const ParticleView& p, const std::uint32_t* by_id, const CellGrid& grid,
-                              const ContactParams& params, bool accumulate, const backend::Stream* stream = nullptr);
+void contact_forces(const ParticleView& p, std::int64_t targets, const CellGrid& grid, const CellListView& list,
+                    const ContactParams& params, bool accumulate, const backend::Stream* stream = nullptr);
 
-/// All-pairs softened gravity: F_i = sum_{j != i} G m_i m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2),
-/// m = density * pi d^3 / 6 (fluid density 1), sources j in ascending id order (by_id from sort_particles_by_id),
-/// positions as stored (no periodic images). Double precision throughout; cost n^2 (small counts). Writes p.force
-/// (accumulate = false) or adds to it (accumulate = true). Lattice units.
-void pair_gravity_forces(const ParticleView& p, const std::uint32_t* by_id, const PairGravityParams& params,
-                         bool accumulate, const backend::Stream* stream = nullptr);
+/// All-pairs soft-sphere contact forces: for every particle i, add_contact_force over every j with another id, sources
+/// j in ascending id order (by_id from sort_particles_by_id, or (id, image) from sort_particles_by_image), with the
+/// same minimum image on the axes `grid` wraps (only grid.length and grid.wrap are read). The same pairs and pair terms
+/// as contact_forces on a cell list of `grid` (where the cell list finds every partner: diameters <= the cell width),
+/// summed in id order instead of cell order; no limit on the diameters. Cost targets * n (small counts; a reference for
+/// the cell list). Only the particles [0, targets) get a force: p.force = contact force (accumulate = false) or + it
+/// (accumulate = true). Lattice units.
+void contact_forces_all_pairs(const ParticleView& p, std::int64_t targets, const std::uint32_t* by_id,
+                              const CellGrid& grid, const ContactParams& params, bool accumulate,
+                              const backend::Stream* stream = nullptr);
+
+/// All-pairs softened gravity on the targets `p` (p.n of them) from the sources `s` (s.n; e.g. every particle of
+/// every rank, or p itself): F_i = sum_{j, id_j != id_i} G m_i m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2),
+/// m = density * pi d^3 / 6 (fluid density 1), sources j in ascending id order (s_by_id from sort_particles_by_id
+/// on s), positions as stored (no periodic images; only x, diameter, density and id of s are read). Double precision
+/// throughout; cost p.n * s.n (small counts). Writes p.force (accumulate = false) or adds to it (accumulate = true).
+/// Lattice units.
+void pair_gravity_forces(const ParticleView& p, const ParticleView& s, const std::uint32_t* s_by_id,
+                         const PairGravityParams& params, bool accumulate, const backend::Stream* stream = nullptr);
 
 /// p.force = 0 for every particle.
 void clear_particle_forces(const ParticleView& p, const backend::Stream* stream = nullptr);

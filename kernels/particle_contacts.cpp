@@ -10,13 +10,15 @@
 // Cell list (e.g. Allen & Tildesley 2017, Computer Simulation of Liquids, 2nd ed., sec. 5.3): cells at least as
 // wide as the largest diameter, so every partner of a particle lies in its own or one of the 26 neighbouring cells.
 // Per particle the key (local cell << 32 | rank of its id) is sorted (sort_pairs: a library radix sort on GPUs);
-// the key makes the order of every sum depend on positions and ids only, not on the order of the arrays.
+// the key makes the order of every sum depend on positions and ids only, not on the order of the arrays. With ghost
+// copies (solver/particle_ghosts.hpp) the rank of (id, image) takes the place of the id's, and only this rank's own
+// particles get a force: its sums are then the same on every rank count.
 //
-// Bytes per particle and step (8-byte doubles): id keys 8 read + 12 written; two sorts of (8-byte key, 4-byte
-// value) pairs, each a few radix passes that read and write 12 bytes per pair; cell keys 4 + 24 read + 12 written;
-// ranges 24 read + <= 8 written; contacts 4 + 56 read + 24 written for the particle, and per candidate in the 27
-// cells 4 + 56 read (mostly from cache: neighbouring threads visit the same cells), plus 2 x 4 per neighbour cell.
-// Reset of the last step's cells: 8 read + 8 written per particle (no pass over all cells).
+// Bytes per particle and step (8-byte doubles), ghost copies included: id keys 8 (+ 1 image) read + 12 written; two
+// sorts of (8-byte key, 4-byte value) pairs, each a few radix passes that read and write 12 bytes per pair; cell keys 4
+// + 24 read + 12 written; ranges 24 read + <= 8 written; contacts 4 + 64 read + 24 written for an own particle, and per
+// candidate in the 27 cells 4 + 64 read (mostly from cache: neighbouring threads visit the same cells), plus 2 x 4 per
+// neighbour cell. Reset of the last step's cells: 8 read + 8 written per particle (no pass over all cells).
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -58,6 +60,17 @@ struct IdKeys {
   CellListView list;
   EDDY_HOST_DEVICE void operator()(int, int k, int) const {
     list.keys_in[k] = static_cast<std::uint64_t>(p.id[k]) ^ (std::uint64_t(1) << 63);
+    list.values_in[k] = std::uint32_t(k);
+  }
+};
+
+/// (id, image) as a key in the same order: id * 32 + image code (ids in [0, 2^58)).
+struct ImageIdKeys {
+  ParticleView p;
+  GhostImages images;
+  CellListView list;
+  EDDY_HOST_DEVICE void operator()(int, int k, int) const {
+    list.keys_in[k] = (static_cast<std::uint64_t>(p.id[k]) << 5) | std::uint64_t(images.of(k));
     list.values_in[k] = std::uint32_t(k);
   }
 };
@@ -114,6 +127,7 @@ struct Contacts {
   CellListView list;
   ContactParams params;
   bool accumulate;
+  std::int64_t targets;  ///< particles [0, targets) get a force; the others (ghost copies) are partners only
 
   EDDY_HOST_DEVICE ContactSphere sphere(std::int64_t j) const {
     return ContactSphere{{p.x[0][j], p.x[1][j], p.x[2][j]}, {p.v[0][j], p.v[1][j], p.v[2][j]}, 0.5 * p.diameter[j]};
@@ -121,7 +135,9 @@ struct Contacts {
 
   EDDY_HOST_DEVICE void operator()(int, int t, int) const {
     const std::int64_t i = list.order[t];
+    if (i >= targets) return;
     const ContactSphere si = sphere(i);
+    const std::int64_t id = p.id[i];
     int c[3];
     cell_of(grid, p, i, c);
     // Offsets per axis: -1, 0, 1; a wrapped axis of one or two cells visits each distinct cell once.
@@ -144,7 +160,7 @@ struct Contacts {
           const std::uint32_t end = list.cell_end[cell];
           for (std::uint32_t s = list.cell_start[cell]; s < end; ++s) {
             const std::int64_t j = list.order[s];
-            if (j == i) continue;
+            if (p.id[j] == id) continue;  // itself, or its own periodic image (a ghost copy)
             add_contact_force(si, sphere(j), grid, params, f);
           }
         }
@@ -201,6 +217,13 @@ void sort_particles_by_id(const ParticleView& p, const CellListView& list, const
              stream);
 }
 
+void sort_particles_by_image(const ParticleView& p, const GhostImages& images, const CellListView& list,
+                             std::uint32_t* by_id, const backend::Stream* stream) {
+  if (p.n <= 0) return;
+  parallel_for(particle_range(p.n), ImageIdKeys{p, images, list}, "particle_image_keys", stream);
+  sort_pairs(list.keys_in, list.keys_sorted, list.values_in, by_id, p.n, 64, list.scratch, list.scratch_bytes, stream);
+}
+
 void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellListView& list,
                      const backend::Stream* stream) {
   if (p.n <= 0) return;
@@ -211,10 +234,10 @@ void build_cell_list(const ParticleView& p, const CellGrid& grid, const CellList
   parallel_for(particle_range(p.n), CellRanges{list, p.n}, "particle_cell_ranges", stream);
 }
 
-void contact_forces(const ParticleView& p, const CellGrid& grid, const CellListView& list, const ContactParams& params,
-                    bool accumulate, const backend::Stream* stream) {
-  if (p.n <= 0) return;
-  parallel_for(particle_range(p.n), Contacts{p, grid, list, params, accumulate}, "particle_contacts", stream);
+void contact_forces(const ParticleView& p, std::int64_t targets, const CellGrid& grid, const CellListView& list,
+                    const ContactParams& params, bool accumulate, const backend::Stream* stream) {
+  if (p.n <= 0 || targets <= 0) return;
+  parallel_for(particle_range(p.n), Contacts{p, grid, list, params, accumulate, targets}, "particle_contacts", stream);
 }
 
 void clear_particle_forces(const ParticleView& p, const backend::Stream* stream) {

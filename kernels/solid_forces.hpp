@@ -1,14 +1,16 @@
-// Momentum exchange on the [[solid]] bodies (Ladd 1994, J. Fluid Mech. 271, 285): with halfway bounce-back at a
-// resting wall, each cut link (a fluid cell x and a direction i with x + c_i inside a solid) carries
-// 2 f*_i(x) c_i of momentum into the solid per step, f*_i(x) the post-collision population the wall bounces (with
-// Guo forcing, the value after the forcing term, the one the fused kernel writes).
+// Momentum exchange on the [[solid]] bodies (Ladd 1994, J. Fluid Mech. 271, 285; in the Galilean-invariant form of
+// Wen, Zhang, Tu, Wang & Fang 2014, J. Comput. Phys. 266, 161, for interpolated walls): each cut link (a fluid cell
+// x_f and a direction i with x_f + c_i inside a solid, kernels/cut_links.hpp) carries (f_out + f_in) c_i of momentum
+// into the resting solid per step (exchanged_momentum, kernels/boundary_rules.hpp): f_out = f*_i(x_f), the
+// post-collision population that leaves x_f towards the wall (with Guo forcing, the value after the forcing term,
+// the one the fused kernel writes), f_in = f_opp(i)(x_f, t + 1), the population that comes back from the wall. At a
+// half-way wall both are f*_i(x_f): Ladd's 2 f* c_i.
 //
-// Which slot holds f*_i(x) (kernels/streaming.hpp): after an even step ("swapped" layout) slot opp(i) of x holds
-// x's post-collision f*_i, not yet moved; after an odd step ("own" layout) the odd step has bounced f*_i(x) at once
-// into slot opp(i) of x as the population arriving from the resting wall (no moving-wall term: solids are kWall).
-// Either way the pass reads slot opp(i) of x, and the value is the post-collision population of the step just
-// taken: the force reported at step n is the momentum exchanged by the collision of step n. The pass reads nothing
-// else, needs no halo exchange and writes no population.
+// Which slot holds them (kernels/cut_links.hpp): f_in is in the link's wall slot (opp(i), x_f) after a step of
+// either parity, once the interpolated walls' pass has run (kernels/interpolated_walls.hpp); at a half-way link
+// that slot holds f*_i(x_f) = f_in = f_out. For an interpolated link the pass kept f_out, the value it replaced,
+// in its `saved` array. The value is that of the step just taken: the force reported at step n is the momentum
+// exchanged by the collision of step n. The pass writes no population.
 //
 // Sum: each link's contribution is rounded to 64-bit fixed point with kForceFractionBits fraction bits
 // (to_force_fixed: floor(v 2^40 + 1/2), the same double arithmetic on host and device) and added with integer
@@ -21,6 +23,8 @@
 #include <cstdint>
 
 #include "kernels/backend.hpp"
+#include "kernels/boundary_rules.hpp"
+#include "kernels/cut_links.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
@@ -32,16 +36,6 @@ inline constexpr int kForceFractionBits = 40;
 /// Sums per solid: Fx, Fy, Fz, Tx, Ty, Tz.
 inline constexpr int kForceSums = 6;
 
-/// One cut link of a block: fluid interior cell `cell` (block index), direction `dir` with cell + c_dir inside
-/// solid `solid`; `arm` = r x c_dir, r the wall point (halfway along the link) relative to the solid's centre, so
-/// the link's torque is 2 f* arm.
-struct CutLink {
-  std::int64_t cell;
-  std::int32_t dir;
-  std::int32_t solid;
-  double arm[3];
-};
-
 /// v in fixed point (kForceFractionBits), rounded to nearest (ties up); two's complement in the unsigned result.
 EDDY_HOST_DEVICE inline unsigned long long to_force_fixed(double v) {
   return static_cast<unsigned long long>(static_cast<long long>(floor(ldexp(v, kForceFractionBits) + 0.5)));
@@ -52,31 +46,32 @@ inline double from_force_fixed(unsigned long long q) {
   return std::ldexp(static_cast<double>(static_cast<long long>(q)), -kForceFractionBits);
 }
 
-/// The post-collision population f*_dir (not shifted) of a cut link, from the block array `f` ([i * n_cells +
-/// cell], f_i - w_i as stored) after a step of either parity: slot opp(dir) of the fluid cell.
+/// The population (not shifted) in slot `slot` of the block array `f` ([i * n_cells + cell], f_i - w_i as stored),
+/// direction `dir`'s weight added back (w_i = w_opp(i)).
 template <class T>
-EDDY_HOST_DEVICE inline double cut_link_population(const T* f, std::int64_t n_cells, const CutLink& link) {
-  const T s = f[std::int64_t(d3q19::opp(link.dir)) * n_cells + link.cell];
-  return double(Stored<T>::load(s)) + d3q19::w<double>(link.dir);
+EDDY_HOST_DEVICE inline double unshifted(const T* f, std::int64_t slot, int dir) {
+  return double(Stored<T>::load(f[slot])) + d3q19::w<double>(dir);
 }
 
-/// The fixed-point contributions of one cut link whose bounced population is `f_star`: 2 f* c (force) and
-/// 2 f* arm (torque), in the order of kForceSums.
-EDDY_HOST_DEVICE inline void cut_link_momentum(const CutLink& link, double f_star,
+/// The fixed-point contributions of one cut link whose populations are f_out and f_in (unshifted): (f_out + f_in)
+/// c (force) and (f_out + f_in) arm (torque), in the order of kForceSums.
+EDDY_HOST_DEVICE inline void cut_link_momentum(const CutLink& link, double f_out, double f_in,
                                                unsigned long long (&q)[kForceSums]) {
-  const double twice = 2.0 * f_star;
-  const unsigned long long m = to_force_fixed(twice);
+  const double exchanged = exchanged_momentum(f_out, f_in);
+  const unsigned long long m = to_force_fixed(exchanged);
   for (int a = 0; a < 3; ++a) {
     const int c = d3q19::c(link.dir, a);
     q[a] = c > 0 ? m : (c < 0 ? 0ull - m : 0ull);
-    q[3 + a] = to_force_fixed(twice * link.arm[a]);
+    q[3 + a] = to_force_fixed(exchanged * link.arm[a]);
   }
 }
 
 /// Adds the momentum exchange of `n_links` cut links of array `a` to `sums` ([solid * kForceSums + k], fixed
-/// point), with integer atomics (device pass, kernels/solid_forces.cpp).
+/// point), with integer atomics (device pass, kernels/solid_forces.cpp). Links k < n_saved take f_out from
+/// saved[k] (the interpolated links, after their pass); the others f_out = f_in = their wall slot (half-way links,
+/// and interpolated ones whose saved value is not that of the step just taken: after a restart, before a step).
 template <class T>
-void sum_cut_link_forces(const PopulationView<T>& a, const CutLink* links, std::int64_t n_links,
-                         unsigned long long* sums, const backend::Stream* stream = nullptr);
+void sum_cut_link_forces(const PopulationView<T>& a, const CutLink* links, std::int64_t n_links, const T* saved,
+                         std::int64_t n_saved, unsigned long long* sums, const backend::Stream* stream = nullptr);
 
 }  // namespace eddy

@@ -18,8 +18,12 @@ eddy_packages() {
   fi
   echo cmake ninja-build g++ pkg-config libtomlplusplus-dev libcli11-dev libvtk9-dev googletest libgtest-dev \
     libopenmpi-dev openmpi-bin
+  # The Python module (python/) and its tests: headers, pybind11, NumPy, pytest, mpi4py for the MPI test, and
+  # DLPack's reference header, against which the module's own DLPack structs are checked at compile time.
+  echo python3-dev pybind11-dev python3-numpy python3-pytest python3-mpi4py libdlpack-dev
   # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
-  [[ $backend == cpu ]] && echo libtbb-dev
+  # matplotlib: scripts/plot_forces.py, run by the test suite (tests/scripts/plot_forces.sh; skipped without it).
+  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib
   [[ $backend == hip ]] && echo hipcc libamdhip64-dev librocprim-dev
   return 0
 }

@@ -16,6 +16,7 @@
 #include "solver/bench_voxelise.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/reductions.hpp"
@@ -212,6 +213,18 @@ void time_extras(const CaseConfig& config, const Decomposition& d, const BenchOp
   r.particles_per_second = r.particle_seconds_per_step > 0 ? double(r.particles) / r.particle_seconds_per_step : 0.0;
 }
 
+/// The ghost exchange's share of the run with particles (timed inside it, solver/particle_ghosts.hpp): seconds
+/// and ghosts per step, the largest over the ranks (each step waits for the slowest).
+void time_ghost_exchange(const ParticleComponent& particles, const Decomposition& d, BenchResult& r) {
+  const GhostExchangeStats s = particles.ghost_stats();
+  double mine[2] = {s.exchanges > 0 ? s.seconds / double(s.exchanges) : 0.0,
+                    s.exchanges > 0 ? double(s.ghosts) / double(s.exchanges) : 0.0};
+  double most[2] = {mine[0], mine[1]};
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, d.comm));
+  r.ghost_seconds_per_step = most[0];
+  r.ghosts_per_step = most[1];
+}
+
 /// The in-core reference of an out-of-core bench: the same grid and steps in device memory, when it fits there.
 void time_in_core(const CaseConfig& config, const Decomposition& d, const BenchOptions& o, double cells,
                   BenchResult& r, std::ostream& log) {
@@ -290,7 +303,9 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   log_start(config, decomposition, o, r, log);
 
   const double mass0 = reduce_diagnostics(sim->diagnose(), decomposition).mass;
+  if (sim->particle_system()) sim->particle_system()->time_ghost_exchange(true);
   time_lattice(*sim, decomposition, o, cells, r);
+  if (sim->particle_system()) time_ghost_exchange(*sim->particle_system(), decomposition, r);
   const Diagnostics d = reduce_diagnostics(sim->diagnose(), decomposition);
   r.state_finite = d.finite;
   r.mass_drift = d.mass / mass0 - 1.0;

@@ -84,6 +84,12 @@ struct BenchResult {
   double lattice_only_mlups = 0;       ///< the same steps without particles and temperature (when either is on)
   double particle_seconds_per_step = 0;  ///< step time with particles minus without
   double particles_per_second = 0;     ///< particle updates per second of particle step time
+  /// Ghost particles (contacts across ranks and periodic faces, solver/particle_ghosts.hpp), over every step of the
+  /// run with particles (warm-up and calibration included), the slowest rank: seconds of the exchange per step
+  /// (waiting for the neighbours included), and the ghost copies a rank received per step (the most of any rank).
+  /// 0 without ghosts.
+  double ghost_seconds_per_step = 0;
+  double ghosts_per_step = 0;
   /// --out-of-core: the plan, and the counters summed over the timed repetitions (rank 0's block).
   bool out_of_core = false;
   OutOfCoreStats out_of_core_stats;

@@ -179,6 +179,16 @@ std::vector<ReportRow> bench_report(const BenchResult& r, const BenchOptions& o)
                           "%.3g particles/s (0: below the timing noise); "),
                    number("lattice_only_mlups", r.lattice_only_mlups, "lattice alone %.1f MLUPS")},
                   o.particles > 0});
+  rows.push_back(
+      {"ghosts",
+       {number("ghost_seconds_per_step", r.ghost_seconds_per_step, "exchange %.3f ms per step",
+               r.ghost_seconds_per_step * 1e3),
+        r.particle_seconds_per_step > 0
+            ? shown(100.0 * r.ghost_seconds_per_step / r.particle_seconds_per_step, " (%.1f%% of the particle step)")
+            : words(" (the particle step is below the timing noise)"),
+        number("ghosts_per_step", r.ghosts_per_step,
+               ", %.0f ghost particles per rank and step (the most of any rank), timed inside the run")},
+       o.particles > 0 && r.ghosts_per_step > 0});
   const char* thermal_note = o.particles > 0                       ? " (particles included)"
                              : r.thermal_seconds_per_step == 0.0 ? " (below the timing noise)"
                                                                  : "";

@@ -33,7 +33,7 @@ void run_voxelise_bench(const BenchOptions& o, MPI_Comm world, std::ostream& ran
   const double radius = double(*std::min_element(config.size.begin(), config.size.end())) / 4.0;
   const std::array<double, 3> centre = {0.5 * config.size[0] + 0.31, 0.5 * config.size[1] + 0.17,
                                         0.5 * config.size[2] + 0.23};
-  const SurfaceMesh sphere = uv_sphere(centre, radius, n_lat, 2 * n_lat);
+  const TriangleMesh sphere = uv_sphere(centre, radius, n_lat, 2 * n_lat);
   auto start = Clock::now();
   const std::vector<MeshTriangle> all = fixed_point_triangles(sphere, config.size, "bench: the sphere");
   const VoxelSamples samples = block_samples(config, d, 0);

@@ -3,7 +3,9 @@
 #include "solver/block_solids.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "io/solid_files.hpp"
 #include "kernels/block.hpp"
@@ -40,6 +42,9 @@ BlockSolids::BlockSolids(const CaseConfig& config, const Decomposition& decompos
   ranges_.resize(n);
   rotations_.resize(n);
   meshes_.resize(n);
+  samples_.resize(n);
+  triangle_cells_.resize(n);
+  indexed_.assign(n, false);
   summary_.assign(n, SolidSummary{});
   for (std::size_t k = 0; k < n; ++k) {
     const SolidConfig& s = solids_[k];
@@ -51,6 +56,7 @@ BlockSolids::BlockSolids(const CaseConfig& config, const Decomposition& decompos
     const auto begin = Clock::now();
     const std::vector<MeshTriangle> triangles = fixed_point_triangles(*s.surface, decomposition.global_size, where);
     const VoxelSamples samples = block_samples(config, decomposition, s.repair == MeshRepair::fill ? 2 : 0);
+    samples_[k] = samples;
     const std::vector<MeshTriangle> selected = triangles_for(triangles, samples);
     summary_[k].host_seconds = seconds_since(begin);
     meshes_[k] = voxelise_mesh(selected, samples, s.repair == MeshRepair::fill);
@@ -180,6 +186,149 @@ int BlockSolids::solid_at(int x, int y, int z, std::array<std::int64_t, 3>& g) c
     if (holds(int(k), x, y, z, g)) return int(k);
   }
   return -1;
+}
+
+namespace {
+
+/// The lattice cell holding coordinate v (floor).
+std::int64_t cell_of(double v) { return std::int64_t(std::floor(v)); }
+
+}  // namespace
+
+void BlockSolids::mesh_crossings(int k, const Point3& a, const Point3& c, std::vector<double>& t) const {
+  t.clear();
+  const SolidConfig& s = solids_[std::size_t(k)];
+  const TriangleMesh& mesh = *s.surface;
+  auto& cells = triangle_cells_[std::size_t(k)];
+  if (!indexed_[std::size_t(k)]) {
+    // Index the triangles whose bounding box, widened by 2 cells, reaches a sampled cell on every axis: every cut
+    // link's segment runs between two sampled cells (or their periodic images next to them).
+    const VoxelSamples& samples = samples_[std::size_t(k)];
+    for (std::size_t n = 0; n < mesh.triangles.size(); ++n) {
+      double lo[3], hi[3];
+      for (int ax = 0; ax < 3; ++ax) {
+        lo[ax] = hi[ax] = mesh.vertices[std::size_t(mesh.triangles[n][0])][std::size_t(ax)];
+        for (int v = 1; v < 3; ++v) {
+          const double x = mesh.vertices[std::size_t(mesh.triangles[n][std::size_t(v)])][std::size_t(ax)];
+          lo[ax] = std::min(lo[ax], x);
+          hi[ax] = std::max(hi[ax], x);
+        }
+      }
+      bool near = true;
+      for (int ax = 0; ax < 3 && near; ++ax) {
+        const auto& list = samples.axis[std::size_t(ax)].global;
+        const auto it =
+            std::lower_bound(list.begin(), list.end(), std::int32_t(std::max(-1e9, std::floor(lo[ax]) - 2)));
+        near = it != list.end() && double(*it) <= hi[ax] + 2.0;
+      }
+      if (!near) continue;
+      for (std::int64_t kk = cell_of(lo[2]); kk <= cell_of(hi[2]); ++kk)
+        for (std::int64_t jj = cell_of(lo[1]); jj <= cell_of(hi[1]); ++jj)
+          for (std::int64_t ii = cell_of(lo[0]); ii <= cell_of(hi[0]); ++ii) {
+            cells.push_back({{kk, jj, ii}, std::int32_t(n)});
+          }
+    }
+    std::sort(cells.begin(), cells.end());
+    indexed_[std::size_t(k)] = true;
+  }
+  // The triangles of the cells the segment's bounding box touches, each once.
+  std::vector<std::int32_t> candidates;
+  std::int64_t lo[3], hi[3];
+  for (int ax = 0; ax < 3; ++ax) {
+    lo[ax] = cell_of(std::min(a[ax], a[ax] + c[ax]));
+    hi[ax] = cell_of(std::max(a[ax], a[ax] + c[ax]));
+  }
+  for (std::int64_t kk = lo[2]; kk <= hi[2]; ++kk)
+    for (std::int64_t jj = lo[1]; jj <= hi[1]; ++jj)
+      for (std::int64_t ii = lo[0]; ii <= hi[0]; ++ii) {
+        const std::array<std::int64_t, 3> key = {kk, jj, ii};
+        auto it = std::lower_bound(cells.begin(), cells.end(), std::make_pair(key, std::int32_t(-1)));
+        for (; it != cells.end() && it->first == key; ++it) candidates.push_back(it->second);
+      }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (const std::int32_t n : candidates) {
+    const auto& tri = mesh.triangles[std::size_t(n)];
+    const Point3& v0 = mesh.vertices[std::size_t(tri[0])];
+    const Point3& v1 = mesh.vertices[std::size_t(tri[1])];
+    const Point3& v2 = mesh.vertices[std::size_t(tri[2])];
+    const double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+    const double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+    const double pv[3] = {c[1] * e2[2] - c[2] * e2[1], c[2] * e2[0] - c[0] * e2[2], c[0] * e2[1] - c[1] * e2[0]};
+    const double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
+    if (det == 0.0) continue;  // the segment is parallel to the triangle
+    const double tv[3] = {a[0] - v0[0], a[1] - v0[1], a[2] - v0[2]};
+    const double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) / det;
+    if (u < 0.0 || u > 1.0) continue;
+    const double qv[3] = {tv[1] * e1[2] - tv[2] * e1[1], tv[2] * e1[0] - tv[0] * e1[2], tv[0] * e1[1] - tv[1] * e1[0]};
+    const double v = (c[0] * qv[0] + c[1] * qv[1] + c[2] * qv[2]) / det;
+    if (v < 0.0 || u + v > 1.0) continue;
+    const double along = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
+    if (along >= 0.0 && along <= 1.0) t.push_back(along);
+  }
+}
+
+double BlockSolids::mesh_wall_distance(int k, const Point3& p, const Point3& c, bool solid_node_inside) const {
+  const std::array<int, 3>& size = decomposition_.global_size;
+  const auto in_domain = [&](const Point3& x) {
+    for (int ax = 0; ax < 3; ++ax) {
+      if (!(x[ax] >= 0.0 && x[ax] < double(size[ax]))) return false;
+    }
+    return true;
+  };
+  double first = HUGE_VAL;
+  std::vector<double> t;
+  for (int image = 0; image < 27; ++image) {
+    const int shift[3] = {image % 3 - 1, (image / 3) % 3 - 1, image / 9 - 1};
+    bool allowed = true;
+    for (int ax = 0; ax < 3; ++ax) allowed = allowed && (shift[ax] == 0 || periodic_[std::size_t(ax)]);
+    if (!allowed) continue;
+    Point3 a{}, b{};
+    for (int ax = 0; ax < 3; ++ax) {
+      a[ax] = p[ax] + double(shift[ax]) * double(size[ax]);
+      b[ax] = a[ax] + c[ax];
+    }
+    const bool a_in = in_domain(a), b_in = in_domain(b);  // b_in: this image's solid node is the link's own
+    if (!a_in && !b_in) continue;                         // the segment touches the domain at one point at most
+    LineInterval box;
+    for (int ax = 0; ax < 3; ++ax) box &= slab_interval(a[ax], c[ax], 0.0, double(size[ax]));
+    mesh_crossings(k, a, c, t);
+    if (b_in && solid_node_inside) {
+      // Inside from the last crossing before the solid node on (or from where the segment enters the domain).
+      double last = a_in ? -1.0 : box.lo;
+      for (double x : t) last = std::max(last, x);
+      if (last >= 0.0) first = std::min(first, last);
+    } else if (a_in) {
+      // From a fluid node (outside): the first crossing, inside the domain.
+      for (double x : t) {
+        if (x <= box.hi) first = std::min(first, x);
+      }
+    }
+  }
+  return first <= 1.0 ? first : -1.0;
+}
+
+double BlockSolids::link_wall_distance(int x, int y, int z, const int (&c)[3]) const {
+  std::array<std::int64_t, 3> g{};
+  solid_at(x + c[0], y + c[1], z + c[2], g);  // the solid node's global (wrapped) index
+  const Point3 solid_cell = cell_centre(g);
+  const Point3 step = {double(c[0]), double(c[1]), double(c[2])};
+  // The fluid node seen from the solid's (wrapped) cell: across a periodic face, the image next to it.
+  const Point3 fluid = {solid_cell[0] - step[0], solid_cell[1] - step[1], solid_cell[2] - step[2]};
+  double q = 2.0;
+  for (std::size_t k = 0; k < solids_.size(); ++k) {
+    const SolidConfig& s = solids_[k];
+    double t = -1.0;
+    if (analytic_shape(s)) {
+      t = wall_distance(s, fluid, step, decomposition_.global_size, periodic_);
+    } else if (s.shape == SolidShape::voxels) {
+      t = holds(int(k), x + c[0], y + c[1], z + c[2], g) ? 0.5 : -1.0;
+    } else {
+      t = mesh_wall_distance(int(k), fluid, step, holds(int(k), x + c[0], y + c[1], z + c[2], g));
+    }
+    if (t >= 0.0 && t < q) q = t;
+  }
+  return q <= 1.0 ? q : 0.5;
 }
 
 Point3 BlockSolids::centre(int k) const {

@@ -52,9 +52,8 @@ void* allocate(std::size_t bytes) {
   void* ptr = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
   if (ptr == nullptr) {
     const DeviceInfo info = device_info(0);
-    throw DeviceError("out of host memory: could not allocate " + std::to_string(bytes) + " bytes (" +
-                          std::to_string(info.free_memory) + " bytes available); use a smaller domain",
-                      true);
+    throw OutOfMemoryError("out of host memory: could not allocate " + std::to_string(bytes) + " bytes (" +
+                           std::to_string(info.free_memory) + " bytes available); use a smaller domain");
   }
   return ptr;
 }
@@ -88,6 +87,7 @@ void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Str
 void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& /*stream*/) {
   std::memcpy(dst, src, bytes);
 }
+void order_streams(void* /*waiting*/, void* /*producing*/) {}
 void check_launch(const char* /*what*/, const char* /*file*/, int /*line*/) {}
 
 }  // namespace eddy::backend

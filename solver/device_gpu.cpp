@@ -22,8 +22,7 @@ DeviceInfo device_info(int index) {
   info.count = device_count();
   if (info.count == 0) {
     throw DeviceError(std::string("no ") + name() + " GPU is visible (check the driver, CUDA_VISIBLE_DEVICES / " +
-                          "HIP_VISIBLE_DEVICES), or build with -DEDDY_BACKEND=cpu",
-                      false);
+                      "HIP_VISIBLE_DEVICES), or build with -DEDDY_BACKEND=cpu");
   }
   GpuDeviceProperties prop{};
   EDDY_GPU_CHECK(gpu(GetDeviceProperties)(&prop, index));
@@ -49,10 +48,9 @@ void* allocate(std::size_t bytes) {
     (void)gpu(GetLastError)();
     std::size_t free_bytes = 0, total_bytes = 0;
     (void)gpu(MemGetInfo)(&free_bytes, &total_bytes);
-    throw DeviceError("out of GPU memory: could not allocate " + std::to_string(bytes) + " bytes (" +
-                          std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
-                          " bytes free); use a smaller domain or more GPUs",
-                      true);
+    throw OutOfMemoryError("out of GPU memory: could not allocate " + std::to_string(bytes) + " bytes (" +
+                           std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
+                           " bytes free); use a smaller domain or more GPUs");
   }
   EDDY_GPU_CHECK(status);
   return ptr;
@@ -90,8 +88,8 @@ Event::Event(bool timing) {
 }
 double Event::seconds_between(const Event& start, const Event& end) {
   float ms = 0.0f;
-  EDDY_GPU_CHECK(gpu(EventElapsedTime)(&ms, static_cast<gpu(Event_t)>(start.handle_),
-                                       static_cast<gpu(Event_t)>(end.handle_)));
+  EDDY_GPU_CHECK(
+      gpu(EventElapsedTime)(&ms, static_cast<gpu(Event_t)>(start.handle_), static_cast<gpu(Event_t)>(end.handle_)));
   return 1e-3 * double(ms);
 }
 Event::~Event() { (void)gpu(EventDestroy)(static_cast<gpu(Event_t)>(handle_)); }
@@ -108,7 +106,7 @@ void* allocate_pinned(std::size_t bytes) {
   const auto status = gpu(HostAlloc)(&ptr, bytes == 0 ? 1 : bytes, 0);
   if (status == gpu(ErrorMemoryAllocation)) {
     (void)gpu(GetLastError)();
-    throw DeviceError("out of pinned host memory: could not allocate " + std::to_string(bytes) + " bytes", true);
+    throw OutOfMemoryError("out of pinned host memory: could not allocate " + std::to_string(bytes) + " bytes");
   }
   EDDY_GPU_CHECK(status);
   return ptr;
@@ -123,6 +121,17 @@ void copy_to_host_async(void* dst, const void* src, std::size_t bytes, const Str
 }
 void copy_on_device_async(void* dst, const void* src, std::size_t bytes, const Stream& stream) {
   EDDY_GPU_CHECK(gpu(MemcpyAsync)(dst, src, bytes, gpu(MemcpyDeviceToDevice), stream_of(stream)));
+}
+
+void order_streams(void* waiting, void* producing) {
+  if (waiting == producing) return;  // a stream is ordered with itself
+  static gpu(Event_t) event = [] {   // one per process (one device each); recorded and waited on at once
+    gpu(Event_t) e = nullptr;
+    EDDY_GPU_CHECK(gpu(EventCreateWithFlags)(&e, gpu(EventDisableTiming)));
+    return e;
+  }();
+  EDDY_GPU_CHECK(gpu(EventRecord)(event, static_cast<gpu(Stream_t)>(producing)));
+  EDDY_GPU_CHECK(gpu(StreamWaitEvent)(static_cast<gpu(Stream_t)>(waiting), event, 0));
 }
 
 void check_launch(const char* what, const char* file, int line) {

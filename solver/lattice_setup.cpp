@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
 #include "solver/block_solids.hpp"
 #include "solver/solid_shapes.hpp"
@@ -48,6 +49,25 @@ void mark_solids(const BlockSolids& solids, const BlockShape& shape, std::vector
 }
 }  // namespace
 
+std::vector<std::int32_t> solid_labels(const BlockSolids& solids, const std::array<int, 3>& n, int margin_z) {
+  std::vector<std::int32_t> labels(std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]), 0);
+  if (solids.empty()) return labels;
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x) {
+        std::array<std::int64_t, 3> g{};
+        const int k = solids.solid_at(x + 1, y + 1, z + 1 + margin_z, g);  // block index: ghost + 1
+        labels[std::size_t(x) + std::size_t(n[0]) * (std::size_t(y) + std::size_t(n[1]) * std::size_t(z))] = k + 1;
+      }
+  return labels;
+}
+
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition) {
+  if (config.solids.empty()) return solid_labels(BlockSolids(), decomposition.local_size, 0);
+  return solid_labels(BlockSolids(config, decomposition), decomposition.local_size, 0);
+}
+
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
   return build_flags(config, decomposition, BlockSolids(config, decomposition));
 }
@@ -82,18 +102,27 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
   return flags;
 }
 
-std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                               const std::vector<CellFlag>& flags) {
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                      const std::vector<CellFlag>& flags) {
   if (config.solids.empty()) return {};
   return cut_links(config, decomposition, flags, BlockSolids(config, decomposition));
 }
 
-std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                               const std::vector<CellFlag>& flags, const BlockSolids& solids) {
-  std::vector<CutLink> links;
-  if (config.solids.empty()) return links;
+namespace {
+
+bool in_box(const Box& b, int x, int y, int z) {
+  return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1] && z >= b.lo[2] && z < b.hi[2];
+}
+
+}  // namespace
+
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags,
+                      const BlockSolids& solids) {
+  CutLinkList list;
+  if (config.solids.empty()) return list;
   const BlockShape shape = block_shape(decomposition);
   const Box interior = shape.interior();
+  std::vector<CutLink> interior_interpolated, ghost_interpolated, halfway;
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
     for (int y = interior.lo[1]; y < interior.hi[1]; ++y)
       for (int x = interior.lo[0]; x < interior.hi[0]; ++x) {
@@ -105,15 +134,51 @@ std::vector<CutLink> cut_links(const CaseConfig& config, const Decomposition& de
           std::array<std::int64_t, 3> g{};
           const int k = solids.solid_at(x + c[0], y + c[1], z + c[2], g);
           if (k < 0) continue;  // a face wall, or a cell beyond one
-          const Point3 centre = solids.centre(k);
+          const SolidConfig& solid = config.solids[std::size_t(k)];
           const Point3 solid_cell = cell_centre(g);
-          double r[3];  // the wall point halfway along the link, seen from the solid's (wrapped) cell
-          for (int a = 0; a < 3; ++a) r[a] = solid_cell[a] - 0.5 * c[a] - centre[a];
-          CutLink link{cell, i, k, {r[1] * c[2] - r[2] * c[1], r[2] * c[0] - r[0] * c[2], r[0] * c[1] - r[1] * c[0]}};
-          links.push_back(link);
+          // The fluid node seen from the solid's (wrapped) cell: across a periodic face, the image next to it.
+          const Point3 fluid = {solid_cell[0] - c[0], solid_cell[1] - c[1], solid_cell[2] - c[2]};
+          const std::int64_t behind = cell - shape.offset(c[0], c[1], c[2]);
+          CutLink link{};
+          link.cell = cell;
+          link.behind = behind;
+          link.dir = i;
+          link.solid = k;
+          link.x = x;
+          link.y = y;
+          link.z = z;
+          link.q = 0.5;
+          bool interpolated = false;
+          if (solid.wall == SolidWall::interpolated) {
+            const double q = solids.link_wall_distance(x, y, z, c);
+            link.q = q;
+            interpolated = q != 0.5 && !is_solid(flags[behind]);
+          }
+          const InterpolationWeights w = bouzidi_linear_weights(link.q);
+          link.near = w.near ? 1 : 0;
+          link.weight_out = w.out;
+          link.weight_other = w.other;
+          const Point3 centre = solids.centre(k);
+          double r[3];  // the wall point x_f + q c, seen from the solid's centre
+          for (int a = 0; a < 3; ++a) r[a] = fluid[a] + link.q * c[a] - centre[a];
+          link.arm[0] = r[1] * c[2] - r[2] * c[1];
+          link.arm[1] = r[2] * c[0] - r[0] * c[2];
+          link.arm[2] = r[0] * c[1] - r[1] * c[0];
+          if (!interpolated) {
+            halfway.push_back(link);
+          } else if (in_box(interior, x - c[0], y - c[1], z - c[2])) {
+            interior_interpolated.push_back(link);
+          } else {
+            ghost_interpolated.push_back(link);
+          }
         }
       }
-  return links;
+  list.interior_interpolated = std::int64_t(interior_interpolated.size());
+  list.interpolated = list.interior_interpolated + std::int64_t(ghost_interpolated.size());
+  list.links = std::move(interior_interpolated);
+  list.links.insert(list.links.end(), ghost_interpolated.begin(), ghost_interpolated.end());
+  list.links.insert(list.links.end(), halfway.begin(), halfway.end());
+  return list;
 }
 
 template <class T>

@@ -7,15 +7,24 @@
 // just before the next step or read-out needs it. With overlap on, a step first updates the inner cells (which touch
 // no ghost and no boundary slot the exchange moves) on the compute stream while the pending exchange runs on the
 // communication stream, then the boundary shell once it is done.
+//
+// Interpolated walls ([[solid]] wall = "interpolated", kernels/interpolated_walls.hpp) complete each step with a
+// sparse pass over the block's interpolated cut links, due before the next step or read-out like the exchange
+// (settle): the links whose second node x_b is an interior cell first (they read no slot the exchange moves), then
+// the exchange, then the links whose x_b is a ghost cell (they read what it delivered; their x_f lies on the block's
+// boundary layer, in the shell). With overlap the first group runs before the inner cells' update and the second
+// after the exchange, before the shell's: the same order of the same operations on every slot.
 #include "solver/lattice_simulation.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <string>
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
+#include "kernels/interpolated_walls.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
@@ -101,18 +110,19 @@ class LatticeSimulation final : public Simulation {
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
     std::vector<CellFlag> flags;
-    std::vector<CutLink> links;
+    CutLinkList links;
     {  // before the populations: voxelising a mesh takes device memory of its own, freed here
       const BlockSolids solids(config, decomposition);
       flags = build_flags(config, decomposition, solids);
       links = cut_links(config, decomposition, flags, solids);
       solid_summary_ = solids.summary();
+      set_up_solid_labels(solids, 0);
     }
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
     f_ = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
     flags_.upload(flags);
-    set_up_cut_links(config, links);
+    set_up_cut_links(config, std::move(links));
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
@@ -121,9 +131,8 @@ class LatticeSimulation final : public Simulation {
       try {
         particles_ = std::make_unique<ParticleSystem<T>>(config, decomposition, shape_);
       } catch (const std::bad_alloc&) {  // the host's seeding and staging arrays (an address-space limit, say)
-        throw DeviceError("out of host memory while setting up " + std::to_string(config.particles.count) +
-                              " particles; use fewer particles (particles.count) or more ranks",
-                          true);
+        throw OutOfMemoryError("out of host memory while setting up " + std::to_string(config.particles.count) +
+                               " particles; use fewer particles (particles.count) or more ranks");
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
@@ -136,24 +145,30 @@ class LatticeSimulation final : public Simulation {
       const RoundingKey key{static_cast<std::uint32_t>(step_),
                             {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
       if (overlap_ && halo_pending_) {
+        interior_wall_pass();
         step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
         step_done_.wait(comm_);
         update(inner_, key);
         halo_.exchange(view(), FlagView{flags_.data()}, pending_direction(), comm_);
         halo_done_.record(comm_);
         halo_done_.wait(compute_);
+        boundary_wall_pass();
         for (const Box& box : shell_) update(box, key);
       } else {
-        complete_halo();
+        settle();
         update(shape_.interior(), key);
       }
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
       ++step_;
+      wall_pass_pending_ = n_interpolated_ > 0;  // the step's interpolated walls (settle)
+      saved_valid_ = false;
       if (thermal_) thermal_->step(FlagView{flags_.data()}, &compute_);  // reads no population
       if (particles_) {
-        complete_halo();
-        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_);
+        settle();
+        const ForceFieldView<R> user = user_force();
+        particles_->step(view(), layout_, FlagView{flags_.data()}, relax_, walls_, &compute_,
+                         user.present() ? &user : nullptr);
       }
     }
   }
@@ -179,6 +194,8 @@ class LatticeSimulation final : public Simulation {
       backend::synchronize();
       if ((step_ - frozen_at) % 2 != 0) layout_ = after_step(layout_);
       step_ = frozen_at;
+      // The unstable step's own wall pass ran before the next step; the later ones left the state alone.
+      wall_pass_pending_ = false;
     }
     return unstable_step_;
   }
@@ -188,7 +205,7 @@ class LatticeSimulation final : public Simulation {
   /// kMomentSlabCells cells, so the device buffer stays small). Collective on several ranks: the pending exchange
   /// is done first.
   void for_each_moment_slab(const std::function<void(const MomentSlab&)>& fn) override {
-    complete_halo();
+    settle();
     const std::int64_t plane = std::int64_t(shape_.n[0]) * shape_.n[1];
     const int slab_planes =
         int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
@@ -210,7 +227,7 @@ class LatticeSimulation final : public Simulation {
   /// One slab, the whole block: the velocity of every block cell is computed, its ghost planes exchanged
   /// (collective), with scratch fields for the stencils.
   void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
-    complete_halo();
+    settle();
     const std::size_t cells = std::size_t(shape_.n_cells());
     DeviceBuffer<R> u[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
     R* const u_ptr[3] = {u[0].data(), u[1].data(), u[2].data()};
@@ -235,8 +252,15 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::vector<double> populations() override {
-    complete_halo();
-    const std::vector<T> all = f_.download();
+    settle();
+    std::vector<T> all = f_.download();
+    if (saved_valid_ && n_interpolated_ > 0) {
+      // The wall slots of interpolated links hold the arriving populations: put back the f*_i(x_f) they replaced.
+      const std::vector<T> saved = saved_.download();
+      for (std::int64_t k = 0; k < n_interpolated_; ++k) {
+        all[std::size_t(wall_slot(host_links_[std::size_t(k)], shape_.n_cells()))] = saved[std::size_t(k)];
+      }
+    }
     const std::vector<CellFlag> flags = flags_.download();
     return interior_populations(all.data(), flags.data(), shape_, layout_, walls_);
   }
@@ -248,11 +272,13 @@ class LatticeSimulation final : public Simulation {
     f_.upload(all);
     layout_ = PopulationLayout::swapped;  // post-collision populations, not yet streamed
     halo_pending_ = halo_.active();
+    wall_pass_pending_ = n_interpolated_ > 0;  // the interpolated walls of the streaming to come
+    saved_valid_ = false;
     reset_watch();
   }
 
   RawState raw_populations() override {
-    complete_halo();
+    settle();  // the state after the step's wall pass: all the next step needs, on any decomposition
     const std::vector<T> all = f_.download();
     RawState state;
     state.step = step_;
@@ -271,14 +297,69 @@ class LatticeSimulation final : public Simulation {
     // neighbours' interiors; after one ("own") nothing is owed, the scattered values having been delivered before
     // the state was taken.
     halo_pending_ = layout_ == PopulationLayout::swapped && halo_.active();
+    wall_pass_pending_ = false;  // the state was taken after the wall pass
+    saved_valid_ = false;        // the replaced values are not in it: forces count its links half-way until a step
     reset_watch();
   }
 
+  DeviceArray population_array() override {
+    settle();
+    // An odd step next ("swapped") reads ghosts filled from the interior: fill them again from what the caller
+    // writes. After an odd step ("own") the ghosts' contents have been delivered and the even step reads none.
+    if (layout_ == PopulationLayout::swapped) halo_pending_ = halo_.active();
+    return block_interior_array(f_.data(), shape_, 'f', int(sizeof(T)), true, d3q19::Q, shape_.n_cells());
+  }
+
+  std::string population_layout() const override { return layout_ == PopulationLayout::own ? "own" : "swapped"; }
+
+  DeviceArray flag_array() override {
+    return block_interior_array(flags_.data(), shape_, 'u', int(sizeof(CellFlag)), false);
+  }
+
+  DeviceArray temperature_array() override {
+    if (!thermal_) throw std::logic_error("temperature: the case has no [thermal] section");
+    return block_interior_array(thermal_->current_field(), shape_, 'f', int(sizeof(R)), true);
+  }
+
+  DeviceArray force_array() override {
+    if (particles_ && config_.particles.two_way) {
+      throw std::logic_error(
+          "force: not available with particles.two_way = true (the particles' deposit is the per-cell force of the "
+          "fused kernel); set particles.two_way = false or use [physics] body_force");
+    }
+    if (user_force_.size() == 0) {
+      user_force_ = DeviceBuffer<R>(3 * std::size_t(shape_.n_cells()));
+      user_force_.upload(std::vector<R>(user_force_.size(), R(0)));
+    }
+    return block_interior_array(user_force_.data(), shape_, 'f', int(sizeof(R)), true, 3, shape_.n_cells(), true);
+  }
+
+  void moments_to_device(void* out) override {
+    settle();
+    const std::int64_t n = shape_.interior_cells();
+    R* base = static_cast<R*>(out);
+    const MomentView<R> view_out{base, {base + n, base + 2 * n, base + 3 * n}};
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, view_out, 1, shape_.n[2] + 1,
+                    &compute_, force_field());
+  }
+
+  void particles_to_device(double* out) override {
+    if (!particles_) throw std::logic_error("particles: the case has no [particles] section");
+    particles_->copy_state_to_device(out, compute_);
+  }
+
+  std::int64_t local_particle_count() const override { return particles_ ? particles_->local_count() : 0; }
+
+  void* stream_handle() const override { return compute_.handle(); }
+
   std::vector<unsigned long long> local_solid_force_sums() override {
+    settle();  // on every rank: the pending halo exchange is collective
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
     force_sums_.upload(zero);
-    sum_cut_link_forces(view(), links_.data(), n_links_, force_sums_.data(), &compute_);
+    sum_cut_link_forces(view(), links_.data(), n_links_, saved_.data(), saved_valid_ ? n_interpolated_ : 0,
+                        force_sums_.data(), &compute_);
     return force_sums_.download();
   }
 
@@ -288,14 +369,49 @@ class LatticeSimulation final : public Simulation {
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
 
  private:
-  /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/solid_forces.hpp); none without solids.
-  void set_up_cut_links(const CaseConfig& config, const std::vector<CutLink>& links) {
+  /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/cut_links.hpp, interpolated ones
+  /// first); none without solids. The host keeps the interpolated ones (populations()).
+  void set_up_cut_links(const CaseConfig& config, CutLinkList list) {
     n_solids_ = int(config.solids.size());
-    n_links_ = std::int64_t(links.size());
+    n_links_ = std::int64_t(list.links.size());
+    n_interior_interpolated_ = list.interior_interpolated;
+    n_interpolated_ = list.interpolated;
     if (n_links_ == 0) return;
-    links_ = DeviceBuffer<CutLink>(links.size());
-    links_.upload(links);
+    links_ = DeviceBuffer<CutLink>(list.links.size());
+    links_.upload(list.links);
     force_sums_ = DeviceBuffer<unsigned long long>(std::size_t(n_solids_) * kForceSums);
+    if (n_interpolated_ == 0) return;
+    saved_ = DeviceBuffer<T>(std::size_t(n_interpolated_));
+    list.links.resize(std::size_t(n_interpolated_));
+    host_links_ = std::move(list.links);
+  }
+
+  /// The pending wall pass over interpolated links [begin, end) (kernels/interpolated_walls.hpp), for the step
+  /// just taken (index step_ - 1).
+  void wall_pass(std::int64_t begin, std::int64_t end) {
+    const RoundingKey key{static_cast<std::uint32_t>(step_ - 1),
+                          {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
+    const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
+    apply_interpolated_walls(view(), layout_, links_.data(), begin, end, saved_.data(), key, stability, &compute_);
+  }
+  /// The links whose x_b is interior: they may run before the pending exchange.
+  void interior_wall_pass() {
+    if (wall_pass_pending_) wall_pass(0, n_interior_interpolated_);
+  }
+  /// The links whose x_b is a ghost cell, after the exchange; completes the pass.
+  void boundary_wall_pass() {
+    if (!wall_pass_pending_) return;
+    wall_pass(n_interior_interpolated_, n_interpolated_);
+    wall_pass_pending_ = false;
+    saved_valid_ = true;
+  }
+
+  /// Completes the step just taken: the interpolated walls' pass and the pending halo exchange, in that order of
+  /// groups (interior links, exchange, boundary links). What every read-out and the next step need first.
+  void settle() {
+    interior_wall_pass();
+    complete_halo();
+    boundary_wall_pass();
   }
 
   void update(const Box& box, const RoundingKey& key) {
@@ -316,10 +432,20 @@ class LatticeSimulation final : public Simulation {
   bool freezes() const { return decomposition_.size == 1; }
 
   PopulationView<T> view() { return PopulationView<T>{f_.data(), shape_.n_cells()}; }
-  /// Per-cell force of two-way coupled particles and of the buoyant temperature (absent otherwise).
+  /// The per-cell force of force_array() (absent until it is asked for).
+  ForceFieldView<R> user_force() const {
+    ForceFieldView<R> user;
+    if (user_force_.size() == 0) return user;
+    for (int a = 0; a < 3; ++a) user.f[a] = user_force_.data() + std::int64_t(a) * shape_.n_cells();
+    return user;
+  }
+  /// Per-cell force of two-way coupled particles or of force_array() (never both), and of the buoyant temperature
+  /// (absent otherwise).
   ForceFieldView<R> force_field() const {
-    const ForceFieldView<R> particles = particles_ ? particles_->force_field() : ForceFieldView<R>{};
-    return thermal_ ? thermal_->with_buoyancy(particles) : particles;
+    const ForceFieldView<R> cells = user_force_.size() != 0 ? user_force()
+                                    : particles_            ? particles_->force_field()
+                                                            : ForceFieldView<R>{};
+    return thermal_ ? thermal_->with_buoyancy(cells) : cells;
   }
 
   /// The exchange the next step or read-out needs: into the ghosts before an odd step ("swapped" layout), out of
@@ -348,9 +474,16 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
-  DeviceBuffer<CutLink> links_;                   // cut links of the [[solid]] bodies (set_up_cut_links)
+  DeviceBuffer<R> user_force_;                   // force_array(): 3 components of n_cells values; empty until asked for
+  DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
+  DeviceBuffer<T> saved_;                        // the wall slots the last wall pass replaced, per interpolated link
+  std::vector<CutLink> host_links_;              // the interpolated links [0, n_interpolated_)
   std::int64_t n_links_ = 0;
+  std::int64_t n_interior_interpolated_ = 0;  // interpolated links with an interior x_b: [0, this)
+  std::int64_t n_interpolated_ = 0;           // all interpolated links: [0, this)
+  bool wall_pass_pending_ = false;            // the step just taken still owes its interpolated walls (settle)
+  bool saved_valid_ = false;                  // saved_ holds the values the last step's wall pass replaced
   int n_solids_ = 0;
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
@@ -375,6 +508,12 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
   if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
+    // "auto" would have gone out of core for a fluid-only case (solver/out_of_core.hpp); say why it did not.
+    const std::string not_out_of_core =
+        backend::is_gpu() && config.out_of_core.mode == OutOfCoreMode::automatic && config.particles.enabled
+            ? "; numerics.out_of_core = \"auto\" stays in core: out-of-core runs take no [particles] (they couple to "
+              "the whole block at every step)"
+            : "";
     const double particle_bytes = particle_bytes_needed(config, decomposition);
     if (particle_bytes > 0.5 * needed) {
       char text[320];
@@ -385,7 +524,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                     decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
                     static_cast<long long>(config.particles.count), needed * 1e-9,
                     backend::is_gpu() ? "device" : "host", particle_bytes * 1e-9, double(device.free_memory) * 1e-9);
-      throw DeviceError(text, true);
+      throw OutOfMemoryError(text + not_out_of_core);
     }
     char text[320];
     std::snprintf(text, sizeof text,
@@ -394,7 +533,7 @@ void check_memory(const CaseConfig& config, const Decomposition& decomposition) 
                   decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2], needed * 1e-9,
                   backend::is_gpu() ? "device" : "host", double(device.free_memory) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw OutOfMemoryError(text + not_out_of_core);
   }
 }
 

@@ -2,9 +2,9 @@
 // Every error is reported once, as "eddy: error: ...", with the exit codes of solver/exit_codes.hpp; no stack traces.
 // Errors every rank meets alike (case file, rank count, instability) end all ranks with the same code and one
 // message from one rank; an error on a single rank (device, output) aborts the whole job through MPI_Abort.
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -19,7 +19,6 @@
 #include "io/case_config.hpp"
 #include "io/checkpoint.hpp"
 #include "io/solid_files.hpp"
-#include "solver/errors.hpp"
 #include "kernels/backend.hpp"
 #include "solver/bench.hpp"
 #include "solver/decomposition.hpp"
@@ -162,7 +161,8 @@ void print_info(std::ostream& out) {
   }
   const auto info = eddy::backend::device_info(0);
   char line[256];
-  std::snprintf(line, sizeof line, "device      %s (%d of %d visible)\nmemory      %.2f GiB total, %.2f GiB free\n%s %d\n",
+  std::snprintf(line, sizeof line,
+                "device      %s (%d of %d visible)\nmemory      %.2f GiB total, %.2f GiB free\n%s %d\n",
                 info.name.c_str(), 1, count, info.total_memory / 1073741824.0, info.free_memory / 1073741824.0,
                 eddy::backend::is_gpu() ? "compute units" : "threads    ", info.compute_units);
   out << line;
@@ -172,15 +172,15 @@ eddy::Precision parse_precision(const std::string& text) {
   if (text == "float") return eddy::Precision::float32;
   if (text == "double") return eddy::Precision::float64;
   if (text == "fp16") return eddy::Precision::float16;
-  throw eddy::CollectiveInputError("bench: --storage must be \"float\", \"fp16\" or \"double\" (got \"" + text +
-                                   "\")");
+  throw eddy::CollectiveInputError("bench: --storage must be \"float\", \"fp16\" or \"double\" (got \"" + text + "\")");
 }
 
 eddy::HaloTransport parse_transport(const std::string& text) {
   if (text == "host") return eddy::HaloTransport::host;
   if (text == "device") return eddy::HaloTransport::device;
   if (text == "nccl") return eddy::HaloTransport::nccl;
-  throw eddy::CollectiveInputError("bench: --transport must be \"host\", \"device\" or \"nccl\" (got \"" + text + "\")");
+  throw eddy::CollectiveInputError("bench: --transport must be \"host\", \"device\" or \"nccl\" (got \"" + text +
+                                   "\")");
 }
 
 /// `eddy run`'s arguments.
@@ -193,8 +193,7 @@ struct RunArguments {
 void add_run_command(CLI::App& app, RunArguments& a) {
   a.command = app.add_subcommand("run", "Run a case file (TOML); keys are listed in cases/README.md");
   a.command->add_option("case", a.case_path, "Case file, e.g. cases/lid_driven_cavity_2d.toml")->required();
-  a.command->add_option("--set", a.overrides,
-                        "Override a case key: section.key=value, value as in TOML (repeatable)");
+  a.command->add_option("--set", a.overrides, "Override a case key: section.key=value, value as in TOML (repeatable)");
   a.command->add_option("--output", a.output_dir, "Output directory (overrides output.directory)");
   a.command->add_option("--restart", a.restart_path,
                         "Continue from a checkpoint: the .toml manifest a run with [checkpoint] (or a stop signal) "
@@ -232,12 +231,14 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
                   "Also time the stencil operators (vorticity, Q-criterion), plain against tiled");
   bench->add_flag("--thermal", o.thermal,
                   "Add a buoyant temperature field (Pr 0.71, Ra 1e5, heated x walls) and report its cost");
-  bench->add_option("--particles", o.particles,
-                    "Also move N inertial particles and report the particle step's cost (default 0)")
+  bench
+      ->add_option("--particles", o.particles,
+                   "Also move N inertial particles and report the particle step's cost (default 0)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(2147483647)));
-  bench->add_option("--particle-forces", o.particle_forces,
-                    "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
-                    "contacts over all pairs) or gravity (all pairs)")
+  bench
+      ->add_option("--particle-forces", o.particle_forces,
+                   "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
+                   "contacts over all pairs) or gravity (all pairs)")
       ->check(CLI::IsMember({"none", "contacts", "contacts_all_pairs", "gravity"}));
   bench
       ->add_option("--voxelise", o.voxelise_triangles,
@@ -250,8 +251,9 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
   bench->add_option("--memory-limit", o.memory_limit,
                     "With --out-of-core: device memory budget, e.g. \"8 GiB\" or bytes (default: 90% of the free "
                     "memory)");
-  bench->add_option("--time-block", o.time_block,
-                    "With --out-of-core: steps per slab visit k (default: chosen from the budget)")
+  bench
+      ->add_option("--time-block", o.time_block,
+                   "With --out-of-core: steps per slab visit k (default: chosen from the budget)")
       ->check(CLI::Range(1, 64));
   bench->add_option("--slabs", o.slabs, "With --out-of-core: slabs per block (default: from the budget)")
       ->check(CLI::Range(1, 1 << 30));
@@ -284,34 +286,18 @@ void bench_command(BenchArguments& a) {
   eddy::run_bench(a.options, MPI_COMM_WORLD, std::cout);
 }
 
-/// Reports the exception being handled (call it in a catch block) once and returns its exit code: the one map
-/// from the error types of solver/errors.hpp to the exit codes. Collective errors end every rank alike; the others
-/// name the rank and end the job.
+/// Reports the exception being handled (call it in a catch block) once and returns its exit code: the error types
+/// of solver/errors.hpp map to their codes through its one list (error_type_of); collective errors end every rank
+/// alike, the others name the rank and end the job.
 int report_current_exception(const MpiSession& mpi) {
   try {
     throw;
-  } catch (const eddy::RankCountError& e) {
-    return report(mpi, e.what(), eddy::kExitRankCount, true);
-  } catch (const eddy::CollectiveInputError& e) {
-    return report(mpi, e.what(), eddy::kExitInputError, true);
-  } catch (const eddy::CollectiveOutputError& e) {
-    return report(mpi, e.what(), eddy::kExitOutputError, true);
-  } catch (const eddy::CheckpointError& e) {
-    return report(mpi, e.what(), eddy::kExitCheckpointError, true);
-  } catch (const eddy::InstabilityError& e) {
-    return report(mpi, e.what(), eddy::kExitUnstable, true);
-  } catch (const eddy::CaseFileError& e) {  // a file the case names, met on one rank
-    return report(mpi, e.what(), eddy::kExitCaseFileError, false);
-  } catch (const eddy::InputError& e) {
-    return report(mpi, e.what(), eddy::kExitInputError, false);
-  } catch (const eddy::OutputError& e) {
-    return report(mpi, e.what(), eddy::kExitOutputError, false);
-  } catch (const eddy::DeviceError& e) {
-    return report(mpi, e.what(), e.out_of_memory() ? eddy::kExitNoMemory : eddy::kExitFailure, false);
   } catch (const std::bad_alloc&) {
     return report(mpi, "out of host memory; use a smaller domain or more ranks", eddy::kExitNoMemory, false);
   } catch (const std::exception& e) {
-    return report(mpi, std::string("internal error: ") + e.what(), eddy::kExitFailure, false);
+    const eddy::ErrorType* type = eddy::error_type_of(e);
+    if (type == nullptr) return report(mpi, std::string("internal error: ") + e.what(), eddy::kExitFailure, false);
+    return report(mpi, e.what(), type->exit_code, type->collective);
   }
 }
 

@@ -45,7 +45,7 @@ VoxelSamples block_samples(const CaseConfig& config, const Decomposition& d, int
   return samples;
 }
 
-std::vector<MeshTriangle> fixed_point_triangles(const SurfaceMesh& mesh, const std::array<int, 3>& size,
+std::vector<MeshTriangle> fixed_point_triangles(const TriangleMesh& mesh, const std::array<int, 3>& size,
                                                 const std::string& where) {
   const double limit = std::ldexp(1.0, 40);
   std::vector<MeshTriangle> out;

@@ -20,7 +20,7 @@
 
 namespace eddy {
 
-struct SurfaceMesh;
+struct TriangleMesh;
 
 /// The sampled global cells along one axis and where each block-local cell finds its sample.
 struct AxisSamples {
@@ -72,7 +72,7 @@ struct MeshVoxels {
 /// cross a ray of the domain `size` or of the repair's margin (their (y, z) bounding box reaches [-3, size + 3)).
 /// Throws CollectiveInputError, starting with `where`, when a coordinate lies beyond 2^40 cells or such a triangle
 /// spans 32768 cells or more along an axis (the limit of the exact integer arithmetic).
-std::vector<MeshTriangle> fixed_point_triangles(const SurfaceMesh& mesh, const std::array<int, 3>& size,
+std::vector<MeshTriangle> fixed_point_triangles(const TriangleMesh& mesh, const std::array<int, 3>& size,
                                                 const std::string& where);
 
 /// The triangles whose (y, z) bounding box reaches a sampled column of `samples` (the rest cross none of them).

@@ -94,7 +94,8 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
   std::vector<std::pair<std::string, int>> fields;
   for (const OutputField& field : kOutputFields) {
     const bool held = field.source == FieldSource::moments ||
-                      (wants_output(config, field.name) && (field.source == FieldSource::stencil || thermal));
+                      (wants_output(config, field.name) &&
+                       (field.source == FieldSource::stencil || field.source == FieldSource::geometry || thermal));
     if (held) fields.emplace_back(std::string(field.name), field.components);
   }
   return fields;

@@ -62,8 +62,8 @@ void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& sc
 bool wants_output(const CaseConfig& config, std::string_view name);
 
 /// The blocks a piece's host array holds, in kOutputFields order (io/output_fields.hpp), as (name, components):
-/// the moments (density, velocity) always, the stencil fields the case asks for, and the temperature when asked
-/// and `thermal`.
+/// the moments (density, velocity) always, the stencil fields and the solid labels the case asks for, and the
+/// temperature when asked and `thermal`.
 std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal);
 
 /// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each

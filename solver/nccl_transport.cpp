@@ -13,8 +13,7 @@ namespace {
 void check_nccl(ncclResult_t result, const char* call, const char* file, int line) {
   if (result != ncclSuccess) {
     throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call +
-                          " failed: " + ncclGetErrorString(result),
-                      false);
+                      " failed: " + ncclGetErrorString(result));
   }
 }
 #define EDDY_NCCL_CHECK(call) check_nccl((call), #call, __FILE__, __LINE__)
@@ -45,6 +44,21 @@ class NcclPointToPoint final : public NcclTransport {
     if (high >= 0) EDDY_NCCL_CHECK(ncclSend(send_high, count, type, high, comm_, s));
     if (high >= 0) EDDY_NCCL_CHECK(ncclRecv(recv_high, count, type, high, comm_, s));
     if (low >= 0) EDDY_NCCL_CHECK(ncclRecv(recv_low, count, type, low, comm_, s));
+    EDDY_NCCL_CHECK(ncclGroupEnd());
+  }
+
+  void exchange_sized(const void* const (&send)[2], const std::size_t (&send_bytes)[2], void* const (&recv)[2],
+                      const std::size_t (&recv_bytes)[2], const int (&neighbour)[2],
+                      const backend::Stream& stream) override {
+    const auto s = static_cast<cudaStream_t>(stream.handle());
+    // The order of exchange(): sends low then high, receives high then low.
+    EDDY_NCCL_CHECK(ncclGroupStart());
+    for (int side : {0, 1})
+      if (neighbour[side] >= 0 && send_bytes[side] > 0)
+        EDDY_NCCL_CHECK(ncclSend(send[side], send_bytes[side], ncclUint8, neighbour[side], comm_, s));
+    for (int side : {1, 0})
+      if (neighbour[side] >= 0 && recv_bytes[side] > 0)
+        EDDY_NCCL_CHECK(ncclRecv(recv[side], recv_bytes[side], ncclUint8, neighbour[side], comm_, s));
     EDDY_NCCL_CHECK(ncclGroupEnd());
   }
 

@@ -25,6 +25,13 @@ bool split_along_z_only(const Decomposition& decomposition) {
 
 bool fluid_only(const CaseConfig& config) { return !config.particles.enabled && !config.thermal.enabled; }
 
+/// The first [[solid]] with interpolated walls, or nullptr: their pass over the cut links runs in core only.
+const SolidConfig* interpolated_solid(const CaseConfig& config) {
+  for (const SolidConfig& s : config.solids)
+    if (s.wall == SolidWall::interpolated) return &s;
+  return nullptr;
+}
+
 }  // namespace
 
 DeviceBudget out_of_core_budget(const CaseConfig& config) {
@@ -44,7 +51,10 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
     case OutOfCoreMode::automatic:
       break;
   }
-  if (!backend::is_gpu() || !fluid_only(config) || !split_along_z_only(decomposition)) return false;
+  if (!backend::is_gpu() || !fluid_only(config) || interpolated_solid(config) != nullptr ||
+      !split_along_z_only(decomposition)) {
+    return false;
+  }
   const std::int64_t limit = config.out_of_core.device_memory_limit;
   if (limit > 0) return in_core_bytes > double(limit);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
@@ -52,6 +62,13 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
 }
 
 std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const Decomposition& decomposition) {
+  if (const SolidConfig* s = interpolated_solid(config)) {
+    // The case reader refuses out_of_core = true with them; a case built in code reaches here.
+    throw CollectiveInputError(source_prefix(config) + "solid '" + s->name +
+                               "' has wall = \"interpolated\", which runs in core only (the pass over its cut links "
+                               "needs the whole block on the device after every step); set its wall = \"halfway\" "
+                               "or run in core (numerics.out_of_core = false)");
+  }
   if (!split_along_z_only(decomposition)) {
     throw CollectiveInputError(source_prefix(config) +
                                "out-of-core runs split the domain along z only, but the "
@@ -125,7 +142,7 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
                   shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9,
                   backend::is_gpu() ? "" : ", the slab buffers", double(available) * 1e-9,
                   fp16_storage_hint(config.precision));
-    throw DeviceError(text, true);
+    throw OutOfMemoryError(text);
   }
   return make_out_of_core_simulation(config, decomposition, request, plan);
 }

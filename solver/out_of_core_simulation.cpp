@@ -11,6 +11,7 @@
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
@@ -69,9 +70,11 @@ class OutOfCoreSimulation final : public Simulation {
       const BlockSolids solids(config, extended, h - 1);  // counts over this rank's own planes only
       flags = build_flags(config, extended, solids);
       solid_summary_ = solids.summary();
+      set_up_solid_labels(solids, h - 1);
     }
     flags_ = PinnedBuffer<CellFlag>(flags.size());
     std::memcpy(flags_.data(), flags.data(), flags.size());
+    set_up_cut_links(config);
     const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
     for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
     if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(2 * halo_values);
@@ -122,6 +125,21 @@ class OutOfCoreSimulation final : public Simulation {
     return true;
   }
 
+  /// The in-core pass (kernels/solid_forces.hpp) over the same populations, read where they live between sweeps:
+  /// host_ holds every interior slot as an in-core block stores it, so the sums are bitwise those of an in-core
+  /// run. The pass reads host_ from the device: memory from the GPU runtime's pinned allocator is mapped into the
+  /// device's address space under unified addressing (CUDA on 64-bit hosts; HIP's hipHostMalloc), one value per
+  /// cut link; on cpu it is ordinary memory.
+  std::vector<unsigned long long> local_solid_force_sums() override {
+    std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
+    if (n_links_ == 0) return zero;
+    force_sums_.upload(zero);  // after all queued work: the last sweep's downloads are in host_
+    // Every link is half-way out of core (interpolated walls are refused there): no saved values.
+    sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_, static_cast<const T*>(nullptr), 0,
+                        force_sums_.data());
+    return force_sums_.download();
+  }
+
  private:
   /// The host planes [lo, hi) a device buffer holds for one visit, and the block shape they form on the device.
   struct SlabGeometry {
@@ -133,6 +151,19 @@ class OutOfCoreSimulation final : public Simulation {
     plan_.device_range(slab, depth, request_, g.lo, g.hi);
     g.shape = BlockShape{{shape_.n[0], shape_.n[1], g.hi - g.lo - 2}};
     return g;
+  }
+
+  /// The block's cut links of the [[solid]] bodies (lattice_setup.hpp), from the flags of its own cells. Their
+  /// BlockSolids is the block's own, not the extended one of the flags (collective; a mesh is voxelised again).
+  void set_up_cut_links(const CaseConfig& config) {
+    n_solids_ = int(config.solids.size());
+    const std::vector<CellFlag> own(block_flags(), block_flags() + shape_.n_cells());
+    const std::vector<CutLink> links = cut_links(config, decomposition_, own).links;
+    n_links_ = std::int64_t(links.size());
+    if (n_links_ == 0) return;
+    links_ = DeviceBuffer<CutLink>(links.size());
+    links_.upload(links);
+    force_sums_ = DeviceBuffer<unsigned long long>(std::size_t(n_solids_) * kForceSums);
   }
 
   /// Device buffer b: the populations of a slab (stride of its own shape), then the flags at a fixed offset.
@@ -420,6 +451,10 @@ class OutOfCoreSimulation final : public Simulation {
   std::vector<std::unique_ptr<backend::Event>>
       timing_;  // per slab: upload begins, ends, compute ends, download begins, ends
   OutOfCoreStats stats_;
+  DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
+  DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
+  std::int64_t n_links_ = 0;
+  int n_solids_ = 0;
   PopulationLayout layout_ = PopulationLayout::own;
   std::int64_t step_ = 0;
 };

@@ -88,6 +88,13 @@ struct PlannedDirectory {
   std::vector<std::string> files;
 };
 
+/// True when a solid has forces = true: the run writes <case>_forces.csv.
+bool writes_forces(const CaseConfig& config) {
+  for (const SolidConfig& s : config.solids)
+    if (s.forces) return true;
+  return false;
+}
+
 /// The longest step field of a file name the run can form (%08lld of a step up to `steps`), as zeros.
 std::string step_digits(std::int64_t steps) {
   return std::string(std::max<std::size_t>(8, std::to_string(steps).size()), '0');
@@ -106,6 +113,7 @@ PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
       files.push_back(name + "_" + step + "_r" + std::to_string(rank) + ".vti");
       files.push_back(name + "_" + step + ".pvti");
     }
+    if (!config.solids.empty()) files.push_back(name + "_solids.vtp");
     if (config.particles.enabled) {
       const std::string stem = name + "_particles_" + step;  // particle_snapshot_stem with the most digits
       files.push_back(name + "_particles.pvd");
@@ -118,6 +126,7 @@ PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
     }
   }
   if (config.write_centerlines) files.push_back(name + "_centerlines.csv");
+  if (writes_forces(config)) files.push_back(name + "_forces.csv");
   for (const std::string& f : files) {
     d.files.push_back(f);
     d.files.push_back(f + kTemporarySuffix);
@@ -419,7 +428,7 @@ bool all_digits(const std::string& text, std::size_t from, std::size_t to) {
 
 /// Whether `rest` (a file name after "<case>") is one of the names a run of the case writes.
 bool is_case_file_rest(const std::string& rest) {
-  for (const char* fixed : {".pvd", "_particles.pvd", "_centerlines.csv"}) {
+  for (const char* fixed : {".pvd", "_particles.pvd", "_centerlines.csv", "_solids.vtp", "_forces.csv"}) {
     if (rest == fixed) return true;
   }
   std::string body = rest;
@@ -455,7 +464,7 @@ bool is_case_temporary(const std::string& file, const std::string& case_name) {
 OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log) {
   const fs::file_time_type start = fs::file_time_type::clock::now();
   const int rank = rank_of(world), ranks = size_of(world);
-  const bool writes_output = config.write_vtk || config.write_centerlines;
+  const bool writes_output = config.write_vtk || config.write_centerlines || writes_forces(config);
   const bool checkpoints = config.checkpoint_every > 0;
 
   // 1. Limits, before a directory is created.

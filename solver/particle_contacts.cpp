@@ -2,7 +2,6 @@
 #include "solver/particle_contacts.hpp"
 
 #include <algorithm>
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -40,14 +39,15 @@ CellGrid make_cell_grid(const ContactRegion& region, double cell_size) {
     const double width = double(global) / global_cells;
     grid.width[a] = width;
     grid.length[a] = double(global);
-    grid.wrap[a] = region.periodic[a] && offset == 0 && size == global;
+    const double halo = region.halo_axes[a] ? region.halo : 0.0;
+    grid.wrap[a] = region.periodic[a] && offset == 0 && size == global && !(region.halo > 0.0);
     if (grid.wrap[a]) {
       grid.first[a] = 0;
       grid.n[a] = global_cells;
     } else {
       // The same expression as the kernels' cell of a position: floor(x / width).
-      const double first = std::floor(double(offset) / width);
-      const double last = std::ceil(double(offset + std::int64_t(size)) / width);
+      const double first = std::floor((double(offset) - halo) / width);
+      const double last = std::ceil((double(offset + std::int64_t(size)) + halo) / width);
       grid.first[a] = int(first);
       grid.n[a] = last - first < 1.0 ? 1 : int(last - first);
     }
@@ -143,13 +143,27 @@ void ParticleContacts::reserve(std::int64_t n, const backend::Stream* stream) {
 }
 
 void ParticleContacts::compute_forces(const ParticleView& p, const backend::Stream* stream) {
+  ContactParticles in;
+  in.all = p;
+  in.images.owned = p.n;
+  compute_forces(in, stream);
+}
+
+void ParticleContacts::compute_forces(const ContactParticles& in, const backend::Stream* stream) {
+  const ParticleView& p = in.all;
+  ParticleView own = p;  // the targets
+  own.n = std::min(in.images.owned, p.n);
   if (!contacts_ && !gravity_) {
-    clear_particle_forces(p, stream);
+    clear_particle_forces(own, stream);
     return;
   }
-  if (p.n <= 0) return;
-  if (p.n > std::int64_t(std::numeric_limits<std::int32_t>::max())) {
-    throw std::length_error("particle forces: " + std::to_string(p.n) + " particles on one rank (at most 2^31 - 1)");
+  if (own.n <= 0) return;
+  const bool ghosts = p.n > own.n;
+  const ParticleView& sources = in.gravity_sources.n > 0 ? in.gravity_sources : own;
+  const std::int64_t largest = std::max(p.n, gravity_ ? sources.n : 0);
+  if (largest > std::int64_t(std::numeric_limits<std::int32_t>::max())) {
+    throw std::length_error("particle forces: " + std::to_string(largest) +
+                            " particles on one rank, ghost copies and gravity sources included (at most 2^31 - 1)");
   }
   if (cell_list_) {
     // Empty the cells of the last build while its keys are still in keys_sorted_ (the id sort overwrites them).
@@ -161,18 +175,41 @@ void ParticleContacts::compute_forces(const ParticleView& p, const backend::Stre
     cells_dirty_ = false;
     listed_ = 0;
   }
-  reserve(p.n, stream);
+  reserve(largest, stream);
+  if (gravity_ && sources.n > source_capacity_) {
+    if (stream) {
+      stream->synchronize();
+    } else {
+      backend::synchronize();
+    }
+    source_by_id_ = DeviceBuffer<std::uint32_t>();
+    source_capacity_ = 0;
+    source_by_id_ = DeviceBuffer<std::uint32_t>(std::size_t(sources.n + sources.n / 4));
+    source_capacity_ = sources.n + sources.n / 4;
+  }
   const CellListView list = view();
   try {
-    sort_particles_by_id(p, list, stream);
-    if (cell_list_) {
-      listed_ = p.n;
-      build_cell_list(p, grid_, list, stream);
-      contact_forces(p, grid_, list, contact_params_, false, stream);
-    } else if (contacts_) {
-      contact_forces_all_pairs(p, list.by_id, grid_, contact_params_, false, stream);
+    // The sources of gravity first: every sort overwrites keys_sorted, which must end with the cell list's keys.
+    if (gravity_) {
+      CellListView by_source = list;
+      by_source.by_id = source_by_id_.data();
+      sort_particles_by_id(sources, by_source, stream);
     }
-    if (gravity_) pair_gravity_forces(p, list.by_id, gravity_params_, contacts_, stream);
+    if (contacts_) {
+      if (ghosts) {
+        sort_particles_by_image(p, in.images, list, list.by_id, stream);
+      } else {
+        sort_particles_by_id(p, list, stream);
+      }
+      if (cell_list_) {
+        listed_ = p.n;
+        build_cell_list(p, grid_, list, stream);
+        contact_forces(p, own.n, grid_, list, contact_params_, false, stream);
+      } else {
+        contact_forces_all_pairs(p, own.n, list.by_id, grid_, contact_params_, false, stream);
+      }
+    }
+    if (gravity_) pair_gravity_forces(own, sources, source_by_id_.data(), gravity_params_, contacts_, stream);
   } catch (...) {
     cells_dirty_ = cell_list_;
     listed_ = 0;

@@ -25,14 +25,23 @@ struct Migrant {
   std::int64_t id;
 };
 
-ContactRegion contact_region(const Decomposition& d) {
+/// The region of this rank's contact search; with ghost particles (on `ghost_axes`) widened by the cutoff.
+ContactRegion contact_region(const Decomposition& d, double cutoff, const std::array<bool, 3>& ghost_axes) {
   ContactRegion r;
   r.global_size = d.global_size;
   r.periodic = d.periodic;
   r.offset = d.offset;
   r.size = d.local_size;
+  r.halo_axes = ghost_axes;
+  r.halo = ghost_axes[0] || ghost_axes[1] || ghost_axes[2] ? cutoff : 0.0;
   return r;
 }
+
+/// One gravity source in the all-ranks gather: position, diameter, density, id (bytes, MPI_BYTE).
+struct Source {
+  double x[3], diameter, density;
+  std::int64_t id;
+};
 
 /// Bytes per particle on the device: 13 arrays of 8 bytes and the cell list's 28.
 constexpr double kBytesPerParticle = 13 * 8 + 28;
@@ -43,15 +52,25 @@ double particle_device_bytes(const CaseConfig& config, const Decomposition& deco
   if (!config.particles.enabled) return 0.0;
   const double cells = double(block_shape(decomposition).n_cells());
   const double value = double(arithmetic_bytes(config.precision));
-  double bytes = cells * 3.0 * value;                               // velocity field
+  double bytes = cells * 3.0 * value;                                   // velocity field
   if (config.particles.two_way) bytes += cells * (24.0 + 3.0 * value);  // deposit and force field
-  return bytes + double(particles) * kBytesPerParticle;
+  // Ghost copies with contacts: the particles within one diameter of each exchanging face (uniformly spread, at most
+  // all of them per face), as particles (arrays and cell list, 1 byte of image code) and twice in 80-byte records
+  // (sent and received).
+  double ghosts = 0.0;
+  if (config.particles.contacts) {
+    for (int a = 0; a < 3; ++a) {
+      if (!decomposition.exchanges(a)) continue;
+      ghosts += 2.0 * std::min(1.0, config.particles.diameter / double(decomposition.local_size[a]));
+    }
+  }
+  return bytes + double(particles) * (kBytesPerParticle + ghosts * (kBytesPerParticle + 1.0 + 2.0 * 80.0));
 }
 
 template <class T>
-ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition& decomposition,
-                                  const BlockShape& shape)
+ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape)
     : config_(config), decomposition_(decomposition), shape_(shape), u_halo_(decomposition, shape) {
+  check_contact_blocks(config, decomposition);
   const ParticleConfig& pc = config.particles;
   model_.kind = pc.kind == ParticleKind::inertial ? ParticleModel::kInertial : ParticleModel::kTracer;
   model_.wall_mode = pc.walls == ParticleWalls::stick ? ParticleModel::kStick : ParticleModel::kBounce;
@@ -77,8 +96,18 @@ ParticleSystem<T>::ParticleSystem(const CaseConfig& config, const Decomposition&
     deposit_halo_ = std::make_unique<FieldHalo<unsigned long long>>(decomposition, shape);
   }
   counter_ = DeviceBuffer<unsigned long long>(1);
+  std::array<bool, 3> ghost_axes{};
+  if (pc.contacts) {
+    // The contact cutoff: the largest reach (d_i + d_j) / 2 of two particles, one diameter.
+    ghosts_ = std::make_unique<ParticleGhosts>(decomposition, pc.diameter, config.parallel.transport);
+    if (ghosts_->active()) {
+      ghost_axes = ghosts_->axes();
+    } else {
+      ghosts_.reset();
+    }
+  }
   if (pc.contacts || pc.pair_force != PairForce::none) {
-    contacts_ = std::make_unique<ParticleContacts>(pc, contact_region(decomposition));
+    contacts_ = std::make_unique<ParticleContacts>(pc, contact_region(decomposition, pc.diameter, ghost_axes));
   }
 
   std::array<double, 3> lo{}, hi{};
@@ -147,38 +176,22 @@ void ParticleSystem<T>::restore(const ParticleSnapshot& s, const std::vector<R>&
 }
 
 template <class T>
-void ParticleSystem<T>::reserve(std::int64_t n) {
-  if (n <= capacity_ && capacity_ > 0) return;
-  const std::int64_t capacity = std::max<std::int64_t>({n, capacity_ + capacity_ / 2, 1024});
-  const std::size_t c = std::size_t(capacity);
-  for (int a = 0; a < 3; ++a) {
-    x_[a] = DeviceBuffer<double>(c);
-    v_[a] = DeviceBuffer<double>(c);
-    force_[a] = DeviceBuffer<double>(c);
-  }
-  diameter_ = DeviceBuffer<double>(c);
-  density_ = DeviceBuffer<double>(c);
-  id_ = DeviceBuffer<std::int64_t>(c);
-  capacity_ = capacity;
-}
-
-template <class T>
 void ParticleSystem<T>::upload(const ParticleSnapshot& s) {
   backend::synchronize();
   const std::int64_t n = std::int64_t(s.size());
-  reserve(n);
+  arrays_.reserve(n);
   n_ = n;
   if (n == 0) return;
   const std::size_t doubles = std::size_t(n) * sizeof(double);
   const std::vector<double> zero(std::size_t(n), 0.0);
   for (int a = 0; a < 3; ++a) {
-    backend::copy_to_device(x_[a].data(), s.x[a].data(), doubles);
-    backend::copy_to_device(v_[a].data(), s.v[a].data(), doubles);
-    backend::copy_to_device(force_[a].data(), zero.data(), doubles);
+    backend::copy_to_device(arrays_.x[a].data(), s.x[a].data(), doubles);
+    backend::copy_to_device(arrays_.v[a].data(), s.v[a].data(), doubles);
+    backend::copy_to_device(arrays_.force[a].data(), zero.data(), doubles);
   }
-  backend::copy_to_device(diameter_.data(), s.diameter.data(), doubles);
-  backend::copy_to_device(density_.data(), s.density.data(), doubles);
-  backend::copy_to_device(id_.data(), s.id.data(), std::size_t(n) * sizeof(std::int64_t));
+  backend::copy_to_device(arrays_.diameter.data(), s.diameter.data(), doubles);
+  backend::copy_to_device(arrays_.density.data(), s.density.data(), doubles);
+  backend::copy_to_device(arrays_.id.data(), s.id.data(), std::size_t(n) * sizeof(std::int64_t));
 }
 
 template <class T>
@@ -190,29 +203,65 @@ ParticleSnapshot ParticleSystem<T>::snapshot() const {
     s.x[a].resize(n);
     s.v[a].resize(n);
     if (n == 0) continue;
-    backend::copy_to_host(s.x[a].data(), x_[a].data(), n * sizeof(double));
-    backend::copy_to_host(s.v[a].data(), v_[a].data(), n * sizeof(double));
+    backend::copy_to_host(s.x[a].data(), arrays_.x[a].data(), n * sizeof(double));
+    backend::copy_to_host(s.v[a].data(), arrays_.v[a].data(), n * sizeof(double));
   }
   s.diameter.resize(n);
   s.density.resize(n);
   s.id.resize(n);
   if (n > 0) {
-    backend::copy_to_host(s.diameter.data(), diameter_.data(), n * sizeof(double));
-    backend::copy_to_host(s.density.data(), density_.data(), n * sizeof(double));
-    backend::copy_to_host(s.id.data(), id_.data(), n * sizeof(std::int64_t));
+    backend::copy_to_host(s.diameter.data(), arrays_.diameter.data(), n * sizeof(double));
+    backend::copy_to_host(s.density.data(), arrays_.density.data(), n * sizeof(double));
+    backend::copy_to_host(s.id.data(), arrays_.id.data(), n * sizeof(std::int64_t));
   }
   return s;
 }
 
 template <class T>
-ParticleView ParticleSystem<T>::view() {
-  return ParticleView{{x_[0].data(), x_[1].data(), x_[2].data()},
-                      {v_[0].data(), v_[1].data(), v_[2].data()},
-                      diameter_.data(),
-                      density_.data(),
-                      id_.data(),
-                      {force_[0].data(), force_[1].data(), force_[2].data()},
-                      n_};
+ParticleView ParticleSystem<T>::gravity_sources() {
+  const Decomposition& d = decomposition_;
+  if (d.serial() || d.size == 1) return ParticleView{};
+  // Every rank's particles to every rank, through the host: small counts (the pair force costs N^2 anyway).
+  const ParticleSnapshot own = snapshot();
+  std::vector<Source> mine(own.size());
+  for (std::size_t k = 0; k < own.size(); ++k) {
+    mine[k] = Source{{own.x[0][k], own.x[1][k], own.x[2][k]}, own.diameter[k], own.density[k], own.id[k]};
+  }
+  const int count = int(mine.size() * sizeof(Source));
+  std::vector<int> counts(std::size_t(d.size)), displacements(std::size_t(d.size), 0);
+  EDDY_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, d.comm));
+  long long bytes = 0;
+  for (int r = 0; r < d.size; ++r) {
+    displacements[std::size_t(r)] = int(bytes);
+    bytes += counts[std::size_t(r)];
+  }
+  if (bytes > std::numeric_limits<int>::max()) {
+    throw std::length_error("pair gravity: " + std::to_string(bytes / sizeof(Source)) +
+                            " particles to gather on every rank (at most 2^31 - 1 bytes of them)");
+  }
+  std::vector<Source> all(std::size_t(bytes) / sizeof(Source));
+  EDDY_MPI_CHECK(
+      MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), displacements.data(), MPI_BYTE, d.comm));
+  const std::int64_t n = std::int64_t(all.size());
+  sources_.reserve(n);
+  std::array<std::vector<double>, 3> x;
+  std::vector<double> diameter(all.size()), density(all.size());
+  std::vector<std::int64_t> id(all.size());
+  for (auto& axis : x) axis.resize(all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    for (int a = 0; a < 3; ++a) x[a][k] = all[k].x[a];
+    diameter[k] = all[k].diameter;
+    density[k] = all[k].density;
+    id[k] = all[k].id;
+  }
+  if (n > 0) {
+    const std::size_t doubles = std::size_t(n) * sizeof(double);
+    for (int a = 0; a < 3; ++a) backend::copy_to_device(sources_.x[a].data(), x[a].data(), doubles);
+    backend::copy_to_device(sources_.diameter.data(), diameter.data(), doubles);
+    backend::copy_to_device(sources_.density.data(), density.data(), doubles);
+    backend::copy_to_device(sources_.id.data(), id.data(), std::size_t(n) * sizeof(std::int64_t));
+  }
+  return sources_.view(n);
 }
 
 template <class T>
@@ -221,6 +270,16 @@ ForceFieldView<compute_t<T>> ParticleSystem<T>::force_field() const {
   if (!config_.particles.two_way) return f;
   for (int a = 0; a < 3; ++a) f.f[a] = force_field_[a].data();
   return f;
+}
+
+template <class T>
+void ParticleSystem<T>::copy_state_to_device(double* out, const backend::Stream& stream) const {
+  const std::size_t bytes = std::size_t(n_) * sizeof(double);
+  if (bytes == 0) return;
+  for (int a = 0; a < 3; ++a) {
+    backend::copy_on_device_async(out + std::int64_t(a) * n_, arrays_.x[a].data(), bytes, stream);
+    backend::copy_on_device_async(out + std::int64_t(3 + a) * n_, arrays_.v[a].data(), bytes, stream);
+  }
 }
 
 template <class T>
@@ -281,20 +340,27 @@ std::int64_t ParticleSystem<T>::global_count() const {
 
 template <class T>
 void ParticleSystem<T>::step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
-                             const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                             const backend::Stream* stream) {
+                             const Relaxation<R>& relax, const WallVelocities<R>& walls, const backend::Stream* stream,
+                             const ForceFieldView<R>* fluid_force) {
   const R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
   R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
-  compute_velocity_field(a, layout, flags, shape_, force, force_field(), walls, u, stream);
+  compute_velocity_field(a, layout, flags, shape_, force, fluid_force ? *fluid_force : force_field(), walls, u, stream);
   for (int d = 0; d < 3; ++d) u_halo_.fill_ghosts(u[d], stream);
 
   const int origin[3] = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
   const VelocityFieldView<R> field{{u[0], u[1], u[2]}, shape_, {origin[0], origin[1], origin[2]}};
-  ForceDepositView deposit{{deposit_[0].data(), deposit_[1].data(), deposit_[2].data()},
-                           shape_,
-                           {origin[0], origin[1], origin[2]}};
-  const ParticleView p = view();
-  if (contacts_) contacts_->compute_forces(p, stream);
+  ForceDepositView deposit{
+      {deposit_[0].data(), deposit_[1].data(), deposit_[2].data()}, shape_, {origin[0], origin[1], origin[2]}};
+  if (contacts_) {
+    ContactParticles in;
+    std::int64_t total = n_;
+    if (ghosts_) total = ghosts_->exchange(arrays_, n_, stream);
+    in.all = arrays_.view(total);
+    in.images = ghosts_ ? ghosts_->images(n_) : GhostImages{n_, nullptr};
+    if (contacts_->pair_gravity()) in.gravity_sources = gravity_sources();
+    contacts_->compute_forces(in, stream);
+  }
+  const ParticleView p = view();  // after the ghost exchange, which may have moved the arrays
   move_particles(p, model_, field, model_.two_way ? &deposit : nullptr, stream);
   if (model_.two_way) {
     for (int d = 0; d < 3; ++d) deposit_halo_->add_ghosts_to_owners(deposit.fixed[d], stream);

@@ -6,7 +6,10 @@
 //   1. u of the current populations on every interior cell (kernels/field_launchers.hpp), wall velocities on
 //      solid cells, ghost planes from the neighbours (solver/field_halo.hpp), so particles near a rank boundary
 //      see the neighbour's flow;
-//   2. particle-particle forces (solver/particle_contacts.hpp, this rank's particles only);
+//   2. particle-particle forces (solver/particle_contacts.hpp) on this rank's particles: with contacts, from its own
+//      particles and the ghost copies of the neighbours' (and of the periodic images) within the contact cutoff of
+//      its block (solver/particle_ghosts.hpp); the pair gravity from every particle of the run (gathered from all
+//      ranks each step);
 //   3. the particle update (kernels/particle_launchers.hpp: tracers by Heun's method, inertial spheres by
 //      semi-implicit Euler with Stokes/Schiller-Naumann drag, gravity and buoyancy; walls; periodic wrap);
 //   4. two-way: the drag reactions deposited in fixed point are added across rank boundaries and converted into the
@@ -14,8 +17,9 @@
 //      conserved to round-off;
 //   5. particles that left the block move to the neighbour rank that now holds them (axis by axis x, y, z, so a
 //      diagonal move takes two hops within the same step).
-// Every particle's update depends only on its own state and the field, and the deposit is summed in integers, so
-// the trajectories do not depend on the rank count (bitwise on the cpu backend).
+// Every particle's update depends only on its own state, the field and its pair forces (summed in an order fixed by
+// ids and positions), and the deposit is summed in integers, so the trajectories do not depend on the rank count.
+// Device memory per particle: 13 arrays of 8 bytes plus the contact search's 28; ghost copies take the same room.
 #pragma once
 
 #include <array>
@@ -30,7 +34,9 @@
 #include "solver/decomposition.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
+#include "solver/particle_arrays.hpp"
 #include "solver/particle_contacts.hpp"
+#include "solver/particle_ghosts.hpp"
 
 namespace eddy {
 
@@ -67,7 +73,8 @@ struct ParticleDiagnostics {
 
 /// Device bytes the particles of `config` add to a block of `decomposition` holding `particles` particles: the
 /// velocity field (3 values of the arithmetic type per block cell), with two-way coupling the deposit (24 B) and
-/// force field (3 values) per cell, and the particle arrays and cell list.
+/// force field (3 values) per cell, the particle arrays and cell list, and with contacts the ghost copies of the
+/// particles near the exchanging faces (solver/particle_ghosts.hpp) and their message buffers.
 double particle_device_bytes(const CaseConfig& config, const Decomposition& decomposition, std::int64_t particles);
 
 /// The particles of a Simulation as its read-outs, guards and checkpoints reach them (Simulation::particle_system;
@@ -90,6 +97,10 @@ class ParticleComponent {
   /// Replaces this rank's particles by `s` (all inside this rank's block) and the force field by `force` (as
   /// force_field_bytes(), whose size the caller checked). For restarts.
   virtual void restore_bytes(const ParticleSnapshot& s, const std::vector<unsigned char>& force) = 0;
+  /// What the ghost-particle exchange did on this rank (all zero without contacts or neighbours).
+  virtual GhostExchangeStats ghost_stats() const = 0;
+  /// Times the ghost exchange (it then waits for the device before and after itself): for `eddy bench`.
+  virtual void time_ghost_exchange(bool on) = 0;
 };
 
 template <class T>
@@ -102,14 +113,24 @@ class ParticleSystem final : public ParticleComponent {
   ParticleSystem(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape);
 
   /// One particle step after a lattice step (see the file comment). `a` holds `layout` with its halo complete.
-  /// Collective over the decomposition's ranks.
+  /// `fluid_force`: the per-cell force in the fluid velocity the particles see (its F/2 shift), when another than
+  /// their own two-way field (Simulation::force_array); nullptr: their own. Collective over the decomposition's
+  /// ranks.
   void step(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const Relaxation<R>& relax,
-            const WallVelocities<R>& walls, const backend::Stream* stream);
+            const WallVelocities<R>& walls, const backend::Stream* stream,
+            const ForceFieldView<R>* fluid_force = nullptr);
+  /// Positions and velocities of this rank's particles into device memory at `out`: 6 blocks of local_count()
+  /// doubles (x, y, z, vx, vy, vz), queued on `stream`.
+  void copy_state_to_device(double* out, const backend::Stream& stream) const;
 
   /// The per-cell force of two-way coupling for the next lattice step (absent without it).
   ForceFieldView<R> force_field() const;
   /// Particles on this rank.
   std::int64_t local_count() const { return n_; }
+  GhostExchangeStats ghost_stats() const override { return ghosts_ ? ghosts_->stats() : GhostExchangeStats{}; }
+  void time_ghost_exchange(bool on) override {
+    if (ghosts_) ghosts_->set_timing(on);
+  }
   std::int64_t global_count() const override;
   ParticleDiagnostics diagnose() const override;
   ParticleSnapshot snapshot() const override;
@@ -125,18 +146,19 @@ class ParticleSystem final : public ParticleComponent {
 
  private:
   void upload(const ParticleSnapshot& s);
-  void reserve(std::int64_t n);
-  ParticleView view();
+  ParticleView view() const { return arrays_.view(n_); }
   void migrate();
+  /// Every particle of the run (x, diameter, density, id), gathered from all ranks, for the pair gravity; an empty
+  /// view on one rank (the own particles are then the sources). Collective.
+  ParticleView gravity_sources();
 
   CaseConfig config_;
   Decomposition decomposition_;
   BlockShape shape_;
   ParticleModel model_{};
-  std::int64_t n_ = 0, capacity_ = 0;
-  std::array<DeviceBuffer<double>, 3> x_, v_, force_;
-  DeviceBuffer<double> diameter_, density_;
-  DeviceBuffer<std::int64_t> id_;
+  std::int64_t n_ = 0;  ///< this rank's particles: arrays_[0, n_); ghost copies may follow during a step
+  ParticleArrays arrays_;
+  ParticleArrays sources_;  ///< the gathered gravity sources (several ranks)
   std::array<DeviceBuffer<R>, 3> u_;
   std::array<DeviceBuffer<unsigned long long>, 3> deposit_;
   std::array<DeviceBuffer<R>, 3> force_field_;
@@ -144,6 +166,7 @@ class ParticleSystem final : public ParticleComponent {
   FieldHalo<R> u_halo_;
   std::unique_ptr<FieldHalo<unsigned long long>> deposit_halo_;
   std::unique_ptr<ParticleContacts> contacts_;
+  std::unique_ptr<ParticleGhosts> ghosts_;
 };
 
 }  // namespace eddy

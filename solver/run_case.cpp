@@ -1,9 +1,11 @@
-// The `eddy run` loop (solver/run_case.hpp): set-up, then chunks of steps with the checks, reports, snapshots and
-// checkpoints due after each; what it prints is in solver/run_report.cpp, the files in solver/snapshot_writer.cpp,
-// the physics guard in solver/stability_guard.cpp.
+// The `eddy run` loop (solver/run_case.hpp): CaseRun's set-up, then chunks of steps with the checks, reports,
+// snapshots and checkpoints due after each; what it prints is in solver/run_report.cpp, the files in
+// solver/snapshot_writer.cpp, the physics guard in solver/stability_guard.cpp.
 #include "solver/run_case.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <ostream>
 
 #include "kernels/backend.hpp"
@@ -75,74 +77,174 @@ void restore(const CaseConfig& config, Simulation& sim, const std::string& resta
 /// Ends the run on stop signal `signal`: a run that is unstable already stops as one (exit 3) and keeps its last
 /// good checkpoint; a sound one writes the snapshot due at this step (`output`), then the checkpoint to resume from.
 void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool output, SnapshotWriter& snapshots,
-                    CheckpointSeries& checkpoints, std::ostream& log) {
+                    CheckpointSeries& checkpoints, ForceSeries& forces, std::ostream& log) {
   sim.synchronize();
   guard_current_state(config, sim, snapshots, log);
   const std::int64_t now = sim.time_step();
   if (output && snapshots.last_step() != now) snapshots.write(sim, log);
+  forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
   const std::string path = checkpoints.last_step() == now ? checkpoints.newest() : checkpoints.write(config, sim, log);
   print_stop(config, signal, now, path, log);
 }
 
 }  // namespace
 
-void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log, const std::string& restart) {
-  const Decomposition decomposition = decompose(config, world);
-  std::ostream null_log(nullptr);
-  std::ostream& log = decomposition.rank == 0 ? rank0_log : null_log;
-  int device_index = 0;
-  agree_on_failure(world, [&] { device_index = select_rank_device(config, world); });
-  print_device_line(config, decomposition, backend::device_info(device_index).name, log);
-  const StopSignalScope stop_signals(decomposition.rank == 0);  // a signal during the set-up stops at the first check
-  // Paths checked, directories created, shared by all ranks and locked: found now, not at the first write.
-  const OutputDirectories output_directories(config, world, log);
-  const std::unique_ptr<Simulation> simulation = Simulation::create(config, decomposition);
-  Simulation& sim = *simulation;
-  print_run_summary(config, sim, log);
-  if (!restart.empty()) restore(config, sim, restart, log);
-  const MPI_Comm comm = decomposition.serial() ? MPI_COMM_NULL : decomposition.comm;
+/// Everything one run holds, in the order it is set up (and destroyed in reverse: the locks last).
+struct CaseRun::State {
+  State(const CaseConfig& case_config, MPI_Comm world, std::ostream& rank0_log)
+      : config(case_config),
+        decomposition(decompose(config, world)),
+        log(decomposition.rank == 0 ? rank0_log : null_log),
+        comm(decomposition.serial() ? MPI_COMM_NULL : decomposition.comm),
+        snapshots(config) {}
 
-  SnapshotWriter snapshots(config);
-  if (!restart.empty()) snapshots.resume(sim, log);
-  const Diagnostics initial = reduce_diagnostics(sim.diagnose(), decomposition);
-  guard(config, initial, sim.thermal_diagnostics(), sim, snapshots, log);  // collective
-  if (config.output_every > 0 && restart.empty()) snapshots.write(sim, log);
+  const CaseConfig config;
+  const Decomposition decomposition;
+  std::ostream null_log{nullptr};
+  std::ostream& log;
+  const MPI_Comm comm;
+  std::unique_ptr<OutputDirectories> output_directories;
+  std::unique_ptr<Simulation> simulation;
+  SnapshotWriter snapshots;
   CheckpointSeries checkpoints;
-  ForceSeries forces(config, sim, log);  // collective: refuses forces out of core
-  ProgressReport progress(config, sim.time_step());
-  log << std::flush;       // the set-up's lines before any progress or stop notice (written straight to stdout)
-  std::int64_t chunk = 1;  // steps between checks: measured on the first, then about kCheckSeconds of them
-  while (sim.time_step() < config.steps) {
+  std::unique_ptr<ForceSeries> forces;
+  std::unique_ptr<ProgressReport> progress;
+  Diagnostics initial;
+  std::int64_t chunk = 1;      // steps between checks: measured on the first, then about kCheckSeconds of them
+  std::int64_t unwatched = 0;  // steps taken by advance() since the stability watch was last asked
+};
+
+CaseRun::CaseRun(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log, const std::string& restart)
+    : state_(std::make_unique<State>(config, world, rank0_log)) {
+  State& s = *state_;
+  int device_index = 0;
+  agree_on_failure(world, [&] { device_index = select_rank_device(s.config, world); });
+  print_device_line(s.config, s.decomposition, backend::device_info(device_index).name, s.log);
+  // Paths checked, directories created, shared by all ranks and locked: found now, not at the first write.
+  s.output_directories = std::make_unique<OutputDirectories>(s.config, world, s.log);
+  s.simulation = Simulation::create(s.config, s.decomposition);
+  Simulation& sim = *s.simulation;
+  print_run_summary(s.config, sim, s.log);
+  if (!restart.empty()) restore(s.config, sim, restart, s.log);
+
+  if (!restart.empty()) s.snapshots.resume(sim, s.log);
+  s.snapshots.write_solid_surfaces(sim, s.log);  // rank 0; before the first snapshot lists it
+  s.initial = reduce_diagnostics(sim.diagnose(), s.decomposition);
+  guard(s.config, s.initial, sim.thermal_diagnostics(), sim, s.snapshots, s.log);  // collective
+  if (s.config.output_every > 0 && restart.empty()) s.snapshots.write(sim, s.log);
+  s.forces = std::make_unique<ForceSeries>(s.config, sim, s.log);  // rank 0 opens (or continues) the forces file
+  s.progress = std::make_unique<ProgressReport>(s.config, sim.time_step());
+  s.log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
+}
+
+CaseRun::~CaseRun() = default;
+
+Simulation& CaseRun::simulation() { return *state_->simulation; }
+const CaseConfig& CaseRun::config() const { return state_->config; }
+std::ostream& CaseRun::log() { return state_->log; }
+
+bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<void()>& callback) {
+  State& s = *state_;
+  const CaseConfig& config = s.config;
+  Simulation& sim = *s.simulation;
+  end = std::min(end, config.steps);
+  while (sim.time_step() < end) {
     const std::int64_t t = sim.time_step();
-    const std::int64_t next = std::min(next_due_step(config, t), t + chunk);
+    std::int64_t next = std::min({next_due_step(config, t), t + s.chunk, end});
+    if (every > 0) next = std::min(next, (t / every + 1) * every);
     const auto chunk_start = Clock::now();
-    sim.advance(next - t);
-    progress.add_steps(next - t);
-    const LoopCheck check = check_loop(sim, comm, seconds_since(chunk_start), next - t);
-    chunk = next_chunk(check);
+    s.forces->advance(sim, next - t);  // sim.advance, with the force samples due on the way
+    s.progress->add_steps(next - t);
+    const LoopCheck check = check_loop(sim, s.comm, seconds_since(chunk_start), next - t);
+    s.chunk = next_chunk(check);
+    s.unwatched = 0;
     if (check.unstable >= 0) {
       sim.synchronize();  // on one rank the state went back to right after the first unstable step
-      guard_current_state(config, sim, snapshots, log, check.unstable);  // throws
+      guard_current_state(config, sim, s.snapshots, s.log, check.unstable);  // throws
     }
     const std::int64_t now = sim.time_step();
     const bool output = config.output_every > 0 && now % config.output_every == 0;
-    if (check.signal != 0) return stop_by_signal(config, sim, check.signal, output, snapshots, checkpoints, log);
+    if (check.signal != 0) {
+      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, s.log);
+      return false;
+    }
     const bool report = now % config.report_every == 0 || now == config.steps;
     const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
-    if (!report && !output && !save) continue;
-    sim.synchronize();
-    const Diagnostics d = reduce_diagnostics(sim.diagnose(), decomposition);
-    const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
-    if (report) progress.print(sim, d, td, initial, log, forces.enabled() ? forces.sample(sim) : std::string());
-    guard(config, d, td, sim, snapshots, log);
-    if (output) snapshots.write(sim, log);
-    if (save) checkpoints.write(config, sim, log);
+    if (report || output || save) {
+      sim.synchronize();
+      const Diagnostics d = reduce_diagnostics(sim.diagnose(), s.decomposition);
+      const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
+      if (report) {
+        s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
+        s.forces->flush();
+      }
+      guard(config, d, td, sim, s.snapshots, s.log);
+      if (output) s.snapshots.write(sim, s.log);
+      if (save) {
+        s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
+        s.checkpoints.write(config, sim, s.log);
+      }
+    }
+    if (every > 0 && now % every == 0 && callback) callback();
   }
+  return true;
+}
+
+void CaseRun::finish() {
+  State& s = *state_;
+  Simulation& sim = *s.simulation;
   sim.synchronize();
-  const double total = progress.seconds();
-  if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
-  if (config.write_centerlines) write_centerlines(config, sim, log);
-  progress.print_done(total, log);
+  const double total = s.progress->seconds();
+  s.forces->flush();
+  if (s.snapshots.last_step() != sim.time_step()) s.snapshots.write(sim, s.log);
+  if (s.config.write_centerlines) write_centerlines(s.config, sim, s.log);
+  s.progress->print_done(total, s.log);
+  s.forces->print_summary(s.log);
+}
+
+void CaseRun::advance(std::int64_t steps) {
+  State& s = *state_;
+  Simulation& sim = *s.simulation;
+  while (steps > 0) {
+    const std::int64_t chunk = std::min(steps, kStabilityCheckSteps - s.unwatched);
+    s.forces->advance(sim, chunk);
+    s.progress->add_steps(chunk);
+    steps -= chunk;
+    s.unwatched += chunk;
+    if (s.unwatched < kStabilityCheckSteps) continue;
+    s.unwatched = 0;
+    const LoopCheck check = check_loop(sim, s.comm, 0.0, 1);
+    if (check.unstable >= 0) {
+      sim.synchronize();
+      guard_current_state(s.config, sim, s.snapshots, s.log, check.unstable);  // throws
+    }
+  }
+}
+
+void CaseRun::write_snapshot() {
+  State& s = *state_;
+  s.simulation->synchronize();
+  if (s.snapshots.last_step() != s.simulation->time_step()) s.snapshots.write(*s.simulation, s.log);
+}
+
+std::string CaseRun::write_checkpoint(const std::string& directory) {
+  State& s = *state_;
+  s.simulation->synchronize();
+  s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
+  if (directory.empty()) return s.checkpoints.write(s.config, *s.simulation, s.log);
+  CaseConfig config = s.config;
+  config.checkpoint_directory = directory;
+  return CheckpointSeries().write(config, *s.simulation, s.log);
+}
+
+void CaseRun::release_output() { state_->output_directories.reset(); }
+
+void run_case(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log, const std::string& restart) {
+  int rank = 0;
+  EDDY_MPI_CHECK(MPI_Comm_rank(world, &rank));
+  const StopSignalScope stop_signals(rank == 0);  // a signal during the set-up stops at the first check
+  CaseRun run(config, world, rank0_log, restart);
+  if (run.run_to(config.steps)) run.finish();
 }
 
 }  // namespace eddy

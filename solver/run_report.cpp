@@ -155,7 +155,8 @@ std::string solids_summary(const CaseConfig& config, const std::vector<SolidSumm
     } else {
       text += ", " + std::to_string(cells) + " cells";
     }
-    text += " (resting bounce-back wall)\n";
+    text += s.wall == SolidWall::interpolated ? " (resting wall, interpolated bounce-back)\n"
+                                              : " (resting wall, half-way bounce-back)\n";
     if (cells == 0) {
       text += "warning: " + name + " covers no cell: no cell centre (i + 0.5, j + 0.5, k + 0.5) lies " + "inside it" +
               (analytic_shape(s) ? " or on its surface" : "") +

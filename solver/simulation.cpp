@@ -8,6 +8,7 @@
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
 #include "solver/derived_fields.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/lattice_simulation.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/out_of_core.hpp"
@@ -51,6 +52,11 @@ std::int64_t interior_cells(const Decomposition& d) {
 int Simulation::population_bytes() const { return int(storage_bytes(config_.precision)); }
 
 int Simulation::temperature_bytes() const { return int(arithmetic_bytes(config_.precision)); }
+
+void Simulation::set_up_solid_labels(const BlockSolids& solids, int margin_z) {
+  if (!wants_output(config_, "solid")) return;
+  solid_labels_ = solid_labels(solids, decomposition().local_size, margin_z);
+}
 
 std::size_t Simulation::kernel_bytes_per_cell() const {
   return 2 * d3q19::Q * std::size_t(population_bytes()) + sizeof(CellFlag);
@@ -121,7 +127,8 @@ std::vector<double> Simulation::derived_field(const std::string& name) {
   return std::vector<double>(values.begin(), values.end());
 }
 
-/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T (piece_fields).
+/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T, the solid labels
+/// (piece_fields).
 template <class R>
 PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling& scaling) {
   const Decomposition& d = decomposition();
@@ -132,6 +139,9 @@ PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling
   if (thermal_component_ && wants_output(config_, "temperature")) {
     const std::vector<double> t = thermal_component_->interior();
     host.insert(host.end(), t.begin(), t.end());
+  }
+  if (wants_output(config_, "solid")) {
+    host.insert(host.end(), solid_labels_.begin(), solid_labels_.end());  // small integers: exact in float
   }
   return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
                             config_.output_fields, time_step());
@@ -171,6 +181,12 @@ void Simulation::set_raw_state(const RawState& state) {
   restore_populations(state);
   if (thermal_component_) thermal_component_->set_interior_bytes(state.temperature);
   if (particle_component_) particle_component_->restore_bytes(state.particles, state.particle_force);
+}
+
+void Simulation::order_with_stream(void* stream, bool before, bool after) {
+  void* const own = stream_handle();
+  if (before) backend::order_streams(own, stream);
+  if (after) backend::order_streams(stream, own);
 }
 
 void Simulation::set_temperature(const std::vector<double>& t) {

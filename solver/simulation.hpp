@@ -23,6 +23,7 @@
 #include "kernels/views.hpp"
 #include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/device_arrays.hpp"
 #include "solver/particle_system.hpp"
 #include "solver/thermal_field.hpp"
 
@@ -210,10 +211,61 @@ class Simulation {
   // ---- Forces on the [[solid]] bodies (kernels/solid_forces.hpp) -----------------------------------------------
 
   /// This rank's momentum-exchange sums for the step just taken, kForceSums fixed-point integers per solid (Fx, Fy,
-  /// Fz, Tx, Ty, Tz); all zero without cut links. In core only: out of core it throws std::runtime_error.
-  virtual std::vector<unsigned long long> local_solid_force_sums() {
-    throw std::runtime_error("forces on [[solid]] bodies are not available out of core (run the case in core)");
+  /// Fz, Tx, Ty, Tz); all zero without cut links. Collective (in core it completes the step first: the interpolated
+  /// walls' pass and the pending halo exchange). In core and out of core the same pass over the same populations, so
+  /// the same bits (out of core the walls are half-way: interpolated ones are refused there).
+  virtual std::vector<unsigned long long> local_solid_force_sums() = 0;
+
+  // ---- Device arrays for zero-copy views (the Python module, python/): in core only ------------------------------
+  // Each describes memory the block owns for its whole life; out of core (no such arrays on the device) they throw
+  // std::logic_error saying so. GPU builds: device memory, ordered on stream_handle()'s stream.
+
+  /// The populations exactly as stored (f_i - w_i in the storage type, fp16 scaled by kernels/storage.hpp's
+  /// Stored<half_t>::kScale), shape (19, nz, ny, nx) over the interior cells, writable: slot i of a cell holds
+  /// population i arrived there with population_layout() "own", the post-collision population opp(i) leaving it
+  /// with "swapped" (kernels/launchers.hpp PopulationLayout, kernels/streaming.hpp), except that the wall slot
+  /// (opp(i), x_f) of an interpolated wall's cut link (kernels/cut_links.hpp) holds the population that wall sends
+  /// back to x_f in either layout. The step is completed first (the interpolated walls' pass and the pending halo
+  /// exchange; collective), and the exchange redone before the next step where that step reads ghosts, so writes to
+  /// the interior are what the next step streams.
+  virtual DeviceArray population_array() { throw not_in_core("populations"); }
+  /// "own" or "swapped": what population_array() holds now (it changes with every step).
+  virtual std::string population_layout() const { throw not_in_core("populations"); }
+  /// The cell flags (kernels/cell_flags.hpp: kFluid, kFluidNearSolid, kWall, kMovingWall + face), unsigned bytes
+  /// of shape (nz, ny, nx), read-only.
+  virtual DeviceArray flag_array() { throw not_in_core("flags"); }
+  /// T of [thermal] in the arithmetic type, shape (nz, ny, nx), writable: the field the next step advances. T is
+  /// held in two buffers that swap with every step: the array is the current one until the next step. Throws
+  /// std::logic_error without [thermal].
+  virtual DeviceArray temperature_array() { throw not_in_core("temperature"); }
+  /// A per-cell force density F (lattice units, the arithmetic type) that every later step adds to [physics]
+  /// body_force and any buoyancy in the Guo forcing of the fused kernel, and to the F/2 of every read-out; shape
+  /// (nz, ny, nx, 3), writable, components 3 planes apart. The first call allocates it, all zero (3 values per
+  /// block cell); from then on the steps run the kernel variant with a per-cell force (kernels/stream_collide.cpp,
+  /// Source::coupled). Throws std::logic_error with two-way coupled particles, whose deposit is that per-cell
+  /// force.
+  virtual DeviceArray force_array() { throw not_in_core("force"); }
+  /// Writes the macroscopic fields of the current time (as fields(): moments of the arrived populations with the
+  /// F/2 shift) into device memory at `out`: 4 blocks of interior_cells values (rho, ux, uy, uz; lattice units, the
+  /// arithmetic type, MacroscopicFields order), queued on the stream. Collective (the pending halo exchange).
+  virtual void moments_to_device(void* out) {
+    (void)out;
+    throw not_in_core("density and velocity");
   }
+  /// This rank's particles' positions and velocities (cells, cells per step; doubles) into device memory at `out`:
+  /// 6 blocks of local_particle_count() values x, y, z, vx, vy, vz. Throws std::logic_error without [particles].
+  virtual void particles_to_device(double* out) {
+    (void)out;
+    throw not_in_core("particles");
+  }
+  /// Particles on this rank now (0 without [particles]).
+  virtual std::int64_t local_particle_count() const { return 0; }
+  /// The runtime stream (cudaStream_t / hipStream_t) the block's device work is queued on; nullptr on cpu.
+  virtual void* stream_handle() const { return nullptr; }
+  /// Makes the block's later work wait for the work queued so far on the runtime stream `stream` (a handle as
+  /// CUDA and HIP take it: nullptr for the default stream), and `stream`'s later work wait for the block's work
+  /// so far, as `before` and `after` ask. No-op on cpu.
+  void order_with_stream(void* stream, bool before, bool after);
 
   // ---- Optional components: particles ([particles]) and the temperature field ([thermal]) ----------------------
 
@@ -284,6 +336,12 @@ class Simulation {
 
   CaseConfig config_;
   std::vector<SolidSummary> solid_summary_;  ///< set by the derived class's set-up
+  /// The `solid` output field of this rank's interior cells (solid_labels, solver/lattice_setup.hpp), found once at
+  /// set-up from the block's solids when the case writes that field (set_up_solid_labels); empty otherwise.
+  std::vector<std::int32_t> solid_labels_;
+  /// Sets solid_labels_ from `solids`, the block's BlockSolids (`margin_z`: the planes an out-of-core block's
+  /// extended one has before this rank's own), when the case writes the `solid` field.
+  void set_up_solid_labels(const BlockSolids& solids, int margin_z);
 
  private:
   template <class R>
@@ -292,6 +350,13 @@ class Simulation {
   std::vector<R> derived_values(const OutputScaling& scaling, const std::vector<std::string>& names);
   template <class R>
   PieceExtent write_piece(const std::string& path, const OutputScaling& scaling);
+
+  /// The error of a device array that an out-of-core block does not have.
+  static std::logic_error not_in_core(const std::string& what) {
+    return std::logic_error(what +
+                            ": not available out of core (the populations live in host memory); run the case "
+                            "in core (numerics.out_of_core = false)");
+  }
 
   ParticleComponent* particle_component_ = nullptr;
   ThermalComponent* thermal_component_ = nullptr;

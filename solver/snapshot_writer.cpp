@@ -14,11 +14,13 @@
 #include "io/output_fields.hpp"
 #include "io/particle_output.hpp"
 #include "io/pvti_file.hpp"
+#include "io/surface_output.hpp"
 #include "solver/errors.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/piece_extension.hpp"
 #include "solver/reductions.hpp"
+#include "solver/solid_surface.hpp"
 #include "solver/validation.hpp"
 
 namespace eddy {
@@ -69,6 +71,15 @@ void SnapshotWriter::write(Simulation& sim, std::ostream& log) {
   last_step_ = sim.time_step();
   log << "  wrote " << (dir / listed).string() << "\n";
   if (sim.has_particles()) write_particles(sim, log);
+}
+
+void SnapshotWriter::write_solid_surfaces(const Simulation& sim, std::ostream& log) {
+  if (!config_.write_vtk || config_.solids.empty() || sim.decomposition().rank != 0) return;
+  const std::string file = config_.name + "_solids.vtp";
+  const std::string path = (std::filesystem::path(config_.output_directory) / file).string();
+  write_surfaces_vtp(path, solid_surfaces(config_), scaling_.length, scaling_.si ? "m" : "");
+  collection_.set_static_parts({file});
+  log << "  wrote " << path << " (the solids' surfaces, listed with every snapshot)\n";
 }
 
 void SnapshotWriter::resume(const Simulation& sim, std::ostream& log) {

@@ -23,6 +23,10 @@ class SnapshotWriter {
 
   /// Writes the fields of the current time step (collective) and logs "  wrote <path>" on `log`.
   void write(Simulation& sim, std::ostream& log);
+  /// Writes the surfaces of the case's solids once, as <case>_solids.vtp (io/surface_output.hpp; rank 0), and lists
+  /// it in the .pvd with every snapshot (part 1), so ParaView draws the bodies over the flow. Nothing without
+  /// solids or with output.vtk = false. Call after resume(). Throws OutputError.
+  void write_solid_surfaces(const Simulation& sim, std::ostream& log);
   /// The step of the last snapshot written, -1 before the first.
   std::int64_t last_step() const { return last_step_; }
 

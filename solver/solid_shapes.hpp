@@ -132,6 +132,123 @@ inline bool analytic_shape(const SolidConfig& s) {
   return s.shape == SolidShape::sphere || s.shape == SolidShape::cylinder || s.shape == SolidShape::box;
 }
 
+// ---- Wall distance along a link (interpolated walls, kernels/boundary_rules.hpp) ----------------------------------
+//
+// A cut link goes from a fluid node p to a solid node p + c (c a D3Q19 velocity, lattice units). Its wall distance
+// q in [0, 1] puts the surface at p + q c: the first point of the segment inside the solid. Along the line
+// x(t) = p + t c a convex shape holds one interval of t, found in closed form (no iteration), in double:
+//   sphere:   |x(t) - centre|^2 <= r^2, a quadratic A t^2 + 2 B t + C <= 0, A = c.c, B = c.(p - centre),
+//             C = |p - centre|^2 - r^2; its roots by the cancellation-free pair t = Q / A, C / Q with
+//             Q = -(B + sign(B) sqrt(B^2 - A C)) (Press et al. 2007, Numerical Recipes, 3rd ed., sec. 5.6);
+//   cylinder: the slab 0 <= (x(t) - a).d <= d.d between the end caps intersected with the infinite cylinder
+//             |(x(t) - a) x d|^2 <= r^2 d.d (the same quadratic form in t, with e = (p - a) x d, f = c x d);
+//   box:      the slabs lo_a <= x_a(t) <= hi_a, each [(lo_a - p_a) / c_a, (hi_a - p_a) / c_a] ordered (the classic
+//             slab test: Kay & Kajiya 1986, "Ray tracing complex scenes", SIGGRAPH 20(4), 269).
+// Every rank evaluates the same expressions on the same doubles (global coordinates), so q has the same bits on
+// every decomposition. A rotated box is the same slab test in its own frame. Meshes and voxel files are not shapes:
+// their wall distances come from solver/block_solids.hpp (a mesh's from its triangles, the same images and clip; a
+// voxel body's surface lies on cell faces, q = 1/2 exactly).
+
+/// A closed interval [lo, hi] of the line parameter t; empty when lo > hi.
+struct LineInterval {
+  double lo = -HUGE_VAL, hi = HUGE_VAL;
+  bool empty() const { return lo > hi; }
+  LineInterval& operator&=(const LineInterval& o) {
+    lo = std::max(lo, o.lo);
+    hi = std::min(hi, o.hi);
+    return *this;
+  }
+};
+
+/// The t with A t^2 + 2 B t + C <= 0 (A >= 0): an interval when A > 0 (empty without real roots); when A = 0 the
+/// whole line (C <= 0, B = 0 then) or nothing.
+inline LineInterval quadratic_interval(double A, double B, double C) {
+  LineInterval none{1.0, 0.0};
+  if (A == 0.0) return (B == 0.0 && C <= 0.0) ? LineInterval{} : none;
+  const double disc = B * B - A * C;
+  if (disc < 0.0) return none;
+  const double Q = -(B + std::copysign(std::sqrt(disc), B));
+  if (Q == 0.0) return {0.0, 0.0};  // B = 0 and C = 0: the double root t = 0
+  const double t1 = Q / A, t2 = C / Q;
+  return {std::min(t1, t2), std::max(t1, t2)};
+}
+
+/// The t with lo <= p + t c <= hi along one axis (c any number; c = 0: the whole line or nothing).
+inline LineInterval slab_interval(double p, double c, double lo, double hi) {
+  if (c == 0.0) return (p >= lo && p <= hi) ? LineInterval{} : LineInterval{1.0, 0.0};
+  const double t0 = (lo - p) / c, t1 = (hi - p) / c;
+  return {std::min(t0, t1), std::max(t0, t1)};
+}
+
+/// The t for which p + t c lies inside solid `s` (lattice units, s finalized), by the rules above.
+inline LineInterval line_inside_solid(const SolidConfig& s, const Point3& p, const Point3& c) {
+  switch (s.shape) {
+    case SolidShape::sphere: {
+      const double q[3] = {p[0] - s.center[0], p[1] - s.center[1], p[2] - s.center[2]};
+      return quadratic_interval(c[0] * c[0] + c[1] * c[1] + c[2] * c[2], c[0] * q[0] + c[1] * q[1] + c[2] * q[2],
+                                q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - s.radius * s.radius);
+    }
+    case SolidShape::cylinder: {
+      const double d[3] = {s.end[0] - s.start[0], s.end[1] - s.start[1], s.end[2] - s.start[2]};
+      const double q[3] = {p[0] - s.start[0], p[1] - s.start[1], p[2] - s.start[2]};
+      const double length2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      LineInterval t =
+          slab_interval(q[0] * d[0] + q[1] * d[1] + q[2] * d[2], c[0] * d[0] + c[1] * d[1] + c[2] * d[2], 0.0, length2);
+      const double e[3] = {q[1] * d[2] - q[2] * d[1], q[2] * d[0] - q[0] * d[2], q[0] * d[1] - q[1] * d[0]};
+      const double f[3] = {c[1] * d[2] - c[2] * d[1], c[2] * d[0] - c[0] * d[2], c[0] * d[1] - c[1] * d[0]};
+      t &= quadratic_interval(f[0] * f[0] + f[1] * f[1] + f[2] * f[2], e[0] * f[0] + e[1] * f[1] + e[2] * f[2],
+                              e[0] * e[0] + e[1] * e[1] + e[2] * e[2] - s.radius * s.radius * length2);
+      return t;
+    }
+    case SolidShape::box: {
+      LineInterval t;
+      if (!rotated(s)) {
+        for (int a = 0; a < 3; ++a) t &= slab_interval(p[a], c[a], s.min[a], s.max[a]);
+        return t;
+      }
+      // Rotated by R about its centre m: the slabs of the unrotated box in its own frame, p' = R^T (p - m) + m,
+      // c' = R^T c (the line parameter t is the same in both frames).
+      const Matrix3 r = rotation_matrix(s.rotate);
+      const double d[3] = {p[0] - 0.5 * (s.min[0] + s.max[0]), p[1] - 0.5 * (s.min[1] + s.max[1]),
+                           p[2] - 0.5 * (s.min[2] + s.max[2])};
+      for (int a = 0; a < 3; ++a) {
+        const double pa = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];
+        const double ca = r[0][a] * c[0] + r[1][a] * c[1] + r[2][a] * c[2];
+        const double half = 0.5 * (s.max[a] - s.min[a]);
+        t &= slab_interval(pa, ca, -half, half);
+      }
+      return t;
+    }
+    case SolidShape::mesh:  // not shapes: solver/block_solids.hpp gives their wall distances
+    case SolidShape::voxels:
+      return {1.0, 0.0};
+  }
+  return {1.0, 0.0};
+}
+
+/// The wall distance of the link from fluid node `p` along `c` into solid `s`: the first t in [0, 1] with p + t c
+/// inside the solid, or -1 when the segment misses it (lattice units). The solid is what it covers of the domain
+/// [0, size) (cell centres outside the domain are never tested), repeated across the periodic axes (`periodic`), as
+/// the cells see it: each periodic image of the part of the shape inside the domain box is tested, so a box that
+/// spans a periodic axis is a slab without end there, and a shape cut by a periodic face has its wall on the face,
+/// half-way between the last node on one side and the first on the other. The segment, at most one cell long on each
+/// axis, meets images shifted by -size, 0 or +size only.
+inline double wall_distance(const SolidConfig& s, const Point3& p, const Point3& c, const std::array<int, 3>& size,
+                            const std::array<bool, 3>& periodic) {
+  double first = HUGE_VAL;
+  for (int image = 0; image < 27; ++image) {
+    const int shift[3] = {image % 3 - 1, (image / 3) % 3 - 1, image / 9 - 1};
+    if ((shift[0] != 0 && !periodic[0]) || (shift[1] != 0 && !periodic[1]) || (shift[2] != 0 && !periodic[2])) continue;
+    Point3 q;
+    for (int a = 0; a < 3; ++a) q[a] = p[a] + double(shift[a]) * double(size[a]);
+    LineInterval t = line_inside_solid(s, q, c);
+    for (int a = 0; a < 3; ++a) t &= slab_interval(q[a], c[a], 0.0, double(size[a]));
+    t &= LineInterval{0.0, 1.0};
+    if (!t.empty()) first = std::min(first, t.lo);
+  }
+  return first <= 1.0 ? first : -1.0;
+}
+
 /// The centre of global cell `g` (0-based indices): g + 0.5 on each axis.
 inline Point3 cell_centre(const std::array<std::int64_t, 3>& g) {
   return {double(g[0]) + 0.5, double(g[1]) + 0.5, double(g[2]) + 0.5};

@@ -17,8 +17,8 @@ namespace eddy {
 /// Every vertex lies on the sphere, so the mesh is inscribed: it lies inside the ball, within the sphere's radius
 /// minus the distance from the centre to its nearest face. n_lat >= 2, n_lon >= 3. Bounding box, volume and centroid
 /// are not set (transformed_mesh sets them).
-inline SurfaceMesh uv_sphere(const std::array<double, 3>& centre, double radius, int n_lat, int n_lon) {
-  SurfaceMesh mesh;
+inline TriangleMesh uv_sphere(const std::array<double, 3>& centre, double radius, int n_lat, int n_lon) {
+  TriangleMesh mesh;
   mesh.vertices.push_back({centre[0] + radius, centre[1], centre[2]});
   for (int i = 1; i < n_lat; ++i) {
     const double theta = M_PI * double(i) / double(n_lat);

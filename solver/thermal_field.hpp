@@ -28,8 +28,8 @@ namespace eddy {
 /// Range and total of T on all ranks (fluid interior cells; lattice units).
 struct ThermalDiagnostics {
   double min = 0.0, max = 0.0;
-  double total = 0.0;  ///< sum of T over fluid cells (NaN when any T is not finite)
-  bool finite = true;  ///< false if any T is NaN or infinite
+  double total = 0.0;                         ///< sum of T over fluid cells (NaN when any T is not finite)
+  bool finite = true;                         ///< false if any T is NaN or infinite
   std::array<int, 3> first_nonfinite_cell{};  ///< 0-based global coordinates of the first one (lowest global index)
 };
 
@@ -73,6 +73,9 @@ class ThermalField final : public ThermalComponent {
   /// Where the kernel writes u^n.
   VelocityOutView<R> velocity_out() const { return VelocityOutView<R>{{u_[0].data(), u_[1].data(), u_[2].data()}}; }
 
+  /// The current T (block layout, ghost layer included): the field the next step advances. The step writes the
+  /// other buffer and makes it the current one.
+  R* current_field() const { return t_[current_].data(); }
   /// Advances T by one LBM step with the velocity the last kernel step wrote (collective: ghost exchanges).
   void step(const FlagView& flags, const backend::Stream* stream);
 

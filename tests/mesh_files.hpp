@@ -18,7 +18,7 @@ namespace eddy::test {
 
 /// Binary STL: 80-byte header (not starting with "solid"), the triangle count, then per triangle a zero normal,
 /// three vertices (float32) and a zero attribute word.
-inline void write_binary_stl(const std::string& path, const SurfaceMesh& mesh) {
+inline void write_binary_stl(const std::string& path, const TriangleMesh& mesh) {
   std::ofstream out(path, std::ios::binary);
   char header[80] = {0};
   std::strncpy(header, "eddy test mesh (binary)", sizeof header - 1);
@@ -39,7 +39,7 @@ inline void write_binary_stl(const std::string& path, const SurfaceMesh& mesh) {
 }
 
 /// ASCII STL with 9 significant digits (the float coordinates of the binary file, read back exactly).
-inline void write_ascii_stl(const std::string& path, const SurfaceMesh& mesh) {
+inline void write_ascii_stl(const std::string& path, const TriangleMesh& mesh) {
   std::ofstream out(path);
   out.precision(9);
   out << "solid test\n";
@@ -56,7 +56,7 @@ inline void write_ascii_stl(const std::string& path, const SurfaceMesh& mesh) {
 
 /// OBJ: "v x y z" lines and "f a b c" faces (1-based); `quads` pairs of triangles become one 4-sided face where they
 /// were written as (a, b, c), (a, c, d) in a row (the cube below).
-inline void write_obj(const std::string& path, const SurfaceMesh& mesh, bool quads = false) {
+inline void write_obj(const std::string& path, const TriangleMesh& mesh, bool quads = false) {
   std::ofstream out(path);
   out.precision(17);
   out << "# eddy test mesh\n";
@@ -74,7 +74,7 @@ inline void write_obj(const std::string& path, const SurfaceMesh& mesh, bool qua
 }
 
 /// ASCII PLY with float vertices and triangle faces.
-inline void write_ply(const std::string& path, const SurfaceMesh& mesh) {
+inline void write_ply(const std::string& path, const TriangleMesh& mesh) {
   std::ofstream out(path);
   out.precision(9);
   out << "ply\nformat ascii 1.0\nelement vertex " << mesh.vertices.size()
@@ -107,8 +107,8 @@ inline void write_vti(const std::string& path, const std::array<int, 3>& dims, c
 }
 
 /// The axis-aligned box lo..hi as 12 triangles (two per face, written (a, b, c), (a, c, d) per face), facing out.
-inline SurfaceMesh box_mesh(const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
-  SurfaceMesh m;
+inline TriangleMesh box_mesh(const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
+  TriangleMesh m;
   for (int k = 0; k < 8; ++k)
     m.vertices.push_back({(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]});
   const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
@@ -120,8 +120,8 @@ inline SurfaceMesh box_mesh(const std::array<double, 3>& lo, const std::array<do
 }
 
 /// The axis-aligned box lo..hi with every face split into n x n quads (two triangles each), facing out.
-inline SurfaceMesh tessellated_box(const std::array<double, 3>& lo, const std::array<double, 3>& hi, int n) {
-  SurfaceMesh m;
+inline TriangleMesh tessellated_box(const std::array<double, 3>& lo, const std::array<double, 3>& hi, int n) {
+  TriangleMesh m;
   for (int axis = 0; axis < 3; ++axis) {
     const int u = (axis + 1) % 3, v = (axis + 2) % 3;
     for (int side = 0; side < 2; ++side) {

@@ -183,8 +183,14 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
       " is not supported with numerics.out_of_core = true: out-of-core runs support neither particles nor "
       "[thermal] yet (fluid only)";
   if (config.particles.enabled) {
+    // Not "yet": particles couple to the whole block at every step, which the slab sweeps never hold at once.
     source.fail(conflict_key("particles"),
-                "[particles]" + unsupported + "; remove [particles] or set numerics.out_of_core = false");
+                "[particles] is not supported with numerics.out_of_core = true: particles couple to the fluid at "
+                "every step (they interpolate the velocity anywhere in their block, deposit their drag there with "
+                "two_way and move between ranks), while an out-of-core run keeps only a few z-slabs of the block on "
+                "the device and advances each one time_block steps per visit, so the block's velocity at one step is "
+                "never on the device at once; remove [particles] or set numerics.out_of_core = false (in core; more "
+                "ranks or GPUs when the block does not fit)");
   }
   if (config.thermal.enabled) {
     source.fail(conflict_key("thermal"),

@@ -29,8 +29,10 @@ const std::vector<CaseSection>& case_file_schema() {
         "perturbation"}},
       {"solid",
        {"name", "shape", "center", "radius", "start", "end", "min", "max", "rotate", "mesh", "scale", "translate",
-        "repair", "voxels", "dimensions", "offset", "array", "forces"},
+        "repair", "voxels", "dimensions", "offset", "array", "wall", "forces", "reference_area", "reference_velocity",
+        "reference_length", "drag_direction", "lift_direction"},
        true},
+      {"forces", {"every", "statistics_from"}},
   };
   return sections;
 }

@@ -7,7 +7,7 @@
 //   run_output.cpp  [run], [output], [checkpoint]
 //   parallel.cpp    [parallel]
 //   particles.cpp   [particles]
-//   solids.cpp      [[solid]]
+//   solids.cpp      [[solid]], [forces]
 // A reader takes the file's table (file values and units -> CaseConfig; checks that quote the value as written); a
 // finalizer takes the plain struct (checks shared with cases built in code, derived values). Each range rule is
 // written once, in its section's file. What a reader needs from another section is a parameter, so read_case
@@ -98,9 +98,12 @@ void finalize_particles(CaseConfig& config, const Source& source);
 // ---- solids.cpp ----------------------------------------------------------------------------------------------------
 /// [[solid]] (an array of tables, one per body), lengths in cells, or in metres when `metres` ([units] present).
 void read_solids(const Source& source, const toml::table& root, bool metres, CaseConfig& config);
+/// [forces]: the sampling interval and the start of the summary's statistics.
+void read_forces(const Section& section, CaseConfig& config);
 /// After finalize_units (metres to cells by units.dx) and the thermal and particle sections: names unique, radii
 /// > 0, boxes not empty, cylinder axes of non-zero length; refuses fixed-temperature walls and [particles] with
-/// solids, and solids that leave no fluid cell.
+/// solids, and solids that leave no fluid cell; the force references of the solids with forces = true (defaults,
+/// directions) and [forces] (needs run.report_every: finalize_run_output first).
 void finalize_solids(CaseConfig& config, const Source& source);
 
 }  // namespace eddy::case_io

@@ -124,10 +124,28 @@ void check_config(const eddy::CaseConfig& c) {
   for (std::size_t i = 0; i < c.output_fields.size(); ++i) {
     const std::string& field = c.output_fields[i];
     require(field == "density" || field == "velocity" || field == "vorticity" || field == "q_criterion" ||
-                field == "strain_rate",
+                field == "strain_rate" || field == "temperature" || field == "solid",
             "output.fields: known names", c);
     for (std::size_t j = 0; j < i; ++j) require(c.output_fields[j] != field, "output.fields: each name once", c);
   }
+
+  // [[solid]] force references and [forces] (solver/solid_reference.hpp): filled, unit directions, lift across drag.
+  bool any_forces = false;
+  for (const SolidConfig& s : c.solids) {
+    if (!s.forces) continue;
+    any_forces = true;
+    require(finite(s.reference_area) && s.reference_area > 0.0, "solid.reference_area finite and > 0", c);
+    require(finite(s.reference_velocity) && s.reference_velocity > 0.0, "solid.reference_velocity > 0", c);
+    require(finite(s.reference_length) && s.reference_length > 0.0, "solid.reference_length > 0", c);
+    const auto norm = [](const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
+    require(std::abs(norm(s.drag_direction) - 1.0) < 1e-12 && std::abs(norm(s.lift_direction) - 1.0) < 1e-12,
+            "solid drag and lift directions are unit vectors", c);
+    const double cosine = s.drag_direction[0] * s.lift_direction[0] + s.drag_direction[1] * s.lift_direction[1] +
+                          s.drag_direction[2] * s.lift_direction[2];
+    require(std::abs(cosine) <= 1e-9, "solid lift perpendicular to drag", c);
+  }
+  require(!any_forces || c.forces.every >= 1, "forces.every >= 1 with forces", c);
+  require(any_forces || !c.forces.present, "[forces] only with a solid that has forces", c);
 
   // [parallel]
   for (int axis = 0; axis < 3; ++axis) {

@@ -3,8 +3,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <numeric>
 #include <vector>
 
 #include "solver/simulation.hpp"
@@ -23,6 +25,33 @@ inline int world_size() {
   return s;
 }
 
+/// One particle's state as a row: id, x, y, z, vx, vy, vz.
+using Row = std::array<double, 7>;
+
+/// This rank's particles as rows.
+inline std::vector<Row> rows_of(const ParticleSnapshot& s) {
+  std::vector<Row> rows(s.size());
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    rows[k] = {double(s.id[k]), s.x[0][k], s.x[1][k], s.x[2][k], s.v[0][k], s.v[1][k], s.v[2][k]};
+  }
+  return rows;
+}
+
+/// Every rank's rows on rank 0 of `comm`, sorted by id.
+inline std::vector<Row> gather_rows(const std::vector<Row>& mine, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int count = int(mine.size() * 7);
+  std::vector<int> counts(size), displs(size);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+  std::vector<Row> all(rank == 0 ? std::size_t(std::accumulate(counts.begin(), counts.end(), 0) / 7) : 0);
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
+  std::sort(all.begin(), all.end(), [](const Row& a, const Row& b) { return a[0] < b[0]; });
+  return all;
+}
+
 /// `components` fields of this rank's interior cells (back to back, each in MacroscopicFields order, placed by the
 /// block of `f`) assembled in global order (x fastest) on rank 0 of `comm`; other ranks get zeros. Each global cell
 /// has exactly one owner and the others contribute 0, so the sum assembles the fields exactly.
@@ -35,8 +64,9 @@ inline std::vector<double> gather_global(const MacroscopicFields& f, const std::
     for (int z = 0; z < f.size[2]; ++z)
       for (int y = 0; y < f.size[1]; ++y)
         for (int x = 0; x < f.size[0]; ++x) {
-          const std::size_t g = (f.offset[0] + x) + std::size_t(f.global_size[0]) *
-                                                        ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
+          const std::size_t g =
+              (f.offset[0] + x) +
+              std::size_t(f.global_size[0]) * ((f.offset[1] + y) + std::size_t(f.global_size[1]) * (f.offset[2] + z));
           mine[c * n + g] = local[c * m + std::size_t(f.index(x, y, z))];
         }
   MPI_Reduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, comm);

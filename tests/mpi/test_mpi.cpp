@@ -156,13 +156,15 @@ TEST(MpiDeterminism, Fp16PeriodicTaylorGreenAfterAnOddStepCount) {
   expect_bitwise_equal_to_one_rank(c, 157);
 }
 
-/// A sphere ([[solid]]) of radius r at `centre`, added to finalized case `c`.
-CaseConfig with_sphere(CaseConfig c, std::array<double, 3> centre, double radius) {
+/// A sphere ([[solid]]) of radius r at `centre` with walls `wall`, added to finalized case `c`.
+CaseConfig with_sphere(CaseConfig c, std::array<double, 3> centre, double radius,
+                       SolidWall wall = SolidWall::interpolated) {
   SolidConfig s;
   s.name = "ball";
   s.shape = SolidShape::sphere;
   s.center = centre;
   s.radius = radius;
+  s.wall = wall;
   c.solids.push_back(s);
   finalize_case(c);
   return c;
@@ -170,11 +172,13 @@ CaseConfig with_sphere(CaseConfig c, std::array<double, 3> centre, double radius
 
 // Solid bodies: each block flags its cells (ghosts included) by their global position, so a sphere cut by the rank
 // boundaries of every layout (its centre on the middle planes of x, y and z) gives the one-rank bits, on 2 ranks
-// and more; and one cut off by the periodic x face of the Taylor-Green box (not repeated across it), whose ghosts
-// across that face copy the far side's fluid cells.
+// and more, with interpolated walls (the default; tests/mpi/test_mpi_interpolated_walls.cpp for bodies off the
+// planes' symmetry) and half-way ones; and one cut off by the periodic x face of the Taylor-Green box (not repeated
+// across it), whose ghosts across that face copy the far side's fluid cells.
 TEST(MpiSolids, SphereCutByRankBoundariesEqualsOneRank) {
   EDDY_REQUIRE_DEVICE();
   expect_bitwise_equal_to_one_rank(with_sphere(cavity_case(), {7.0, 6.0, 5.0}, 3.2), 120);
+  expect_bitwise_equal_to_one_rank(with_sphere(cavity_case(), {7.0, 6.0, 5.0}, 3.2, SolidWall::halfway), 61);
   CaseConfig fp16 = with_sphere(cavity_case(), {7.0, 6.0, 5.0}, 3.2);
   fp16.precision = Precision::float16;
   expect_bitwise_equal_to_one_rank(fp16, 61);

@@ -2,7 +2,8 @@
 // layer (solver/block_solids.hpp), so a mesh sphere read from an STL file and cut by the rank boundaries of x2,
 // 2 x 2 x 1 and z4 and by the periodic x face, and an open box repaired with repair = "fill" whose hole lies on a
 // rank boundary, give the one-rank cells, density, velocity and forces bitwise, and the same summary (cells, odd
-// rays).
+// rays). Their walls are interpolated (the default): each link's wall distance from the mesh's triangles is the
+// same on every rank count too.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -55,7 +56,7 @@ CaseConfig mesh_case(const SharedDir& dir) {
     // the box's last row and in the ghost layer of the 2 x 2 x 1 split's lower blocks, cross it once. Their repair
     // weighs rows 8 and 9 (inside) against rows 11 and 12 (outside the box), beyond the ghost layer: every block
     // must sample them to get the one-rank vote.
-    SurfaceMesh box = test::tessellated_box({12.0, 6.2, 9.2}, {20.3, 11.0, 15.0}, 8);
+    TriangleMesh box = test::tessellated_box({12.0, 6.2, 9.2}, {20.3, 11.0, 15.0}, 8);
     box.triangles.erase(box.triangles.begin() + 2 * 7 * 8, box.triangles.begin() + 2 * 8 * 8);
     test::write_binary_stl(dir.file("open_box.stl"), box);
   }
@@ -70,11 +71,15 @@ CaseConfig mesh_case(const SharedDir& dir) {
   ball.shape = SolidShape::mesh;
   ball.file = dir.file("ball.stl");
   ball.forces = true;
+  ball.reference_area = 85.0;  // a mesh's references are given, not derived
+  ball.reference_length = 10.4;
   box.name = "box";
   box.shape = SolidShape::mesh;
   box.file = dir.file("open_box.stl");
   box.repair = MeshRepair::fill;
   box.forces = true;
+  box.reference_area = 40.0;
+  box.reference_length = 8.0;
   c.solids = {ball, box};
   finalize_case(c);
   load_solid_files(c);

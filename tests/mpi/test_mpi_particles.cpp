@@ -1,6 +1,6 @@
-// MPI tests of the particle module and the stencils (CTest label mpi, 4 ranks): runs decomposed along x, 2 x 2 x 1 and z give the same
-// particles as one rank, bitwise on the cpu backend (positions, velocities, ids; the particle count is conserved),
-// while particles cross rank boundaries, and with two-way coupling the fluid stays bitwise equal too.
+// MPI tests of the particle module and the stencils (CTest label mpi, 4 ranks): runs decomposed along x, 2 x 2 x 1 and
+// z give the same particles as one rank, bitwise on the cpu backend (positions, velocities, ids; the particle count is
+// conserved), while particles cross rank boundaries, and with two-way coupling the fluid stays bitwise equal too.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -17,35 +17,11 @@
 namespace eddy {
 namespace {
 
+using test::gather_rows;
+using test::Row;
+using test::rows_of;
 using test::world_rank;
 using test::world_size;
-
-/// One particle's state as a row: id, x, y, z, vx, vy, vz.
-using Row = std::array<double, 7>;
-
-/// This rank's particles as rows.
-std::vector<Row> rows_of(const ParticleSnapshot& s) {
-  std::vector<Row> rows(s.size());
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    rows[k] = {double(s.id[k]), s.x[0][k], s.x[1][k], s.x[2][k], s.v[0][k], s.v[1][k], s.v[2][k]};
-  }
-  return rows;
-}
-
-/// Every rank's rows on rank 0 of `comm`, sorted by id.
-std::vector<Row> gather_rows(const std::vector<Row>& mine, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const int count = int(mine.size() * 7);
-  std::vector<int> counts(size), displs(size);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
-  std::vector<Row> all(rank == 0 ? std::size_t(std::accumulate(counts.begin(), counts.end(), 0) / 7) : 0);
-  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
-  std::sort(all.begin(), all.end(), [](const Row& a, const Row& b) { return a[0] < b[0]; });
-  return all;
-}
 
 /// Periodic Taylor-Green box with inertial, two-way coupled particles (their drag changes the fluid).
 CaseConfig inertial_two_way_case() {
@@ -103,7 +79,8 @@ Run run(const CaseConfig& config, int steps, MPI_Comm comm) {
 }
 
 /// Particles whose block (of `dims` over the grid) differs between the rows `a` and `b` (same ids, same order).
-int rank_changes(const CaseConfig& config, std::array<int, 3> dims, const std::vector<Row>& a, const std::vector<Row>& b) {
+int rank_changes(const CaseConfig& config, std::array<int, 3> dims, const std::vector<Row>& a,
+                 const std::vector<Row>& b) {
   auto block = [&](const Row& r) {
     int key = 0;
     for (int axis = 2; axis >= 0; --axis) {
@@ -138,7 +115,8 @@ void expect_particles_match_one_rank(const CaseConfig& config, int steps) {
     EXPECT_EQ(decomposed.count, config.particles.count) << dims[0] << "x" << dims[1] << "x" << dims[2];
     ASSERT_EQ(decomposed.particles.size(), reference.particles.size());
     std::size_t mismatches = 0;
-    for (std::size_t k = 0; k < reference.particles.size(); ++k) mismatches += decomposed.particles[k] != reference.particles[k];
+    for (std::size_t k = 0; k < reference.particles.size(); ++k)
+      mismatches += decomposed.particles[k] != reference.particles[k];
     EXPECT_EQ(mismatches, 0u) << dims[0] << "x" << dims[1] << "x" << dims[2] << ": particles that differ from one rank";
     std::size_t field_mismatches = 0;
     for (std::size_t k = 0; k < reference.rho.size(); ++k) field_mismatches += decomposed.rho[k] != reference.rho[k];

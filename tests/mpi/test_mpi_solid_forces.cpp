@@ -2,13 +2,15 @@
 // owns its fluid cell, in 64-bit fixed point, and the ranks' integers are added exactly, so runs decomposed along x,
 // y, z, 2 x 2 x 1 and 4 x 1 x 1 give bitwise the one-rank forces and torques, for a sphere cut by the rank
 // boundaries of every layout and one cut by a periodic face, after an even and after an odd number of steps, with
-// overlap on and off.
+// overlap on and off. The `solid` field's labels, decided by global position, assemble to one rank's.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 
 #include "solver/decomposition.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/simulation.hpp"
 #include "solver/solid_forces.hpp"
 #include "tests/mpi/mpi_test_support.hpp"
@@ -76,6 +78,32 @@ TEST(MpiSolidForces, BitwiseEqualToOneRank) {
       }
     }
   }
+}
+
+// The `solid` output field (solver/lattice_setup.hpp, solid_labels) by global position: each rank's labels, assembled,
+// equal one rank's, for spheres cut by the rank boundaries and by the periodic x face.
+TEST(MpiSolidForces, SolidLabelsEqualOneRank) {
+  const CaseConfig config = spheres_case(Precision::float32);
+  std::vector<double> reference;
+  if (world_rank() == 0) {
+    const std::vector<std::int32_t> labels = solid_labels(config, serial_decomposition(config));
+    reference.assign(labels.begin(), labels.end());
+    EXPECT_GT(std::count(reference.begin(), reference.end(), 1.0), 100);
+    EXPECT_GT(std::count(reference.begin(), reference.end(), 2.0), 20);
+  }
+  test::for_each_layout(config, [&](const CaseConfig& c, MPI_Comm group) {
+    const Decomposition d = decompose(c, group);
+    const std::vector<std::int32_t> mine = solid_labels(c, d);
+    MacroscopicFields where;  // the block's place in the grid, for gather_global
+    where.size = d.local_size;
+    where.offset = d.offset;
+    where.global_size = d.global_size;
+    const std::vector<double> all = test::gather_global(where, std::vector<double>(mine.begin(), mine.end()), 1, group);
+    if (world_rank() == 0) {
+      EXPECT_EQ(all, reference) << "ranks " << c.parallel.ranks[0] << "x" << c.parallel.ranks[1] << "x"
+                                << c.parallel.ranks[2];
+    }
+  });
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "io/solid_files.hpp"
 #include "solver/out_of_core.hpp"
 #include "solver/simulation.hpp"
+#include "solver/solid_forces.hpp"
 #include "solver/tessellated_sphere.hpp"
 #include "tests/test_support.hpp"
 
@@ -130,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Solid bodies: the host planes' flags come from build_flags on an extended block (solver/out_of_core_simulation.cpp),
 // decided by global position like every block's, so a sphere cut by the slab boundaries, and one cut off by the
-// periodic z face (its halo planes wrap the block), give the in-core bits.
+// periodic z face (its halo planes wrap the block), give the in-core bits; so do the forces on it.
 TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
   EDDY_REQUIRE_DEVICE();
   for (const Precision precision : {Precision::float32, Precision::float16}) {
@@ -141,6 +142,7 @@ TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
       s.shape = SolidShape::sphere;
       s.center = centre;
       s.radius = 3.7;
+      s.wall = SolidWall::halfway;  // interpolated walls run in core only (OutOfCoreSolids.InterpolatedWallsRefused)
       base.solids = {s};
       for (const auto [k, slabs] : {std::pair<int, int>{1, 7}, {2, 3}, {4, 2}}) {
         CaseConfig in = base;
@@ -162,6 +164,14 @@ TEST(OutOfCoreSolids, SphereEqualsInCoreBitwise) {
         // The sphere is there: its cells read density 0.
         const MacroscopicFields f = out->fields();
         EXPECT_EQ(f.rho[f.index(6, 5, int(centre[2]))], 0.0) << what;
+        // The forces on it: the in-core pass over the host state, after an odd and an even step count.
+        for (int more : {0, 1}) {
+          in_core->advance(more);
+          out->advance(more);
+          const std::vector<unsigned long long> a = global_solid_force_sums(*in_core);
+          EXPECT_EQ(global_solid_force_sums(*out), a) << what << ", forces after " << 11 + more << " steps";
+          EXPECT_NE(a[0], 0ull) << what;
+        }
       }
     }
   }
@@ -176,13 +186,15 @@ TEST(OutOfCoreSolids, MeshesEqualInCoreBitwise) {
   SolidConfig ball, open;
   ball.name = "ball";
   ball.shape = SolidShape::mesh;
-  ball.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(uv_sphere({6.2, 5.1, 1.4}, 3.9, 12, 24), ball));
+  ball.wall = SolidWall::halfway;  // out of core: interpolated walls are refused
+  ball.surface = std::make_shared<const TriangleMesh>(transformed_mesh(uv_sphere({6.2, 5.1, 1.4}, 3.9, 12, 24), ball));
   open.name = "open";
   open.shape = SolidShape::mesh;
+  open.wall = SolidWall::halfway;
   open.repair = MeshRepair::fill;
-  SurfaceMesh cut = uv_sphere({5.7, 4.8, 17.6}, 3.6, 12, 24);
+  TriangleMesh cut = uv_sphere({5.7, 4.8, 17.6}, 3.6, 12, 24);
   cut.triangles.erase(cut.triangles.begin() + 100, cut.triangles.begin() + 106);
-  open.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(cut, open));
+  open.surface = std::make_shared<const TriangleMesh>(transformed_mesh(cut, open));
   base.solids = {ball, open};
   for (const auto [k, slabs] : {std::pair<int, int>{1, 7}, {2, 3}}) {
     CaseConfig in = base;
@@ -204,6 +216,44 @@ TEST(OutOfCoreSolids, MeshesEqualInCoreBitwise) {
     EXPECT_GT(in_core->solid_summary()[1].odd_columns, 0) << what;
     EXPECT_GT(in_core->solid_summary()[0].cells, 150) << what;
   }
+}
+
+// Interpolated walls (the default of [[solid]] wall) need a pass over the cut links after every step on the whole
+// block: out of core a case built in code is refused with a message naming the solid and the way out (the case
+// reader refuses out_of_core = true with them already, tests/unit/test_solids.cpp), and out_of_core = "auto" keeps
+// such a case in core.
+TEST(OutOfCoreSolids, InterpolatedWallsRefused) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig base = flow_case(Flow::channel, Precision::float32);
+  SolidConfig s;
+  s.name = "ball";
+  s.shape = SolidShape::sphere;
+  s.center = {6.0, 5.0, 8.0};
+  s.radius = 3.0;
+  base.solids = {s};
+  CaseConfig ooc = out_of_core_case(base, 2, 2);
+  ooc.out_of_core.mode = OutOfCoreMode::automatic;  // passes the reader's check; then ask for out of core
+  finalize_case(ooc);
+  ooc.out_of_core.mode = OutOfCoreMode::on;
+  std::string message;
+  try {
+    Simulation::create(ooc);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("solid 'ball' has wall = \"interpolated\", which runs in core only"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("wall = \"halfway\""), std::string::npos) << message;
+  // "auto" with a budget the block exceeds would go out of core: with interpolated walls it stays in core.
+  CaseConfig automatic = out_of_core_case(base, 0, 0);
+  automatic.out_of_core.mode = OutOfCoreMode::automatic;
+  automatic.out_of_core.device_memory_limit = 1000;
+  automatic.out_of_core.time_block = 0;
+  automatic.out_of_core.slabs = 0;
+  finalize_case(automatic);
+  auto in_core = Simulation::create(automatic);
+  OutOfCoreStats stats;
+  EXPECT_FALSE(in_core->out_of_core(stats));
 }
 
 TEST(OutOfCoreBudget, TooSmallForOneSlabNamesTheMinimumAndTheMinimumRuns) {

@@ -4,6 +4,11 @@
 // Deliberately written differently from kernels/: its own velocity table, no ghost layer (periodic wrap by
 // modulo), collision as a separate loop over all cells computing the full Guo source term per direction, then
 // push streaming as a separate loop with halfway bounce-back (Ladd's moving-wall term) decided per link.
+// [[solid]] bodies: a cell whose centre lies inside a shape (solver/solid_shapes.hpp, inside_solid: the definition of
+// the geometry) is solid; a link from a fluid cell into it bounces half-way, or with wall = "interpolated" by linear
+// interpolation (Bouzidi, Firdaouss & Lallemand 2001) with its wall distance q found by bisection on the inside test
+// (not the closed forms of solver/solid_shapes.hpp) and from the two-buffer post-collision state; a link whose
+// second node x - c_i is not fluid bounces half-way. Solid cells neither stream nor collide.
 // Sources: Krueger et al. (2017), eqs. 3.54 (f_eq), 10.25-10.29 (TRT), 6.14 (Guo), 5.26-5.27 (bounce-back).
 #pragma once
 
@@ -20,7 +25,7 @@ extern const double kWeight[19];
 
 class ReferenceLbm {
  public:
-  /// Uses size, faces (periodic / wall / moving wall and velocities), tau, collision, magic and body_force.
+  /// Uses size, faces (periodic / wall / moving wall and velocities), tau, collision, magic, body_force and solids.
   explicit ReferenceLbm(const CaseConfig& config);
 
   /// Post-collision populations, [i * n + k], k = x + nx * (y + ny * z) over the fluid cells.
@@ -29,12 +34,23 @@ class ReferenceLbm {
   /// Sets f to f_eq(rho, u) of the given fields (layout k as above).
   void set_equilibrium(const std::vector<double>& rho, const std::array<std::vector<double>, 3>& u);
 
+  /// A per-cell force density added to body_force from now on (layout k as above, one vector per component; empty:
+  /// none), in the collision's source term and the F/2 of the velocity.
+  void set_force_field(const std::array<std::vector<double>, 3>& force) { force_field_ = force; }
   /// One time step: push streaming with bounce-back, then collision (leaves post-collision populations).
   void step();
   /// Density and velocity (with the Guo F/2 shift) of the streamed populations, i.e. the current fields.
   void fields(std::vector<double>& rho, std::array<std::vector<double>, 3>& u) const;
 
   static double equilibrium(int i, double rho, const double u[3]);
+
+  /// The index of the first solid of `config` whose shape holds the centre of global cell (x, y, z), or -1.
+  static int solid_at(const CaseConfig& config, int x, int y, int z);
+  /// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates) along c into the
+  /// solid that holds fluid + c: the first t in [0, 1] with fluid + t c inside a solid, the point wrapped into the
+  /// domain across periodic faces (outside the domain across a wall face: not solid), by 80 bisections of the inside
+  /// test (the segment entering the solids once).
+  static double wall_distance(const CaseConfig& config, const double fluid[3], const int c[3]);
 
  private:
   std::vector<double> stream() const;
@@ -43,8 +59,13 @@ class ReferenceLbm {
 
   CaseConfig config_;
   std::size_t n_;
+  /// body_force plus the cell's share of force_field_.
+  void force_at(std::size_t k, double (&force)[3]) const;
   double omega_plus_, omega_minus_;
   std::vector<double> f_;
+  std::array<std::vector<double>, 3> force_field_;
+  std::vector<int> solid_;  // per cell: the solid holding it, or -1
+  std::vector<double> q_;   // [i * n + k]: the wall distance of link (k, i) into a solid (computed once)
 };
 
 }  // namespace eddy::reference

@@ -4,9 +4,11 @@
 #           temperature field, fp16); SIGTERM mid-run writes a checkpoint that restarts bit for bit; a flipped byte,
 #           a truncated data file, a missing manifest and a checkpoint of another case exit with code 6, a step
 #           beyond run.steps with code 2, and the earlier checkpoints stay intact.
-#           Particles (two-way coupled) restart bit for bit too.
+#           Particles (two-way coupled) restart bit for bit too, and so does a sphere with interpolated walls (the
+#           checkpoint holds the state after the walls' pass), after an odd and an even step count.
 #   mpi:    2 ranks write, 1 rank restarts, and 1 rank writes, 2 ranks restart: bit for bit (with particles, whose
-#           records the ranks store in their own order, the manifests' order-independent checksums are compared);
+#           records the ranks store in their own order, the manifests' order-independent checksums are compared;
+#           with a sphere of interpolated walls cut by the rank boundary);
 #           3 ranks along x write the same data file as 1 rank (three runs).
 # "Bit for bit" compares the final checkpoint's data file of the restarted run with an uninterrupted run's.
 # Usage: restart.sh EDDY CASES_DIR serial|mpi [MPIEXEC NP_FLAG "MPI FLAGS"]
@@ -18,6 +20,9 @@ heated=(--set 'domain.size=[24,24,1]' --set output.vtk=false --set checkpoint.ev
 parts=(--set output.vtk=false --set checkpoint.every=25 --set particles.two_way=true)
 fp16=(--set 'domain.size=[32,32,1]' --set output.vtk=false --set output.centerlines=false
       --set 'numerics.storage="fp16"' --set checkpoint.every=25)
+# A sphere off the lattice with interpolated walls (the default) in a smaller sphere channel, cut by x = 12.
+sphere=(--set 'domain.size=[24,16,12]' --set output.vtk=false --set checkpoint.every=25 --set forces.every=5
+        --set 'solid=[{name="ball", shape="sphere", center=[10.3, 7.6, 6.2], radius=3.7, forces=true}]')
 
 # run NAME STEPS CASE ARGS...: eddy run into directory NAME, log in NAME.log; returns eddy's exit code.
 run() {
@@ -62,6 +67,20 @@ if [[ $mode == serial ]]; then
   run prest 60 "$P" "${parts[@]}" --restart "$(ckpt pfirst particles_cavity_2d 25).toml" || fail "particles restart"
   same "$(ckpt pfull particles_cavity_2d 60).data" "$(ckpt prest particles_cavity_2d 60).data" \
     "particles, two-way: restart equals the uninterrupted run"
+
+  # Interpolated walls: the state after the walls' pass is all a restart needs.
+  S=$cases/sphere_channel.toml
+  run sfull 60 "$S" "${sphere[@]}" || fail "sphere uninterrupted (see $work/sfull.log)"
+  run sfirst 25 "$S" "${sphere[@]}" || fail "sphere first 25"
+  run srest 60 "$S" "${sphere[@]}" --restart "$(ckpt sfirst sphere_channel 25).toml" || fail "sphere restart at 25"
+  same "$(ckpt sfull sphere_channel 60).data" "$(ckpt srest sphere_channel 60).data" \
+    "interpolated walls: restart after an odd step count equals the uninterrupted run"
+  run srest50 60 "$S" "${sphere[@]}" --restart "$(ckpt sfull sphere_channel 50).toml" || fail "sphere restart at 50"
+  same "$(ckpt sfull sphere_channel 60).data" "$(ckpt srest50 sphere_channel 60).data" \
+    "interpolated walls: restart after an even step count equals the uninterrupted run"
+  # The forces sampled after the restart (steps 55 and 60: the walls' pass has kept its f_out again) are the same.
+  same <(tail -2 sfull/sphere_channel_forces.csv) <(tail -2 srest50/sphere_channel_forces.csv) \
+    "interpolated walls: the restarted run's forces at steps 55 and 60 equal the uninterrupted run's"
 
   # Snapshots across a restart into the same output directory: the .pvd lists the earlier run's snapshots up to
   # the checkpoint and the new ones; a restart from an earlier checkpoint drops the entries after it.
@@ -183,5 +202,11 @@ else
       "3 ranks along x write the same checkpoint as 1 (run $attempt)"
   done
   two_to_one p "$cases/particles_cavity_2d.toml" particles_cavity_2d same_checksum toml "particles: " "${parts[@]}"
+  two_to_one s "$cases/sphere_channel.toml" sphere_channel same data "interpolated walls: " "${sphere[@]}"
+  mpirun 2 "$eddy" run "$cases/sphere_channel.toml" --set run.steps=60 "${sphere[@]}" --set 'parallel.ranks=[2,1,1]' \
+    --output sback --restart "$(ckpt sfull sphere_channel 50).toml" >sback.log 2>&1 ||
+    fail "interpolated walls: 1 -> 2 restart (see $work/sback.log)"
+  same "$(ckpt sfull sphere_channel 60).data" "$(ckpt sback sphere_channel 60).data" \
+    "interpolated walls: 1 rank -> 2 ranks restart"
 fi
 finish

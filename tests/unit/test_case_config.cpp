@@ -2100,7 +2100,8 @@ TEST(CaseConfigOutOfCore, TrueRefusesParticlesAndThermalNotDerivedFields) {
   const std::string fluid_only = "out-of-core runs support neither particles nor [thermal] yet";
   CaseText t = out_of_core_case("out_of_core = true\n");
   t.extra += "[particles]\ncount = 10\n";
-  EXPECT_INPUT_ERROR(t, "[particles]", "numerics.out_of_core = true", fluid_only);
+  EXPECT_INPUT_ERROR(t, "[particles]", "numerics.out_of_core = true", "couple to the fluid at every step",
+                     "only a few z-slabs");
   CaseText thermal = heated_cavity();
   thermal.extra += "[numerics]\nout_of_core = true\n";
   EXPECT_INPUT_ERROR(thermal, "[thermal]", "numerics.out_of_core = true", fluid_only);

@@ -15,6 +15,7 @@
 
 #include "io/case_config.hpp"
 #include "io/solid_files.hpp"
+#include "kernels/d3q19.hpp"
 #include "kernels/mesh_voxels.hpp"
 #include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
@@ -188,7 +189,7 @@ std::vector<Decomposition> blocks(const CaseConfig& c) {
 }
 
 /// Triangles of `mesh` (lattice coordinates) for the domain of `c`.
-std::vector<MeshTriangle> triangles_of(const SurfaceMesh& mesh, const CaseConfig& c) {
+std::vector<MeshTriangle> triangles_of(const TriangleMesh& mesh, const CaseConfig& c) {
   return fixed_point_triangles(mesh, c.size, "test mesh");
 }
 
@@ -218,7 +219,7 @@ TEST(MeshVoxeliser, DeviceEqualsCpuReferenceBitwise) {
   // A sphere at a generic position, one centred on a cell centre (its poles on a ray, its meridians through ray
   // centres), one cut by the periodic x face and the y wall, a rotated box, and an axis-aligned box whose faces pass
   // through cell centres.
-  std::vector<std::pair<std::string, SurfaceMesh>> meshes;
+  std::vector<std::pair<std::string, TriangleMesh>> meshes;
   meshes.push_back({"generic sphere", uv_sphere({30.3, 10.7, 8.9}, 6.3, 17, 31)});
   meshes.push_back({"sphere on a cell centre", uv_sphere({14.5, 11.5, 9.5}, 5.0, 12, 24)});
   meshes.push_back({"sphere across the faces", uv_sphere({1.2, 19.0, 9.0}, 5.5, 14, 28)});
@@ -233,7 +234,7 @@ TEST(MeshVoxeliser, DeviceEqualsCpuReferenceBitwise) {
     expect_device_equals_reference(all, c, true, what + " (repair)");
   }
   // An open sphere (a band of triangles removed): odd rays, and their repair, alike.
-  SurfaceMesh open = uv_sphere({30.3, 10.7, 8.9}, 6.3, 17, 31);
+  TriangleMesh open = uv_sphere({30.3, 10.7, 8.9}, 6.3, 17, 31);
   open.triangles.erase(open.triangles.begin() + 200, open.triangles.begin() + 230);
   expect_device_equals_reference(triangles_of(open, c), c, true, "open sphere (repair)");
   expect_device_equals_reference(triangles_of(open, c), c, false, "open sphere");
@@ -244,10 +245,10 @@ TEST(MeshVoxeliser, ClosedMeshesCrossEveryRayAnEvenNumberOfTimes) {
   // Rays through poles, meridians and box edges: the tie rule keeps every count even, and the parity fill then ends
   // each ray outside.
   const CaseConfig c = channel();
-  const SurfaceMesh meshes[] = {uv_sphere({14.5, 11.5, 9.5}, 5.0, 12, 24), uv_sphere({14.5, 11.5, 9.5}, 7.0, 2, 4),
-                                test::box_mesh({3.5, 2.5, 4.5}, {20.5, 15.5, 12.5}),
-                                test::box_mesh({3.0, 2.0, 4.0}, {20.0, 15.0, 12.0})};
-  for (const SurfaceMesh& mesh : meshes) {
+  const TriangleMesh meshes[] = {uv_sphere({14.5, 11.5, 9.5}, 5.0, 12, 24), uv_sphere({14.5, 11.5, 9.5}, 7.0, 2, 4),
+                                 test::box_mesh({3.5, 2.5, 4.5}, {20.5, 15.5, 12.5}),
+                                 test::box_mesh({3.0, 2.0, 4.0}, {20.0, 15.0, 12.0})};
+  for (const TriangleMesh& mesh : meshes) {
     const VoxelSamples samples = block_samples(c, serial_decomposition(c), 0);
     const MeshVoxels v = voxelise_mesh(triangles_of(mesh, c), samples, false);
     std::size_t crossed = 0;
@@ -287,8 +288,8 @@ TEST(MeshVoxeliser, RepairFillClosesASmallHoleExactly) {
   // repair = "fill" gives exactly the closed box's cells, on every block of a decomposition.
   const CaseConfig c = channel();
   const Vec lo{5.3, 3.3, 3.3}, hi{33.3, 17.3, 14.3};
-  const SurfaceMesh closed = test::tessellated_box(lo, hi, 14);
-  SurfaceMesh open = closed;
+  const TriangleMesh closed = test::tessellated_box(lo, hi, 14);
+  TriangleMesh open = closed;
   // The x_min face comes first: its middle quad (y 10.3 .. 11.3, z 8.8 .. 9.59) holds the ray at (10.5, 9.5).
   open.triangles.erase(open.triangles.begin() + 2 * (7 * 14 + 7), open.triangles.begin() + 2 * (7 * 14 + 7) + 2);
   const std::vector<MeshTriangle> with_hole = triangles_of(open, c), whole = triangles_of(closed, c);
@@ -318,13 +319,13 @@ TEST(MeshVoxeliser, BlockFlagsEqualTheOneRankFlagsAndPeriodicGhostsCopyTheirCell
   SolidConfig ball, box;
   ball.name = "ball";
   ball.shape = SolidShape::mesh;
-  ball.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(uv_sphere({1.3, 9.7, 7.9}, 5.2, 16, 32), ball));
-  SurfaceMesh open = test::tessellated_box({14.0, 6.2, 9.2}, {30.3, 11.0, 15.0}, 8);
+  ball.surface = std::make_shared<const TriangleMesh>(transformed_mesh(uv_sphere({1.3, 9.7, 7.9}, 5.2, 16, 32), ball));
+  TriangleMesh open = test::tessellated_box({14.0, 6.2, 9.2}, {30.3, 11.0, 15.0}, 8);
   open.triangles.erase(open.triangles.begin() + 2 * 7 * 8, open.triangles.begin() + 2 * 8 * 8);
   box.name = "box";
   box.shape = SolidShape::mesh;
   box.repair = MeshRepair::fill;
-  box.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(open, box));
+  box.surface = std::make_shared<const TriangleMesh>(transformed_mesh(open, box));
   c.solids = {ball, box};
   finalize_case(c);
   const Decomposition serial = serial_decomposition(c);
@@ -388,7 +389,7 @@ TEST(MeshSphere, StlSpheresDifferFromTheAnalyticSphereOnlyBetweenTheTwoSurfaces)
   // (Centred on x = 32 .. 33: the rays' inside runs cross the first word of 32 samples.)
   for (const Sphere& sp : {Sphere{{32.5, 16.5, 14.5}, 9.0, 10}, Sphere{{31.83, 16.21, 14.37}, 10.4, 24},
                            Sphere{{31.83, 16.21, 14.37}, 10.4, 60}}) {
-    const SurfaceMesh mesh = uv_sphere(sp.centre, sp.radius, sp.n_lat, 2 * sp.n_lat);
+    const TriangleMesh mesh = uv_sphere(sp.centre, sp.radius, sp.n_lat, 2 * sp.n_lat);
     double nearest = sp.radius;
     for (const auto& t : mesh.triangles) {
       nearest = std::min(
@@ -444,10 +445,111 @@ TEST(MeshSphere, StlSpheresDifferFromTheAnalyticSphereOnlyBetweenTheTwoSurfaces)
   }
 }
 
+// ---- wall distances of interpolated walls -------------------------------------------------------------------------
+
+TEST(MeshWalls, WallDistancesLieBetweenTheSphereAndItsInscribedShell) {
+  EDDY_REQUIRE_DEVICE();
+  // A mesh sphere (vertices on the sphere of radius r, in memory: double coordinates) with interpolated walls: its
+  // surface lies between the spheres of radius r - delta and r, so along every cut link the mesh is entered no
+  // earlier than the outer sphere and no later than the inner one (or the link's end when it misses the inner
+  // sphere): q_r <= q <= q_(r - delta). The sphere crosses the periodic x face, so links across it are checked too.
+  CaseConfig c = channel();
+  const Vec centre{2.3, 11.2, 9.1};
+  const double r = 6.4;
+  const TriangleMesh sphere = uv_sphere(centre, r, 40, 80);
+  double nearest = r;
+  for (const auto& t : sphere.triangles) {
+    nearest = std::min(
+        nearest, test::point_triangle_distance(centre, sphere.vertices[std::size_t(t[0])],
+                                               sphere.vertices[std::size_t(t[1])], sphere.vertices[std::size_t(t[2])]));
+  }
+  SolidConfig mesh;
+  mesh.name = "ball";
+  mesh.shape = SolidShape::mesh;
+  mesh.surface = std::make_shared<const TriangleMesh>(transformed_mesh(sphere, mesh));
+  c.solids = {mesh};
+  finalize_case(c);
+  SolidConfig outer, inner;
+  outer.shape = inner.shape = SolidShape::sphere;
+  outer.center = inner.center = centre;
+  outer.radius = r;
+  inner.radius = nearest;
+  const std::array<bool, 3> periodic = {true, false, true};
+  for (const Decomposition& d : blocks(c)) {
+    const BlockSolids solids(c, d);
+    const std::vector<CellFlag> flags = build_flags(c, d, solids);
+    const CutLinkList list = cut_links(c, d, flags, solids);
+    std::size_t checked = 0, across = 0;
+    for (const CutLink& link : list.links) {
+      const int cv[3] = {d3q19::c(link.dir, 0), d3q19::c(link.dir, 1), d3q19::c(link.dir, 2)};
+      // The fluid node as cut_links sees it: the image next to the solid node's (wrapped) global cell.
+      std::array<std::int64_t, 3> g{};
+      solids.solid_at(link.x + cv[0], link.y + cv[1], link.z + cv[2], g);
+      const Vec p = {g[0] + 0.5 - cv[0], g[1] + 0.5 - cv[1], g[2] + 0.5 - cv[2]};
+      const Vec step = {double(cv[0]), double(cv[1]), double(cv[2])};
+      const double q_outer = wall_distance(outer, p, step, c.size, periodic);
+      double q_inner = wall_distance(inner, p, step, c.size, periodic);
+      if (q_inner < 0.0) q_inner = 1.0;
+      if (q_outer < 0.0) continue;  // rounding: the solid node within a hair of the sphere (the cells decide)
+      EXPECT_GE(link.q, q_outer - 1e-12) << "link " << link.cell << " dir " << link.dir;
+      EXPECT_LE(link.q, q_inner + 1e-12) << "link " << link.cell << " dir " << link.dir;
+      ++checked;
+      across += p[0] < 0.0 || p[0] >= c.size[0];
+    }
+    if (d.local_size == c.size) {
+      EXPECT_GT(checked, 500u);
+      EXPECT_GT(across, 10u);
+      EXPECT_GT(list.interpolated, 500);  // q is not 1/2: the links are interpolated
+    }
+  }
+}
+
+TEST(MeshWalls, VoxelWallsAreHalfWayAndAQuarterTurnedBoxKeepsItsWallDistances) {
+  EDDY_REQUIRE_DEVICE();
+  // A voxel body's surface lies on the faces between cells: q = 1/2 on every link (half-way, none interpolated).
+  CaseConfig c = channel();
+  SolidConfig rock;
+  rock.name = "rock";
+  rock.shape = SolidShape::voxels;
+  VoxelGrid grid;
+  grid.dims = {5, 4, 3};
+  grid.solid.assign(60, 1);
+  rock.voxel_grid = std::make_shared<const VoxelGrid>(finished_voxel_grid(grid));
+  rock.offset = {10, 8, 6};
+  c.solids = {rock};
+  finalize_case(c);
+  CutLinkList list = cut_links(c, serial_decomposition(c), build_flags(c, serial_decomposition(c)));
+  EXPECT_GT(list.links.size(), 50u);
+  EXPECT_EQ(list.interpolated, 0);
+  for (const CutLink& link : list.links) EXPECT_EQ(link.q, 0.5);
+  // A box turned by 90 degrees about z has the wall distances of the unturned box with swapped extents (to rounding).
+  const auto links_of = [&](const Vec& lo, const Vec& hi, const Vec& rotate) {
+    CaseConfig b = channel();
+    SolidConfig box;
+    box.name = "box";
+    box.shape = SolidShape::box;
+    box.min = lo;
+    box.max = hi;
+    box.rotate = rotate;
+    b.solids = {box};
+    finalize_case(b);
+    return cut_links(b, serial_decomposition(b), build_flags(b, serial_decomposition(b))).links;
+  };
+  const std::vector<CutLink> turned = links_of({10.2, 7.7, 4.3}, {16.6, 10.1, 11.8}, {0, 0, 90});
+  const std::vector<CutLink> plain = links_of({12.2, 5.7, 4.3}, {14.6, 12.1, 11.8}, {0, 0, 0});
+  ASSERT_EQ(turned.size(), plain.size());
+  ASSERT_GT(turned.size(), 100u);
+  for (std::size_t n = 0; n < turned.size(); ++n) {
+    EXPECT_EQ(turned[n].cell, plain[n].cell);
+    EXPECT_EQ(turned[n].dir, plain[n].dir);
+    EXPECT_NEAR(turned[n].q, plain[n].q, 1e-12) << n;
+  }
+}
+
 // ---- transforms and the rotated box --------------------------------------------------------------------------------
 
 TEST(MeshTransform, ScaleThenRotateAboutXYZThenTranslate) {
-  SurfaceMesh unit;
+  TriangleMesh unit;
   unit.vertices = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 2, 3}};
   unit.triangles = {{0, 1, 2}};
   const auto moved = [&](const Vec& scale, const Vec& rotate, const Vec& translate) {
@@ -489,7 +591,7 @@ TEST(MeshTransform, MetresUnderUnitsBecomeCells) {
   EXPECT_EQ(c.solids[0].file, "/cases/m.stl");  // relative to the case file's directory
   EXPECT_EQ(c.solids[1].offset, (Vec{5, 0, 10}));
   EXPECT_EQ(c.solids[1].file, "/cases/v.raw");
-  const SurfaceMesh m = transformed_mesh(SurfaceMesh{{{1, 0, 0}}, {}}, c.solids[0]);
+  const TriangleMesh m = transformed_mesh(TriangleMesh{{{1, 0, 0}}, {}}, c.solids[0]);
   EXPECT_NEAR(m.vertices[0][0], 20.0, 1e-12);
   EXPECT_NEAR(m.vertices[0][1], 10.0 + 50.0, 1e-12);
 }

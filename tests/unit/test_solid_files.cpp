@@ -97,7 +97,7 @@ SolidConfig voxel_solid(const std::string& file, const std::array<double, 3>& of
 TEST(SolidFiles, StlObjAndPlyGiveTheSameMeshAndCells) {
   EDDY_REQUIRE_VTK();
   test::TempDir dir;
-  const SurfaceMesh box = test::box_mesh({3.25, 2.75, 1.5}, {13.5, 9.25, 8.75});
+  const TriangleMesh box = test::box_mesh({3.25, 2.75, 1.5}, {13.5, 9.25, 8.75});
   test::write_binary_stl(dir.file("box.stl"), box);
   test::write_ascii_stl(dir.file("box_ascii.stl"), box);
   test::write_obj(dir.file("box.obj"), box, true);  // 6 quads, split by the reader
@@ -105,7 +105,7 @@ TEST(SolidFiles, StlObjAndPlyGiveTheSameMeshAndCells) {
   std::vector<int> reference;
   for (const char* name : {"box.stl", "box_ascii.stl", "box.obj", "box.ply", "BOX.PLY"}) {
     if (std::string(name) == "BOX.PLY") fs::copy_file(dir.file("box.ply"), dir.file(name));
-    const SurfaceMesh m = read_mesh_file(dir.file(name));
+    const TriangleMesh m = read_mesh_file(dir.file(name));
     EXPECT_EQ(m.triangles.size(), 12u) << name;
     EXPECT_EQ(m.vertices.size(), 8u) << name;  // STL's repeated vertices merged
     for (const auto& v : m.vertices) {
@@ -116,7 +116,7 @@ TEST(SolidFiles, StlObjAndPlyGiveTheSameMeshAndCells) {
       }
       EXPECT_TRUE(corner) << name;
     }
-    const SurfaceMesh moved = transformed_mesh(m, SolidConfig{});
+    const TriangleMesh moved = transformed_mesh(m, SolidConfig{});
     EXPECT_NEAR(moved.volume, 10.25 * 6.5 * 7.25, 1e-4) << name;
     EXPECT_NEAR(moved.centroid[0], 0.5 * (3.25 + 13.5), 1e-5) << name;
     const std::vector<int> cells = solid_cells(with_solid(mesh_solid(dir.file(name))));
@@ -174,13 +174,13 @@ TEST(SolidFiles, MissingOrUnreadableFilesExitWithEight) {
 TEST(SolidFiles, MalformedOrEmptyMeshesExitWithTwo) {
   EDDY_REQUIRE_VTK();
   test::TempDir dir;
-  const SurfaceMesh box = test::box_mesh({1, 1, 1}, {4, 4, 4});
+  const TriangleMesh box = test::box_mesh({1, 1, 1}, {4, 4, 4});
   test::write_binary_stl(dir.file("full.stl"), box);
   const std::string full = test::read_text(dir.file("full.stl"));
   test::write_text(dir.file("truncated.stl"), full.substr(0, 300));
   test::write_text(dir.file("broken.stl"), "solid x\n facet normal 0 0 0\n  outer loop\n   vertex 1 2\n");
   test::write_text(dir.file("empty.stl"), "solid x\nendsolid x\n");
-  test::write_binary_stl(dir.file("empty_binary.stl"), SurfaceMesh{});
+  test::write_binary_stl(dir.file("empty_binary.stl"), TriangleMesh{});
   test::write_text(dir.file("short.stl"), "abc");
   test::write_text(dir.file("points.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\n");
   test::write_text(dir.file("junk.ply"), "this is not a ply file\n");
@@ -205,13 +205,13 @@ TEST(SolidFiles, MalformedOrEmptyMeshesExitWithTwo) {
 TEST(SolidFiles, TrianglesBeyondTheExactArithmeticAreRefused) {
   // A triangle that reaches the domain's rays and spans 32768 cells or more, or a vertex beyond 2^40 cells: exit
   // status 2 naming the solid (meshes built in code here, as a file would give them).
-  const auto refused = [](const SurfaceMesh& mesh) {
+  const auto refused = [](const TriangleMesh& mesh) {
     SolidConfig s = mesh_solid("big.stl");
-    s.surface = std::make_shared<const SurfaceMesh>(transformed_mesh(mesh, SolidConfig{}));
+    s.surface = std::make_shared<const TriangleMesh>(transformed_mesh(mesh, SolidConfig{}));
     const CaseConfig c = with_solid(s);
     return failure([&] { BlockSolids solids(c, serial_decomposition(c)); });
   };
-  SurfaceMesh big;
+  TriangleMesh big;
   big.vertices = {{-40000, 1, 1}, {10, 9, 2}, {10, 2, 9}};
   big.triangles = {{0, 1, 2}};
   auto f = refused(big);
@@ -316,7 +316,8 @@ std::string channel_with(const std::string& solid) {
 
 TEST(SolidFileKeys, ReadAndCheckedLikeTheShapes) {
   const CaseConfig c = parse_case(channel_with("mesh = \"car.stl\"\nscale = [1, 2, 3]\nrotate = [0, 0, 90]\n"
-                                               "translate = [1, 2, 3]\nrepair = \"fill\"\nforces = true\n"),
+                                               "translate = [1, 2, 3]\nrepair = \"fill\"\nforces = true\n"
+                                               "reference_area = 40\nreference_length = 12\n"),
                                   "/data/case.toml");
   ASSERT_EQ(c.solids.size(), 1u);
   EXPECT_EQ(c.solids[0].shape, SolidShape::mesh);
@@ -331,6 +332,11 @@ TEST(SolidFileKeys, ReadAndCheckedLikeTheShapes) {
   EXPECT_EQ(v.solids[0].shape, SolidShape::voxels);
   EXPECT_EQ(v.solids[0].dimensions, (std::array<std::int64_t, 3>{4, 3, 2}));
   EXPECT_EQ(v.solids[0].offset, (Vec{1, 2, 3}));
+  // A mesh or voxels solid with forces = true gives its references (they are not derived from the file).
+  EXPECT_KEY_ERROR("mesh = \"a.stl\"\nforces = true\nreference_length = 3\n",
+                   "solid[0] is a mesh solid with forces = true: give solid[0].reference_area");
+  EXPECT_KEY_ERROR("voxels = \"a.raw\"\ndimensions = [1, 1, 1]\nforces = true\nreference_area = 3\n",
+                   "solid[0] is a voxels solid with forces = true: give solid[0].reference_length");
   // Exactly one kind; the keys of the kind only.
   EXPECT_KEY_ERROR("mesh = \"a.stl\"\nshape = \"sphere\"\n", "solid[0].shape and solid[0].mesh are given together");
   EXPECT_KEY_ERROR("mesh = \"a.stl\"\nvoxels = \"a.raw\"\n", "solid[0].mesh and solid[0].voxels are given together");
@@ -429,9 +435,9 @@ void expect_one_error_line(const EddyRun& r, int code, const std::string& fragme
 TEST(SolidFilesCli, ExitCodesMessagesAndStartUpLines) {
   EDDY_REQUIRE_VTK();
   test::TempDir dir;
-  const SurfaceMesh ball = uv_sphere({12.3, 10.2, 9.8}, 5.5, 12, 24);
+  const TriangleMesh ball = uv_sphere({12.3, 10.2, 9.8}, 5.5, 12, 24);
   test::write_binary_stl(dir.file("ball.stl"), ball);
-  SurfaceMesh open = ball;
+  TriangleMesh open = ball;
   open.triangles.erase(open.triangles.begin() + 100, open.triangles.begin() + 104);
   test::write_binary_stl(dir.file("open.stl"), open);
   // A closed mesh: the start-up lines give its triangles, cells and the voxelisation time.

@@ -2,7 +2,8 @@
 // input gives one message naming its key (exit status 2 through InputError), metres under [units] become cells,
 // the shapes cover the cells they should (a sphere against its volume and a brute-force count written here, a
 // cylinder across a 2D domain the same cells in every plane), and the flags of a block are decided by global
-// position, ghost cells included.
+// position, ghost cells included; the wall distances q of the cut links (interpolated walls) against values worked
+// out by hand, and each block's cut links against the one-rank list.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -13,11 +14,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "kernels/d3q19.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/errors.hpp"
 #include "solver/lattice_setup.hpp"
@@ -294,7 +297,8 @@ TEST(SolidCommandLine, ASolidThatCoversNoCellIsAWarning) {
 }
 
 // [[solid]] forces = true (solver/solid_forces.hpp): read as a boolean; the run reports F[name] on every progress
-// line and writes one CSV row per report; out of core it is refused with exit status 2.
+// line and writes one CSV row per sample (every report here: forces.every defaults to at most run.report_every).
+// The coefficients, the sampling, restarts and out-of-core runs: tests/unit/test_force_output.cpp.
 TEST(SolidForcesKey, ReadAndChecked) {
   EXPECT_FALSE(parse_case(channel_with(kSphere), "solid.toml").solids[0].forces);
   EXPECT_TRUE(parse_case(channel_with(kSphere + "forces = true\n"), "solid.toml").solids[0].forces);
@@ -309,7 +313,8 @@ TEST(SolidForcesKey, ProgressLineAndCsv) {
   const EddyRun r = run_eddy(forced, "forces", "case_forces.csv");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("F[ball] = ("), std::string::npos) << r.out;
-  EXPECT_EQ(r.file.rfind("step,time,ball_Fx,ball_Fy,ball_Fz,ball_Tx,ball_Ty,ball_Tz\n2,2,", 0), 0u) << r.file;
+  EXPECT_EQ(r.file.rfind("step,time,ball_Fx,ball_Fy,ball_Fz,ball_Tx,ball_Ty,ball_Tz,ball_CD,ball_CL\n2,2,", 0), 0u)
+      << r.file;
   EXPECT_EQ(std::count(r.file.begin(), r.file.end(), '\n'), 4) << r.file;  // header and steps 2, 4, 6
   const EddyRun none = run_eddy(channel_with(kSphere, "[output]\nvtk = false\n"), "noforces", "case_forces.csv");
   EXPECT_EQ(none.code, 0) << none.err;
@@ -317,48 +322,23 @@ TEST(SolidForcesKey, ProgressLineAndCsv) {
   EXPECT_EQ(none.out.find("F[ball]"), std::string::npos);
 }
 
-TEST(SolidForcesKey, ARestartContinuesTheForcesFile) {
-  // A restart used to start the file again: the rows of the steps before the checkpoint were lost.
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("eddy_solids_" + std::to_string(::getpid()) + "_restart");
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "case.toml") << "[domain]\nsize = [32, 16, 8]\nperiodic = [true, false, true]\n[physics]\n"
-                                      "velocity = 0.05\ntau = 0.8\nbody_force = [1e-4, 0, 0]\n[run]\nsteps = 8\n"
-                                      "report_every = 2\n[output]\nvtk = false\n[checkpoint]\nevery = 4\n" +
-                                      kSphere + "forces = true\n";
-  const auto eddy = [&](const std::string& extra) {
-    const std::string command = "OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) + "' run '" +
-                                (dir / "case.toml").string() + "' --output '" + (dir / "out").string() + "' " +
-                                extra + " </dev/null >'" + (dir / "out.txt").string() + "' 2>&1";
-    return std::system(command.c_str());
-  };
-  const auto read = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  ASSERT_EQ(eddy(""), 0) << read(dir / "out.txt");
-  const std::string whole = read(dir / "out" / "case_forces.csv");
-  EXPECT_EQ(std::count(whole.begin(), whole.end(), '\n'), 5) << whole;  // header and steps 2, 4, 6, 8
-  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
-      << read(dir / "out.txt");
-  EXPECT_EQ(read(dir / "out" / "case_forces.csv"), whole);  // bitwise restart: the same rows, none lost
-  // A file of other columns is kept under another name, not overwritten.
-  std::ofstream(dir / "out" / "case_forces.csv") << "step,time,other_Fx\n2,2,1\n";
-  ASSERT_EQ(eddy("--restart '" + (dir / "out" / "checkpoints" / "case_checkpoint_00000004.toml").string() + "'"), 0)
-      << read(dir / "out.txt");
-  EXPECT_EQ(read(dir / "out" / "case_forces.csv.before_step_4"), "step,time,other_Fx\n2,2,1\n");
-  EXPECT_NE(read(dir / "out.txt").find("warning: the forces file"), std::string::npos) << read(dir / "out.txt");
-  fs::remove_all(dir);
-}
-
-TEST(SolidForcesKey, RefusedOutOfCore) {
-  const EddyRun r = run_eddy(channel_with(kSphere + "forces = true\n", "[numerics]\nout_of_core = true\n"),
-                             "ooc");
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("forces = true is computed in core only"), std::string::npos) << r.err;
+// [[solid]] wall (kernels/boundary_rules.hpp): "interpolated" (the default) or "halfway"; out_of_core = true refuses
+// interpolated walls when the case is read, naming the solid's key and the two ways out.
+TEST(SolidWallKey, ReadAndChecked) {
+  EXPECT_EQ(parse_case(channel_with(kSphere), "solid.toml").solids[0].wall, SolidWall::interpolated);
+  EXPECT_EQ(parse_case(channel_with(kSphere + "wall = \"halfway\"\n"), "solid.toml").solids[0].wall,
+            SolidWall::halfway);
+  EXPECT_EQ(parse_case(channel_with(kSphere + "wall = \"interpolated\"\n"), "solid.toml").solids[0].wall,
+            SolidWall::interpolated);
+  EXPECT_SOLID_ERROR(channel_with(kSphere + "wall = \"curved\"\n"), "solid[0].wall");
+  EXPECT_SOLID_ERROR(channel_with(kSphere + "wall = 1\n"), "solid[0].wall");
+  EXPECT_SOLID_ERROR(channel_with(kSphere, "[numerics]\nout_of_core = true\n"),
+                     "solid[0].wall = \"interpolated\" (the default) is not supported with numerics.out_of_core = "
+                     "true");
+  EXPECT_EQ(parse_case(channel_with(kSphere + "wall = \"halfway\"\n", "[numerics]\nout_of_core = true\n"), "solid.toml")
+                .solids[0]
+                .wall,
+            SolidWall::halfway);
 }
 
 TEST(SolidShippedCase, SphereChannelLoadsWithItsDocumentedValues) {
@@ -430,6 +410,158 @@ TEST(SolidShapes, FormulasOnTheirBoundaries) {
   EXPECT_FALSE(inside_cylinder({-0.1, -0.1, -0.1}, a, b, 1.0));
   EXPECT_FALSE(inside_cylinder({4.1, 4.1, 4.1}, a, b, 1.0));
   EXPECT_TRUE(inside_cylinder({4, 4, 4}, a, b, 1.0));
+}
+
+// ---- wall distances (solver/solid_shapes.hpp, wall_distance) -------------------------------------------------------
+
+SolidConfig shape_of(SolidShape shape) {
+  SolidConfig s;
+  s.name = "s";
+  s.shape = shape;
+  return s;
+}
+
+TEST(SolidWallDistance, ClosedFormsAgainstValuesByHand) {
+  const std::array<int, 3> domain = {16, 16, 16};
+  const std::array<bool, 3> walls = {false, false, false};
+  // Sphere of radius 1.3 at (5, 5, 5): from (6.5, 5.5, 5.5) along -x, (1.5 - t)^2 + 0.5 = 1.69.
+  SolidConfig ball = shape_of(SolidShape::sphere);
+  ball.center = {5, 5, 5};
+  ball.radius = 1.3;
+  EXPECT_NEAR(wall_distance(ball, {6.5, 5.5, 5.5}, {-1, 0, 0}, domain, walls), 1.5 - std::sqrt(1.19), 1e-15);
+  // Along the diagonal (-1, -1, 0) from (6.5, 6.5, 5.5): 2 (1.5 - t)^2 + 0.25 = 1.69.
+  EXPECT_NEAR(wall_distance(ball, {6.5, 6.5, 5.5}, {-1, -1, 0}, domain, walls), 1.5 - std::sqrt(0.72), 1e-15);
+  // A link that passes the sphere by: -1.
+  EXPECT_EQ(wall_distance(ball, {8.5, 8.5, 8.5}, {1, 0, 0}, domain, walls), -1.0);
+  // Cylinder along z through (5, 5), radius 1.3: from (6.5, 5.5, 3.5) along (-1, 0, 1) the radial distance alone
+  // counts, (1.5 - t)^2 + 0.25 = 1.69, t = 0.3.
+  SolidConfig post = shape_of(SolidShape::cylinder);
+  post.start = {5, 5, 0};
+  post.end = {5, 5, 10};
+  post.radius = 1.3;
+  EXPECT_NEAR(wall_distance(post, {6.5, 5.5, 3.5}, {-1, 0, 1}, domain, walls), 0.3, 1e-15);
+  // Its end cap at z = 10: from (5.5, 5.5, 10.5) along -z the cap is half a cell away (radially inside).
+  EXPECT_EQ(wall_distance(post, {5.5, 5.5, 10.5}, {0, 0, -1}, domain, walls), 0.5);
+  // Box: the slabs; a face at x = 4 from the node at 4.5 is exactly half-way, one at y = 2.25 from 1.5 at 3/4, and
+  // along (1, 1, 0) from (0.5, 1.5, 1.5) the later of the x (1/2) and y (3/4) entries.
+  SolidConfig box = shape_of(SolidShape::box);
+  box.min = {1, 2.25, 0};
+  box.max = {4, 7.6, 3};
+  EXPECT_EQ(wall_distance(box, {4.5, 5.5, 1.5}, {-1, 0, 0}, domain, walls), 0.5);
+  EXPECT_EQ(wall_distance(box, {2.5, 1.5, 1.5}, {0, 1, 0}, domain, walls), 0.75);
+  EXPECT_EQ(wall_distance(box, {0.5, 1.5, 1.5}, {1, 1, 0}, domain, walls), 0.75);
+  EXPECT_NEAR(wall_distance(box, {2.5, 8.5, 1.5}, {0, -1, 1}, domain, walls), 0.9, 1e-15);
+}
+
+TEST(SolidWallDistance, PeriodicImagesAndCutFaces) {
+  const std::array<int, 3> domain = {8, 8, 8};
+  // A box over the whole periodic x extent is a slab without end: a diagonal link across the periodic face meets
+  // its y face at 0.2 (its image from (-0.5, 1.5) along (1, -1)); without the periodic axis the domain ends at x = 0
+  // and the link enters the solid there, half-way.
+  SolidConfig slab = shape_of(SolidShape::box);
+  slab.min = {0, 0, 0};
+  slab.max = {8, 1.3, 8};
+  EXPECT_NEAR(wall_distance(slab, {-0.5, 1.5, 1.5}, {1, -1, 0}, domain, {true, false, false}), 0.2, 1e-15);
+  EXPECT_EQ(wall_distance(slab, {-0.5, 1.5, 1.5}, {1, -1, 0}, domain, {false, false, false}), 0.5);
+  // A sphere cut by the periodic x face (not repeated across it): seen from the far side's node, its wall is the
+  // face, half-way.
+  SolidConfig ball = shape_of(SolidShape::sphere);
+  ball.center = {0.7, 4, 4};
+  ball.radius = 2.1;
+  EXPECT_EQ(wall_distance(ball, {-0.5, 4.5, 4.5}, {1, 0, 0}, domain, {true, true, true}), 0.5);
+}
+
+/// Link (global cell, direction) -> q.
+using LinkMap = std::map<std::pair<std::array<int, 3>, int>, double>;
+
+LinkMap global_links(const CaseConfig& c, const Decomposition& d, std::int64_t* ghost_second_nodes = nullptr) {
+  const BlockShape shape = block_shape(d);
+  const CutLinkList list = cut_links(c, d, build_flags(c, d));
+  LinkMap map;
+  for (std::int64_t k = 0; k < std::int64_t(list.links.size()); ++k) {
+    const CutLink& l = list.links[std::size_t(k)];
+    EXPECT_EQ(shape.index(l.x, l.y, l.z), l.cell);
+    EXPECT_EQ(l.behind, l.cell - shape.offset(d3q19::c(l.dir, 0), d3q19::c(l.dir, 1), d3q19::c(l.dir, 2)));
+    const int b[3] = {l.x - d3q19::c(l.dir, 0), l.y - d3q19::c(l.dir, 1), l.z - d3q19::c(l.dir, 2)};
+    const bool ghost = b[0] < 1 || b[1] < 1 || b[2] < 1 || b[0] > shape.n[0] || b[1] > shape.n[1] || b[2] > shape.n[2];
+    // The three groups: interior second node, ghost second node, half-way.
+    if (k < list.interior_interpolated) EXPECT_FALSE(ghost) << k;
+    if (k >= list.interior_interpolated && k < list.interpolated) EXPECT_TRUE(ghost) << k;
+    if (k < list.interpolated) {
+      EXPECT_NE(l.q, 0.5);
+      EXPECT_EQ(l.near, l.q < 0.5 ? 1 : 0);
+    }
+    if (ghost && k < list.interpolated && ghost_second_nodes) ++*ghost_second_nodes;
+    const std::array<int, 3> g = {d.offset[0] + l.x - 1, d.offset[1] + l.y - 1, d.offset[2] + l.z - 1};
+    // Interpolated links carry their q; half-way ones 1/2, or their q when the second node is solid.
+    map[{g, l.dir}] = k < list.interpolated ? l.q : -l.q;
+  }
+  return map;
+}
+
+TEST(CutLinks, BlocksListTheOneRankLinksWithTheSameWallDistances) {
+  // A sphere and a cylinder cut by every rank boundary of a 2 x 2 x 2 split, one cut by the periodic x face: the
+  // blocks' links together are the one-rank links, each with the same q (bits) and the same kind; links whose
+  // second node is a ghost cell are in their own group (and exist).
+  CaseConfig c;
+  c.name = "links";
+  c.size = {16, 14, 12};
+  for (auto& f : c.faces) f.kind = FaceKind::wall;
+  c.faces[0].kind = c.faces[1].kind = FaceKind::periodic;
+  c.tau = 0.8;
+  c.steps = 1;
+  SolidConfig ball = shape_of(SolidShape::sphere);
+  ball.name = "ball";
+  ball.center = {8.2, 7.1, 5.8};
+  ball.radius = 3.4;
+  SolidConfig edge = shape_of(SolidShape::sphere);
+  edge.name = "edge";
+  edge.center = {0.6, 3.0, 3.0};
+  edge.radius = 2.2;
+  SolidConfig post = shape_of(SolidShape::cylinder);
+  post.name = "post";
+  post.start = {12.3, 3.3, 0.0};
+  post.end = {12.3, 3.3, 12.0};
+  post.radius = 1.9;
+  post.wall = SolidWall::halfway;
+  c.solids = {ball, edge, post};
+  finalize_case(c);
+  const Decomposition serial = serial_decomposition(c);
+  std::int64_t serial_ghosts = 0;
+  const LinkMap reference = global_links(c, serial, &serial_ghosts);
+  EXPECT_GT(serial_ghosts, 0);  // across the periodic face
+  LinkMap blocks;
+  std::int64_t ghosts = 0;
+  for (int bx = 0; bx < 2; ++bx)
+    for (int by = 0; by < 2; ++by)
+      for (int bz = 0; bz < 2; ++bz) {
+        Decomposition d = serial;
+        const int b[3] = {bx, by, bz};
+        for (int a = 0; a < 3; ++a) {
+          d.local_size[a] = c.size[a] / 2;
+          d.offset[a] = b[a] * d.local_size[a];
+        }
+        for (const auto& [key, q] : global_links(c, d, &ghosts)) EXPECT_TRUE(blocks.emplace(key, q).second);
+      }
+  EXPECT_GT(ghosts, serial_ghosts);  // the rank boundaries cut the sphere
+  ASSERT_EQ(blocks.size(), reference.size());
+  for (const auto& [key, q] : reference) {
+    ASSERT_EQ(blocks.count(key), 1u);
+    EXPECT_EQ(blocks.at(key), q) << key.first[0] << " " << key.first[1] << " " << key.first[2] << " dir " << key.second;
+  }
+  // The ball's q puts the wall on its surface, |x_f + q c - centre| = r, on every link into it.
+  int ball_links = 0;
+  for (const auto& [key, q] : reference) {
+    const int i = key.second;
+    const double p[3] = {key.first[0] + 0.5, key.first[1] + 0.5, key.first[2] + 0.5};
+    if (!inside_solid(ball, {p[0] + d3q19::c(i, 0), p[1] + d3q19::c(i, 1), p[2] + d3q19::c(i, 2)})) continue;
+    const double w[3] = {p[0] + std::abs(q) * d3q19::c(i, 0) - 8.2, p[1] + std::abs(q) * d3q19::c(i, 1) - 7.1,
+                         p[2] + std::abs(q) * d3q19::c(i, 2) - 5.8};
+    EXPECT_NEAR(std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), 3.4, 1e-12)
+        << key.first[0] << " " << key.first[1] << " " << key.first[2] << " dir " << i;
+    ++ball_links;
+  }
+  EXPECT_GT(ball_links, 100);
 }
 
 TEST(SolidFlags, CylinderAcrossAOneCellDeepDomainIsTheSameInEveryPlane) {

@@ -1,0 +1,181 @@
+"""eddy from Python: run a case and reach its fields on the device without copies.
+
+    import eddy, numpy as np
+    with eddy.Simulation("cases/lid_driven_cavity_2d.toml", set={"run.steps": 1000}) as sim:
+        sim.step(100)                      # 100 lattice steps, nothing else
+        u = np.asarray(sim.velocity)       # (nz, ny, nx, 3), lattice units (cpu build: a NumPy view)
+        sim.run(callback=lambda s: print(s.time_step), every=200)   # the loop of `eddy run`
+
+The case is read and checked by the same code as `eddy run` (the same messages); errors raise the classes of
+solver/errors.hpp (eddy.InputError, eddy.CaseFileError, eddy.OutputError, eddy.CheckpointError,
+eddy.InstabilityError, eddy.OutOfMemoryError, ...; all eddy.Error, each with the exit code `eddy run` gives).
+
+Arrays (eddy.FieldArray) are views of the simulation's memory over this rank's block, interior cells only, indexed
+[z, y, x] (x fastest) with strides given in bytes; lattice units. On the cpu build numpy.asarray() takes them
+(__array_interface__), on CUDA cupy.asarray(), numba.cuda.as_cuda_array() and torch.as_tensor() take them
+(__cuda_array_interface__ v3, with the simulation's stream), and on every build torch.from_dlpack(),
+numpy.from_dlpack() and jax.dlpack.from_dlpack() (__dlpack__: kDLCPU, kDLCUDA, kDLROCM). They keep the memory
+alive; after close() they raise ValueError. Streams and ordering: see Simulation.stream. Details and examples:
+README.md ("Python") and examples/python/.
+"""
+
+import atexit as _atexit
+import os as _os
+
+from . import _eddy
+from . import _toml
+
+backend = _eddy.backend
+__version__ = _eddy.version
+FieldArray = _eddy.FieldArray
+
+# The exception classes, one per entry of solver/errors.hpp's list (made by the extension from that list).
+for _name in _eddy.error_names():
+    globals()[_name] = getattr(_eddy, _name)
+del _name
+
+_atexit.register(_eddy.shutdown)
+
+
+def _comm_handle(comm):
+    if comm is None:
+        return None
+    if hasattr(comm, "py2f"):  # mpi4py.MPI.Comm
+        return int(comm.py2f())
+    raise TypeError("eddy: comm must be an mpi4py communicator (got %s)" % type(comm).__name__)
+
+
+class Simulation(_eddy.Simulation):
+    """One run of a case on this process's rank.
+
+    Simulation(case, set=None, *, output=None, restart=None, quiet=False, comm=None, sync_default_stream=True)
+
+    case: a TOML case file (str or path; read by the same code as `eddy run`) or a dict mirroring one, e.g.
+        {"domain": {"size": [64, 64, 1]}, "physics": {"tau": 0.8}, "boundary": {"x_min": {"type": "periodic"}}}.
+    set: overrides as `eddy run --set` gives them, {"run.steps": 1000, "output.directory": "out"}: each value a
+        Python bool, int, float, str, list or dict, written as TOML (a str is a TOML string).
+    output: the output directory (as --output). restart: a checkpoint's .toml manifest to continue from (as
+        --restart). quiet: print nothing (else what `eddy run` prints goes to sys.stdout).
+    comm: an mpi4py communicator (default: MPI_COMM_WORLD); under mpirun each rank's Simulation holds its block.
+    sync_default_stream (GPU builds): order the simulation's work with the default CUDA/HIP stream, so that arrays
+        written by kernels on the default stream before step()/run() are seen, and kernels launched on it after
+        them see the new state (two event records per call). Work on other streams of yours: use Simulation.stream,
+        or synchronise.
+
+    The set-up is that of `eddy run`: the output (and checkpoint) directories are checked, created and locked; with
+    output.every > 0 the initial snapshot is written. Under MPI every method that reads or steps the fields is
+    collective: call it on every rank.
+    """
+
+    def __init__(self, case, set=None, *, output=None, restart=None, quiet=False, comm=None,
+                 sync_default_stream=True):
+        overrides = [_toml.override(k, v) for k, v in (set or {}).items()]
+        if isinstance(case, dict):
+            case = dict(case)
+            section = dict(case.get("case", {}))
+            section.setdefault("name", "case")  # a file's name would come from its stem
+            case["case"] = section
+            source, is_text, origin = _toml.dumps(case), True, "<dict>"
+        elif isinstance(case, (str, _os.PathLike)):
+            source, is_text, origin = _os.fspath(case), False, _os.fspath(case)
+        else:
+            raise TypeError("eddy: case must be a TOML file path or a dict (got %s)" % type(case).__name__)
+        super().__init__(source, is_text, origin, overrides, None if output is None else _os.fspath(output),
+                         "" if restart is None else _os.fspath(restart), bool(quiet), _comm_handle(comm),
+                         bool(sync_default_stream))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def step(self, n=1):
+        """Advances n lattice steps, nothing else (no reports, snapshots or checkpoints); the fused kernel's
+        stability watch is asked every 10 steps and raises InstabilityError as `eddy run` does. Asynchronous on
+        GPUs: the work is queued on Simulation.stream."""
+        return super().step(n)
+
+    def run(self, callback=None, every=1):
+        """The loop of `eddy run` from the current step to run.steps: progress lines, snapshots, checkpoints, the
+        stability watch, SIGTERM/SIGINT/SIGHUP/SIGUSR1 (a clean stop with a checkpoint), then the end (last snapshot,
+        centreline CSV, "done:" line). callback(sim) is called after every step that is a multiple of `every`
+        (after what the loop writes there). Returns True when run.steps was reached, False when a signal stopped
+        the run."""
+        return super()._run(self, callback, every)
+
+    def write_output(self):
+        """Writes the snapshot of the current step (as output.every would), unless it is written already."""
+        return super().write_output()
+
+    def checkpoint(self, directory=None):
+        """Writes a checkpoint of the current step (into `directory`, default the case's checkpoint directory) and
+        returns its manifest's path: `eddy run CASE --restart PATH` or Simulation(CASE, restart=PATH) continues it
+        bit for bit. The force field (Simulation.force) is not part of it: set it again after a restart."""
+        return super().checkpoint(directory)
+
+    def close(self):
+        """Ends the simulation: the output directories are unlocked; stepping, output and the arrays raise
+        ValueError from now on. The memory is released once no array made from it remains."""
+        return super().close()
+
+    @property
+    def density(self):
+        """rho, shape (nz, ny, nx), the arithmetic type (float32, float64 with double storage), lattice units:
+        the moments of the current time, computed on the device on every access into a buffer of the simulation
+        (a new one while an earlier read-out is still referenced). Solid cells hold 0. Read-only."""
+        return self.moments()[0]
+
+    @property
+    def velocity(self):
+        """u with the Guo F/2 shift, shape (nz, ny, nx, 3) (components nx*ny*nz elements apart), lattice units;
+        computed on access like density. Use moments() for both from one pass."""
+        return self.moments()[1]
+
+    def moments(self):
+        """(density, velocity) of the current time from one pass over the populations."""
+        return super().moments()
+
+    @property
+    def particle_positions(self):
+        """This rank's particles' positions, shape (n, 3) (columns n elements apart), float64, in cells (global
+        coordinates): a copy on the device taken at access ([particles] only)."""
+        return self.particles()[0]
+
+    @property
+    def particle_velocities(self):
+        """This rank's particles' velocities, shape (n, 3), float64, cells per step; as particle_positions."""
+        return self.particles()[1]
+
+
+def _documented(name, doc):
+    setattr(Simulation, name, property(getattr(_eddy.Simulation, name).fget, doc=doc))
+
+
+_documented("populations", """The populations exactly as stored, shape (19, nz, ny, nx), writable: f_i - w_i in the
+storage type (float32; float64; float16 holding 2^14 (f_i - w_i)), D3Q19 order (kernels/d3q19.hpp), the population
+axis n_cells elements apart (the block's ghost layer and row padding lie between rows and planes: see strides).
+What slot i holds depends on population_layout: "own", population i arrived at the cell; "swapped", the
+post-collision population opp(i) leaving it (the AA pattern, kernels/streaming.hpp). Writes change the state the
+next step streams. Collective under MPI (the pending halo exchange is done first).""")
+_documented("population_layout", """"own" or "swapped": what populations holds now; it changes with every step.""")
+_documented("flags", """The cell flags, uint8, shape (nz, ny, nx), read-only: 0 fluid, 1 fluid next to a solid, 2 resting
+wall (and [[solid]] bodies), 3 + face moving wall (kernels/cell_flags.hpp).""")
+_documented("temperature", """T of [thermal], the arithmetic type, shape (nz, ny, nx), writable: the field the next
+step advances. T lives in two buffers that swap with every step: take the array again after stepping.""")
+_documented("force", """A per-cell force density F (lattice units, the arithmetic type), shape (nz, ny, nx, 3)
+(components n_cells elements apart), writable. The first access allocates it, all zero; from then on every step
+adds it to [physics] body_force (and any buoyancy) in the fused kernel's Guo forcing, and every read-out to its F/2
+shift. A constant field equals body_force bit for bit. It stays until changed (it is not part of checkpoints).
+Not with two-way coupled particles (their deposit is that per-cell force).""")
+_documented("stream", """The CUDA/HIP stream (an int handle: cudaStream_t) the simulation queues its work on; None on
+the cpu build. A kernel launched on it (cupy.cuda.ExternalStream(sim.stream), numba.cuda.external_stream(sim.stream),
+torch.cuda.ExternalStream(sim.stream)) is ordered with the steps without any synchronisation.""")
+_documented("time_step", "Steps done so far (run.steps is Simulation.steps).")
+_documented("rank", "This process's MPI rank in the simulation's communicator.")
+_documented("ranks", "MPI ranks of the simulation.")
+_documented("block_origin", "Global index (z, y, x) of this rank's first interior cell: array order.")
+_documented("block_shape", "Cells (nz, ny, nx) of this rank's block: the shape of its field arrays.")
+_documented("domain_shape", "Cells (nz, ny, nx) of the whole grid.")
+_documented("viscosity", "Lattice kinematic viscosity nu = (tau - 1/2) / 3.")

@@ -1,0 +1,308 @@
+// The Python extension module eddy._eddy: Simulation (a Session driven from Python), FieldArray (zero-copy views)
+// and the exception classes. A host-only binding: every step, read-out and file goes through the solver
+// (solver/run_case.hpp CaseRun, solver/simulation.hpp), nothing of the physics is here. The Python package
+// (python/eddy/__init__.py) wraps it: case dictionaries and overrides into TOML, docstrings, the context manager.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/case_config.hpp"
+#include "io/solid_files.hpp"
+#include "kernels/backend.hpp"
+#include "python/errors.hpp"
+#include "python/field_array.hpp"
+#include "python/session.hpp"
+#include "solver/device_buffer.hpp"
+#include "solver/precision.hpp"
+#include "solver/simulation.hpp"
+#include "solver/stop_signal.hpp"
+
+namespace py = pybind11;
+
+namespace eddy::python {
+
+namespace {
+
+using Buffer = DeviceBuffer<unsigned char>;
+
+/// `slot` when no view holds it any more and it is large enough, else a new buffer of `bytes`: a read-out an
+/// earlier view still shows is never overwritten.
+std::shared_ptr<Buffer> take_buffer(std::shared_ptr<Buffer>& slot, std::size_t bytes) {
+  bytes = std::max<std::size_t>(bytes, 8);
+  if (!slot || slot.use_count() > 1 || slot->size() < bytes) slot = std::make_shared<Buffer>(bytes);
+  return slot;
+}
+
+/// A contiguous array of `cells` values (interior order, x fastest) at `data`: shape (nz, ny, nx), or (nz, ny, nx, 3)
+/// with components `cells` apart.
+DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, bool vector) {
+  DeviceArray a;
+  a.data = data;
+  a.kind = 'f';
+  a.bytes = bytes;
+  a.writable = false;
+  a.shape = {n[2], n[1], n[0]};
+  a.strides = {std::int64_t(n[0]) * n[1], n[0], 1};
+  if (vector) {
+    a.shape.push_back(3);
+    a.strides.push_back(std::int64_t(n[0]) * n[1] * n[2]);
+  }
+  return a;
+}
+
+py::tuple zyx(const std::array<int, 3>& v) { return py::make_tuple(v[2], v[1], v[0]); }
+
+class PySimulation {
+ public:
+  PySimulation(const std::string& source, bool is_text, const std::string& origin,
+               const std::vector<std::string>& overrides, const std::optional<std::string>& output,
+               const std::string& restart, bool quiet, const std::optional<long long>& comm, bool sync_default_stream)
+      : sync_default_(sync_default_stream) {
+    CaseConfig config = is_text ? parse_case(source, origin, overrides) : load_case(source, overrides);
+    load_solid_files(config);  // the [[solid]] mesh and voxel files (io/solid_files.hpp)
+    if (output) {
+      if (output->empty()) throw CollectiveInputError("output: the output directory must not be empty");
+      config.output_directory = *output;
+    }
+    const MPI_Comm world = communicator_from_fortran(comm.value_or(0), comm.has_value());
+    session_ = std::make_shared<Session>(config, world, quiet, restart);
+    register_session(session_);
+  }
+
+  // ---- stepping -------------------------------------------------------------------------------------------------
+  void step(std::int64_t n) {
+    if (n < 0) throw py::value_error("step: n must be >= 0 (got " + std::to_string(n) + ")");
+    const std::shared_ptr<Session> keep = session();
+    before();
+    keep->run().advance(n);
+    after();
+  }
+
+  bool run(const py::object& self, const py::object& callback, std::int64_t every) {
+    if (!callback.is_none() && every <= 0) throw py::value_error("run: every must be >= 1");
+    const std::shared_ptr<Session> keep = session();  // a callback that closes the simulation ends it safely
+    CaseRun& run = keep->run();
+    const StopSignalScope stop_signals(keep->rank() == 0);
+    std::function<void()> fn;
+    if (!callback.is_none()) {
+      fn = [&] {
+        after();
+        callback(self);
+        if (keep->closed()) throw ClosedError("run: the callback closed the simulation");
+        before();
+      };
+    }
+    before();
+    const bool completed = run.run_to(run.config().steps, callback.is_none() ? 0 : every, fn);
+    if (completed) run.finish();
+    after();
+    return completed;
+  }
+
+  void write_output() {
+    const std::shared_ptr<Session> keep = session();
+    before();
+    keep->run().write_snapshot();
+  }
+
+  std::string checkpoint(const std::optional<std::string>& directory) {
+    const std::shared_ptr<Session> keep = session();
+    before();
+    return keep->run().write_checkpoint(directory.value_or(""));
+  }
+
+  void synchronize() { simulation().synchronize(); }
+
+  void close() {
+    readout_.reset();
+    particle_readout_.reset();
+    if (!session_) return;
+    session_->close();
+    session_.reset();  // the memory goes with the last view
+  }
+  bool closed() const { return !session_; }
+
+  // ---- fields -----------------------------------------------------------------------------------------------------
+  py::tuple moments() {
+    Simulation& sim = simulation();
+    const std::array<int, 3> n = sim.decomposition().local_size;
+    const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
+    const int bytes = sim.temperature_bytes();
+    const std::shared_ptr<Buffer> buffer = take_buffer(readout_, std::size_t(4 * cells * bytes));
+    before();
+    sim.moments_to_device(buffer->data());
+    after();
+    unsigned char* base = buffer->data();
+    FieldArray rho("density", interior_array(base, n, bytes, false), session_, buffer);
+    FieldArray u("velocity", interior_array(base + cells * bytes, n, bytes, true), session_, buffer);
+    return py::make_tuple(rho, u);
+  }
+
+  FieldArray view(const std::string& name, DeviceArray array) { return FieldArray(name, std::move(array), session_); }
+
+  FieldArray populations() {
+    Simulation& sim = simulation();
+    before();
+    DeviceArray a = sim.population_array();
+    after();
+    return view("populations", std::move(a));
+  }
+  FieldArray flags() { return view("flags", simulation().flag_array()); }
+  FieldArray temperature() { return view("temperature", simulation().temperature_array()); }
+  FieldArray force() {
+    Simulation& sim = simulation();
+    before();
+    DeviceArray a = sim.force_array();
+    after();
+    return view("force", std::move(a));
+  }
+
+  py::tuple particles() {
+    Simulation& sim = simulation();
+    if (!sim.has_particles()) throw std::logic_error("particles: the case has no [particles] section");
+    const std::int64_t count = sim.local_particle_count();
+    const std::shared_ptr<Buffer> buffer = take_buffer(particle_readout_, std::size_t(6 * count) * sizeof(double));
+    before();
+    sim.particles_to_device(reinterpret_cast<double*>(buffer->data()));
+    after();
+    const auto array = [&](std::int64_t first) {
+      DeviceArray a;
+      a.data = buffer->data() + first * std::int64_t(sizeof(double));
+      a.kind = 'f';
+      a.bytes = int(sizeof(double));
+      a.shape = {count, 3};
+      a.strides = {1, count};
+      return a;
+    };
+    return py::make_tuple(FieldArray("particle_positions", array(0), session_, buffer),
+                          FieldArray("particle_velocities", array(3 * count), session_, buffer));
+  }
+
+  // ---- description --------------------------------------------------------------------------------------------------
+  std::int64_t time_step() { return simulation().time_step(); }
+  const CaseConfig& config() { return session()->run().config(); }
+  py::object stream() {
+    void* handle = simulation().stream_handle();
+    if (!backend::is_gpu()) return py::none();
+    return py::int_(reinterpret_cast<std::uintptr_t>(handle));
+  }
+  int rank() { return session()->rank(); }
+  int ranks() { return session()->size(); }
+  py::tuple block_origin() { return zyx(simulation().decomposition().offset); }
+  py::tuple block_shape() { return zyx(simulation().decomposition().local_size); }
+  py::tuple domain_shape() { return zyx(config().size); }
+  std::string population_layout() { return simulation().population_layout(); }
+  std::string storage() { return precision_name(config().precision); }
+  std::string arithmetic() { return simulation().temperature_bytes() == 8 ? "float64" : "float32"; }
+  bool out_of_core() {
+    OutOfCoreStats stats;
+    return simulation().out_of_core(stats);
+  }
+
+ private:
+  std::shared_ptr<Session> session() {
+    if (!session_) throw ClosedError("the simulation is closed (Simulation.close()); create a new one to go on");
+    return session_;
+  }
+  Simulation& simulation() { return session()->run().simulation(); }
+
+  /// With sync_default_stream on a GPU build: the simulation's next work waits for what Python queued on the
+  /// default stream so far (before), and the default stream's next work for the simulation's (after).
+  void before() {
+    if (sync_default_ && backend::is_gpu()) simulation().order_with_stream(nullptr, true, false);
+  }
+  void after() {
+    if (sync_default_ && backend::is_gpu()) simulation().order_with_stream(nullptr, false, true);
+  }
+
+  std::shared_ptr<Session> session_;
+  std::shared_ptr<Buffer> readout_, particle_readout_;
+  bool sync_default_;
+};
+
+}  // namespace
+
+}  // namespace eddy::python
+
+PYBIND11_MODULE(_eddy, m) {
+  using namespace eddy::python;
+  using eddy::python::PySimulation;
+  m.doc() = "eddy's extension module; use the package `eddy` (python/eddy/__init__.py).";
+  ensure_mpi();
+  register_errors(m);
+  m.attr("backend") = std::string(eddy::backend::name());
+  m.attr("version") = std::string(EDDY_VERSION);
+  char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int mpi_library_length = 0;
+  MPI_Get_library_version(mpi_library, &mpi_library_length);
+  m.attr("mpi_library") = std::string(mpi_library, std::size_t(mpi_library_length));
+  m.def("shutdown", &shutdown, "Destroys the live simulations and ends MPI if eddy started it (atexit).");
+  m.def("error_names", [] {
+    std::vector<std::string> names = {"Error"};
+    for (const eddy::ErrorType& t : eddy::kErrorTypes) names.emplace_back(t.name);
+    return names;
+  });
+
+  py::class_<FieldArray>(m, "FieldArray",
+                         "A zero-copy view of a simulation's device array (host memory on the cpu build). Take it "
+                         "with numpy.asarray (cpu), cupy.asarray / numba.cuda.as_cuda_array (cuda), or "
+                         "torch.from_dlpack / numpy.from_dlpack / jax.dlpack.from_dlpack (every build).")
+      .def_property_readonly("name", &FieldArray::name)
+      .def_property_readonly("shape", &FieldArray::shape)
+      .def_property_readonly("strides", &FieldArray::strides, "Strides in bytes.")
+      .def_property_readonly("typestr", &FieldArray::typestr)
+      .def_property_readonly("data_ptr", &FieldArray::data_ptr, "Address of element [0, ..., 0].")
+      .def_property_readonly("writable", &FieldArray::writable)
+      .def_property_readonly("device", &FieldArray::device)
+      .def_property_readonly("__array_interface__", &FieldArray::array_interface)
+      .def_property_readonly("__cuda_array_interface__", &FieldArray::cuda_array_interface)
+      .def("__dlpack__", &FieldArray::dlpack, py::kw_only(), py::arg("stream") = py::none(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+      .def("__dlpack_device__", &FieldArray::dlpack_device)
+      .def("to_numpy", &FieldArray::to_numpy, "A NumPy copy on the host, after the device work queued so far.")
+      .def("__repr__", &FieldArray::repr);
+
+  py::class_<PySimulation>(m, "Simulation")
+      .def(py::init<const std::string&, bool, const std::string&, const std::vector<std::string>&,
+                    const std::optional<std::string>&, const std::string&, bool, const std::optional<long long>&,
+                    bool>(),
+           py::arg("source"), py::arg("is_text"), py::arg("origin"), py::arg("overrides"), py::arg("output"),
+           py::arg("restart"), py::arg("quiet"), py::arg("comm"), py::arg("sync_default_stream"))
+      .def("step", &PySimulation::step, py::arg("n") = 1)
+      .def("_run", &PySimulation::run, py::arg("self_object"), py::arg("callback"), py::arg("every"))
+      .def("write_output", &PySimulation::write_output)
+      .def("checkpoint", &PySimulation::checkpoint, py::arg("directory") = py::none())
+      .def("synchronize", &PySimulation::synchronize)
+      .def("close", &PySimulation::close)
+      .def_property_readonly("closed", &PySimulation::closed)
+      .def("moments", &PySimulation::moments)
+      .def_property_readonly("populations", &PySimulation::populations)
+      .def_property_readonly("population_layout", &PySimulation::population_layout)
+      .def_property_readonly("flags", &PySimulation::flags)
+      .def_property_readonly("temperature", &PySimulation::temperature)
+      .def_property_readonly("force", &PySimulation::force)
+      .def("particles", &PySimulation::particles)
+      .def_property_readonly("time_step", &PySimulation::time_step)
+      .def_property_readonly("steps", [](PySimulation& s) { return s.config().steps; })
+      .def_property_readonly("case_name", [](PySimulation& s) { return s.config().name; })
+      .def_property_readonly("viscosity", [](PySimulation& s) { return s.config().nu; })
+      .def_property_readonly("tau", [](PySimulation& s) { return s.config().tau; })
+      .def_property_readonly("body_force", [](PySimulation& s) { return s.config().body_force; })
+      .def_property_readonly("output_directory", [](PySimulation& s) { return s.config().output_directory; })
+      .def_property_readonly("stream", &PySimulation::stream)
+      .def_property_readonly("rank", &PySimulation::rank)
+      .def_property_readonly("ranks", &PySimulation::ranks)
+      .def_property_readonly("block_origin", &PySimulation::block_origin)
+      .def_property_readonly("block_shape", &PySimulation::block_shape)
+      .def_property_readonly("domain_shape", &PySimulation::domain_shape)
+      .def_property_readonly("storage", &PySimulation::storage)
+      .def_property_readonly("arithmetic", &PySimulation::arithmetic)
+      .def_property_readonly("out_of_core", &PySimulation::out_of_core);
+}
