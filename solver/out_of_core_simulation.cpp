@@ -133,7 +133,8 @@ class OutOfCoreSimulation final : public Simulation {
   std::vector<unsigned long long> local_solid_force_sums() override {
     std::vector<unsigned long long> zero(std::size_t(n_solids_) * kForceSums, 0ull);
     if (n_links_ == 0) return zero;
-    force_sums_.upload(zero);  // after all queued work: the last sweep's downloads are in host_
+    backend::synchronize();    // every stream: the last sweep's downloads are in host_
+    force_sums_.upload(zero);
     // Every link is half-way out of core (interpolated walls are refused there): no saved values.
     sum_cut_link_forces(PopulationView<T>{host_.data(), shape_.n_cells()}, links_.data(), n_links_, static_cast<const T*>(nullptr), 0,
                         force_sums_.data());

@@ -23,11 +23,15 @@ namespace eddy {
 
 inline double dot3(const Point3& a, const Point3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/// v / |v|; {0, 0, 0} for a zero (or non-finite) vector.
+/// v / |v|; {0, 0, 0} for a zero (or non-finite) vector. v is first divided by its largest component's magnitude, so
+/// |v|^2 neither underflows (1e-200) nor overflows (1e200) and the result has unit length to rounding for any finite
+/// non-zero v.
 inline Point3 unit_vector(const Point3& v) {
-  const double n = std::sqrt(dot3(v, v));
-  if (!(n > 0.0) || !std::isfinite(n)) return {0.0, 0.0, 0.0};
-  return {v[0] / n, v[1] / n, v[2] / n};
+  const double m = std::max({std::abs(v[0]), std::abs(v[1]), std::abs(v[2])});
+  if (!(m > 0.0) || !std::isfinite(m)) return {0.0, 0.0, 0.0};
+  const Point3 w{v[0] / m, v[1] / m, v[2] / m};
+  const double n = std::sqrt(dot3(w, w));
+  return {w[0] / n, w[1] / n, w[2] / n};
 }
 
 /// The default drag direction of a case: along the body force, +x without one (unit vector).

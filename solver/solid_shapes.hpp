@@ -315,35 +315,44 @@ inline std::int64_t solid_cell_count(const SolidConfig& s, const std::array<int,
   return count;
 }
 
-/// Domains of at most this many cells are scanned cell by cell by solids_leave_fluid (about a second in the worst
-/// case, a union of solids that covers nearly every cell); larger ones get the single-solid test only.
-inline constexpr std::int64_t kSolidScanCells = std::int64_t(1) << 26;
+/// Domains of at most this many cells are scanned cell by cell by solids_leave_fluid when no single solid holds them
+/// (a few tenths of a second in the worst case, a union of solids that covers nearly every cell, and under ten seconds
+/// under the case fuzzer's sanitizers); larger ones get the single-solid test only.
+inline constexpr std::int64_t kSolidScanCells = std::int64_t(1) << 22;
+
+/// True when one solid of `solids` holds all eight corner cells' centres of the domain, which for a convex shape
+/// (sphere, cylinder, box, rotated or not) means it holds every cell centre (the grid's centres lie in their convex
+/// hull). Meshes and voxel files hold no cell here (inside_solid; they are checked after they are voxelised).
+inline bool one_solid_holds_every_cell(const std::vector<SolidConfig>& solids, const std::array<int, 3>& size) {
+  for (const SolidConfig& s : solids) {
+    const Matrix3 rotation = rotation_matrix(s.rotate);
+    bool all = true;
+    for (int corner = 0; corner < 8 && all; ++corner) {
+      const std::array<std::int64_t, 3> g = {(corner & 1) ? size[0] - 1 : 0, (corner & 2) ? size[1] - 1 : 0,
+                                             (corner & 4) ? size[2] - 1 : 0};
+      all = inside_solid(s, cell_centre(g), rotation);
+    }
+    if (all) return true;
+  }
+  return false;
+}
 
 /// True when some domain cell lies inside none of the analytic shapes among `solids` (meshes and voxel files are
-/// checked after they are voxelised, solver/block_solids.hpp). Exact for domains of at most kSolidScanCells cells: a
-/// scan that stops at the first such cell (unless the solids' bounding boxes cover the whole domain, a cell outside all
-/// of them, found at once). Larger domains: false only when one solid holds all eight corner cells' centres, which for
-/// a convex shape (sphere, cylinder, box, rotated or not) means it holds every cell centre (the grid's centres lie in
-/// their convex hull); a union of several solids covering such a domain is not detected.
+/// checked after they are voxelised, solver/block_solids.hpp). False at once when one solid holds every cell
+/// (one_solid_holds_every_cell). Otherwise exact for domains of at most kSolidScanCells cells: a scan that stops at
+/// the first such cell (unless the solids' bounding boxes cover the whole domain, a cell outside all of them, found
+/// at once); larger domains count as leaving fluid: a union of several solids covering such a domain is not
+/// detected.
 inline bool solids_leave_fluid(const std::vector<SolidConfig>& solids, const std::array<int, 3>& size) {
+  if (one_solid_holds_every_cell(solids, size)) return false;
   const std::int64_t cells = std::int64_t(size[0]) * size[1] * size[2];
-  std::vector<Matrix3> rotations;
-  for (const SolidConfig& s : solids) rotations.push_back(rotation_matrix(s.rotate));
-  if (cells > kSolidScanCells) {
-    for (std::size_t n = 0; n < solids.size(); ++n) {
-      const SolidConfig& s = solids[n];
-      bool all = true;
-      for (int corner = 0; corner < 8 && all; ++corner) {
-        const std::array<std::int64_t, 3> g = {(corner & 1) ? size[0] - 1 : 0, (corner & 2) ? size[1] - 1 : 0,
-                                               (corner & 4) ? size[2] - 1 : 0};
-        all = inside_solid(s, cell_centre(g), rotations[n]);
-      }
-      if (all) return false;
-    }
-    return true;
-  }
+  if (cells > kSolidScanCells) return true;
   std::vector<CellRange> ranges;
-  for (const SolidConfig& s : solids) ranges.push_back(solid_cell_range(s, size));
+  std::vector<Matrix3> rotations;
+  for (const SolidConfig& s : solids) {
+    ranges.push_back(solid_cell_range(s, size));
+    rotations.push_back(rotation_matrix(s.rotate));
+  }
   for (std::int64_t k = 0; k < size[2]; ++k)
     for (std::int64_t j = 0; j < size[1]; ++j)
       for (std::int64_t i = 0; i < size[0]; ++i) {

@@ -26,6 +26,30 @@ if eddy.backend != "cuda" or not have_numba:
           % (eddy.backend, "" if have_numba else ", without numba-cuda"))
     sys.exit(0)
 
+
+def numba_compile_error():
+    """Why numba-cuda cannot compile a kernel here, or None: some numba-cuda releases call NumPy functions that
+    NumPy 2 removed (numpy.row_stack) while compiling, which no code of this example can work around."""
+    @cuda.jit
+    def probe(a):
+        a[0] = 1.0
+
+    try:
+        a = cuda.device_array(1, dtype="float32")
+        probe[1, 1](a)
+        cuda.synchronize()
+    except (AttributeError, ImportError, TypeError) as e:
+        return "%s: %s" % (type(e).__name__, e)
+    return None
+
+
+why = numba_compile_error()
+if why is not None:
+    import numba
+    print("SKIPPED: numba-cuda (numba %s, NumPy %s) cannot compile a kernel in this environment: %s"
+          % (numba.__version__, np.__version__, why))
+    sys.exit(0)
+
 QUICK = os.environ.get("EDDY_EXAMPLE_QUICK") == "1"
 N = 32 if QUICK else 128
 STEPS = 200 if QUICK else 2000

@@ -535,7 +535,7 @@ void finalize_solids(CaseConfig& config, const Source& source) {
       if (config.solids[n].wall != SolidWall::interpolated) continue;
       const std::string path = solid_path(n);
       source.fail(path + ".wall", path +
-                                      ".wall = \"interpolated\" (the default) is not supported with "
+                                      ".wall = \"interpolated\" (the default without a wall key) is not supported with "
                                       "numerics.out_of_core = true: the interpolated walls' pass over the cut links "
                                       "needs the whole block on the device; set " +
                                       path + ".wall = \"halfway\" or numerics.out_of_core = false");

@@ -22,8 +22,52 @@ README.md ("Python") and examples/python/.
 import atexit as _atexit
 import os as _os
 
-from . import _eddy
-from . import _toml
+
+def _start_mpi():
+    """Initialises MPI before the extension is loaded, through the MPI library it links (eddy/_mpi_library.py).
+
+    On the H200 machine (Ubuntu 24.04, Open MPI 4.1.6, CUDA build) MPI_Init called from inside the extension crashed
+    the import while MPI started first (by mpi4py) worked; the cause found later was the module exporting its static
+    libraries' symbols (python/CMakeLists.txt, --exclude-libs), but MPI's components still load here before the
+    extension exists, so they never see its symbols. MPI ends at exit after the simulations (atexit runs in reverse
+    order). When
+    MPI is running already (mpi4py imported first), nothing is done and eddy leaves MPI_Finalize to its owner.
+    Returns the finaliser to register, or None.
+    """
+    import ctypes
+
+    try:
+        from . import _mpi_library
+
+        if not _mpi_library.PATH:
+            return None
+        library = ctypes.CDLL(_mpi_library.PATH, mode=ctypes.RTLD_GLOBAL)
+        initialized = ctypes.c_int(0)
+        library.MPI_Initialized(ctypes.byref(initialized))
+    except (ImportError, OSError, AttributeError):
+        return None  # the extension starts MPI itself (solver's ensure_mpi)
+    if initialized.value:
+        return None
+    provided = ctypes.c_int(0)
+    thread_funneled = 1  # MPI_THREAD_FUNNELED in Open MPI's and MPICH's mpi.h
+    if library.MPI_Init_thread(None, None, thread_funneled, ctypes.byref(provided)) != 0:
+        raise RuntimeError("eddy: MPI_Init_thread failed in " + _mpi_library.PATH)
+
+    def finalize():
+        finalized = ctypes.c_int(0)
+        library.MPI_Finalized(ctypes.byref(finalized))
+        if not finalized.value:
+            library.MPI_Finalize()
+
+    return finalize
+
+
+_mpi_finalize = _start_mpi()
+if _mpi_finalize is not None:
+    _atexit.register(_mpi_finalize)  # registered first, so it runs after _eddy.shutdown below
+
+from . import _eddy  # noqa: E402
+from . import _toml  # noqa: E402
 
 backend = _eddy.backend
 __version__ = _eddy.version

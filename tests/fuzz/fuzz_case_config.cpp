@@ -146,6 +146,12 @@ void check_config(const eddy::CaseConfig& c) {
   }
   require(!any_forces || c.forces.every >= 1, "forces.every >= 1 with forces", c);
   require(any_forces || !c.forces.present, "[forces] only with a solid that has forces", c);
+  // [[solid]] wall: interpolated walls run in core only (io/case/solids.cpp).
+  for (const SolidConfig& s : c.solids) {
+    require(s.wall == SolidWall::interpolated || s.wall == SolidWall::halfway, "solid.wall known", c);
+    require(s.wall == SolidWall::halfway || c.out_of_core.mode != OutOfCoreMode::on,
+            "no interpolated wall with out_of_core = true", c);
+  }
 
   // [parallel]
   for (int axis = 0; axis < 3; ++axis) {

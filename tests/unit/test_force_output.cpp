@@ -20,6 +20,7 @@
 
 #include "io/case_config.hpp"
 #include "io/csv_table.hpp"
+#include "kernels/backend.hpp"
 #include "solver/solid_forces.hpp"
 #include "tests/file_helpers.hpp"
 
@@ -111,6 +112,22 @@ TEST(ForceReferences, TiltedCylinderAndGivenDirections) {
   EXPECT_NEAR(both.solids[0].drag_direction[0], std::sqrt(0.5), 2e-16);
   EXPECT_NEAR(both.solids[0].lift_direction[0], -std::sqrt(0.5), 2e-16);
   EXPECT_NEAR(both.solids[0].lift_direction[1], std::sqrt(0.5), 2e-16);
+}
+
+TEST(ForceReferences, DirectionsOfExtremeMagnitudeAreUnitVectors) {
+  // |v|^2 underflows to a subnormal or zero for 1e-160 and overflows for 1e200: found by the case fuzzer (a tiny
+  // drag_direction normalised to a vector of length 1 +- 1e-9, and a huge one to zero).
+  const auto norm = [](const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
+  for (const std::string given : {"[3e-160, 4e-160, 0]", "[1e-310, 0, 1e-310]", "[3e200, -4e200, 1e200]"}) {
+    const CaseConfig c =
+        parse_case(channel(kBall + "forces = true\ndrag_direction = " + given + "\n"), "forces.toml");
+    EXPECT_NEAR(norm(c.solids[0].drag_direction), 1.0, 1e-15) << given;
+    EXPECT_NEAR(norm(c.solids[0].lift_direction), 1.0, 1e-15) << given;
+  }
+  const CaseConfig small = parse_case(channel(kBall + "forces = true\ndrag_direction = [3e-160, 4e-160, 0]\n"),
+                                      "forces.toml");
+  EXPECT_NEAR(small.solids[0].drag_direction[0], 0.6, 1e-15);
+  EXPECT_NEAR(small.solids[0].drag_direction[1], 0.8, 1e-15);
 }
 
 TEST(ForceReferences, SiConversion) {
@@ -349,9 +366,12 @@ TEST(ForceSeriesFile, ARestartContinuesItBitwise) {
 }
 
 TEST(ForceSeriesFile, OutOfCoreWritesTheInCoreFile) {
+  if (backend::is_gpu())
+    GTEST_SKIP() << "forces out of core are refused on a GPU build (ForceSeriesFile.OutOfCoreRefusedOnGpu)";
   TempDir dir;
   // Half-way walls: interpolated ones run in core only.
-  write_text(dir.file("case.toml"), channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
+  write_text(dir.file("case.toml"),
+             channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
   std::string out;
   ASSERT_EQ(run_eddy(dir, "", out), 0) << out;
   const std::string in_core = read_text(dir.file("out/case_forces.csv"));
@@ -360,6 +380,16 @@ TEST(ForceSeriesFile, OutOfCoreWritesTheInCoreFile) {
     EXPECT_NE(out.find("out-of-core"), std::string::npos) << out;
     EXPECT_EQ(read_text(dir.file("out/case_forces.csv")), in_core) << plan;
   }
+}
+
+TEST(ForceSeriesFile, OutOfCoreRefusedOnGpu) {
+  if (!backend::is_gpu()) GTEST_SKIP() << "the cpu backend computes forces out of core (OutOfCoreWritesTheInCoreFile)";
+  TempDir dir;
+  write_text(dir.file("case.toml"),
+             channel(kBall + "wall = \"halfway\"\nforces = true\n", "[forces]\nevery = 3\n", 40));
+  std::string out;
+  EXPECT_EQ(run_eddy(dir, "--set numerics.out_of_core=true", out), 2) << out;
+  EXPECT_NE(out.find("forces = true is computed in core only on a GPU build"), std::string::npos) << out;
 }
 
 }  // namespace

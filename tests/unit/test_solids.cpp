@@ -333,8 +333,8 @@ TEST(SolidWallKey, ReadAndChecked) {
   EXPECT_SOLID_ERROR(channel_with(kSphere + "wall = \"curved\"\n"), "solid[0].wall");
   EXPECT_SOLID_ERROR(channel_with(kSphere + "wall = 1\n"), "solid[0].wall");
   EXPECT_SOLID_ERROR(channel_with(kSphere, "[numerics]\nout_of_core = true\n"),
-                     "solid[0].wall = \"interpolated\" (the default) is not supported with numerics.out_of_core = "
-                     "true");
+                     "solid[0].wall = \"interpolated\" (the default without a wall key) is not supported with "
+                     "numerics.out_of_core = true");
   EXPECT_EQ(parse_case(channel_with(kSphere + "wall = \"halfway\"\n", "[numerics]\nout_of_core = true\n"), "solid.toml")
                 .solids[0]
                 .wall,
