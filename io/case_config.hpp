@@ -204,7 +204,8 @@ struct VoxelGrid;     // io/solid_files.hpp
 
 /// How the fluid meets a [[solid]]'s surface ([[solid]] wall; cases/README.md, "Solid bodies"):
 ///   interpolated: linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) with the wall at its true
-///                 distance q along each cut link (second order for any wall position; q = 1/2 is half-way);
+///                 distance q along each cut link from the shape or a mesh's triangles (second order for any wall
+///                 position; q = 1/2 is half-way); not for voxels;
 ///   halfway:      half-way bounce-back (the wall half-way along every cut link: a staircase, first order).
 enum class SolidWall { interpolated, halfway };
 
@@ -232,8 +233,10 @@ struct SolidConfig {
   std::array<std::int64_t, 3> dimensions = {0, 0, 0};
   /// voxels: voxel (i, j, k) covers global cell offset + (i, j, k) (whole cells after finalize).
   std::array<double, 3> offset = {0.0, 0.0, 0.0};
-  std::string array;                         ///< voxels (.vti): the mask array's name ("": the image's only array)
-  SolidWall wall = SolidWall::interpolated;  ///< the wall rule of its surface (in core only when interpolated)
+  std::string array;  ///< voxels (.vti): the mask array's name ("": the image's only array)
+  /// The wall rule of its surface (in core only when interpolated). The reader's default is interpolated, halfway
+  /// for voxels, which refuse interpolated (their surface lies on the faces between cells: q = 1/2 on every link).
+  SolidWall wall = SolidWall::interpolated;
   /// The force and torque on it (momentum exchange, solver/solid_forces.hpp) and its coefficients, sampled every
   /// forces.every steps into <output>/<case>_forces.csv, on the progress line and in the run's closing summary.
   bool forces = false;

@@ -207,6 +207,20 @@ std::string read_file(const Section& section, std::string_view key, std::string_
   return resolved_path(section, *file);
 }
 
+/// The wall a solid gets without a wall key: half-way for a voxels solid (its surface lies on the faces between
+/// cells, half-way along every cut link), interpolated for the others.
+SolidWall default_wall(SolidShape shape) {
+  return shape == SolidShape::voxels ? SolidWall::halfway : SolidWall::interpolated;
+}
+
+/// A voxels solid has no wall position finer than its cells: wall = "interpolated" is refused on it.
+[[noreturn]] void refuse_interpolated_voxels(const Source& source, const std::string& path) {
+  source.fail(path + ".wall", path +
+                                  ".wall = \"interpolated\" is not available for a voxels solid: its surface lies on "
+                                  "the faces between cells, half-way along every cut link, which is wall = "
+                                  "\"halfway\" (its default); remove the key or set it to \"halfway\"");
+}
+
 /// The keys of a [[solid]] that only forces = true uses.
 constexpr std::string_view kForceReferenceKeys[] = {"reference_area", "reference_velocity", "reference_length",
                                                     "drag_direction", "lift_direction"};
@@ -303,9 +317,11 @@ SolidConfig read_solid(const Section& section, bool metres, std::set<std::string
     s.radius = *section.number("radius");
     require_radius(section.entry("radius"), s.radius, metres);
   }
-  s.wall =
-      section.choice<SolidWall>("wall", {{"interpolated", SolidWall::interpolated}, {"halfway", SolidWall::halfway}})
-          .value_or(SolidWall::interpolated);
+  const auto wall =
+      section.choice<SolidWall>("wall", {{"interpolated", SolidWall::interpolated}, {"halfway", SolidWall::halfway}});
+  if (wall == SolidWall::interpolated && s.shape == SolidShape::voxels)
+    refuse_interpolated_voxels(section.source(), section.name());
+  s.wall = wall.value_or(default_wall(s.shape));
   s.forces = section.boolean("forces").value_or(false);
   for (std::string_view key : kForceReferenceKeys) {
     if (section.has(key) && !s.forces) {
@@ -509,6 +525,7 @@ void finalize_solids(CaseConfig& config, const Source& source) {
         }
         if (!s.voxel_grid && extension_of(s.file) != ".vti") require_dimensions(source, path, s.dimensions);
         require_whole_offset(source, path, s.offset, false);
+        if (s.wall == SolidWall::interpolated) refuse_interpolated_voxels(source, path);  // a case built in code
         break;
     }
   }

@@ -516,6 +516,7 @@ TEST(MeshWalls, VoxelWallsAreHalfWayAndAQuarterTurnedBoxKeepsItsWallDistances) {
   grid.solid.assign(60, 1);
   rock.voxel_grid = std::make_shared<const VoxelGrid>(finished_voxel_grid(grid));
   rock.offset = {10, 8, 6};
+  rock.wall = SolidWall::halfway;  // its only wall (interpolated is refused on voxels)
   c.solids = {rock};
   finalize_case(c);
   CutLinkList list = cut_links(c, serial_decomposition(c), build_flags(c, serial_decomposition(c)));

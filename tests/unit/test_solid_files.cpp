@@ -86,6 +86,7 @@ SolidConfig voxel_solid(const std::string& file, const std::array<double, 3>& of
                         const std::array<std::int64_t, 3>& dims = {0, 0, 0}) {
   SolidConfig s;
   s.shape = SolidShape::voxels;
+  s.wall = SolidWall::halfway;  // a voxels solid's only wall (the reader's default)
   s.file = file;
   s.offset = offset;
   s.dimensions = dims;
@@ -332,6 +333,31 @@ TEST(SolidFileKeys, ReadAndCheckedLikeTheShapes) {
   EXPECT_EQ(v.solids[0].shape, SolidShape::voxels);
   EXPECT_EQ(v.solids[0].dimensions, (std::array<std::int64_t, 3>{4, 3, 2}));
   EXPECT_EQ(v.solids[0].offset, (Vec{1, 2, 3}));
+  // Walls: a mesh's are interpolated by default (q from its triangles); a voxels solid's surface lies on the cell
+  // faces, so its default is half-way and wall = "interpolated" is refused, also on a case built in code.
+  EXPECT_EQ(c.solids[0].wall, SolidWall::interpolated);
+  EXPECT_EQ(v.solids[0].wall, SolidWall::halfway);
+  EXPECT_EQ(parse_case(channel_with("mesh = \"a.stl\"\nwall = \"halfway\"\n"), "x.toml").solids[0].wall,
+            SolidWall::halfway);
+  EXPECT_EQ(parse_case(channel_with("voxels = \"a.raw\"\ndimensions = [1, 1, 1]\nwall = \"halfway\"\n"), "x.toml")
+                .solids[0]
+                .wall,
+            SolidWall::halfway);
+  EXPECT_KEY_ERROR("voxels = \"a.raw\"\ndimensions = [1, 1, 1]\nwall = \"interpolated\"\n",
+                   "solid[0].wall = \"interpolated\" is not available for a voxels solid: its surface lies on the "
+                   "faces between cells");
+  {
+    CaseConfig coded = v;
+    coded.solids[0].wall = SolidWall::interpolated;
+    EXPECT_FAILS_WITH(finalize_case(coded), kExitInputError,
+                      "solid[0].wall = \"interpolated\" is not available for a voxels solid");
+  }
+  // Out of core a mesh needs wall = "halfway" like the shapes; a voxels solid runs there as it is.
+  EXPECT_KEY_ERROR("mesh = \"a.stl\"\n[numerics]\nout_of_core = true\n", "solid[0].wall = \"interpolated\"");
+  EXPECT_EQ(parse_case(channel_with("voxels = \"a.raw\"\ndimensions = [1, 1, 1]\n[numerics]\nout_of_core = true\n"),
+                       "x.toml")
+                .solids.size(),
+            1u);
   // A mesh or voxels solid with forces = true gives its references (they are not derived from the file).
   EXPECT_KEY_ERROR("mesh = \"a.stl\"\nforces = true\nreference_length = 3\n",
                    "solid[0] is a mesh solid with forces = true: give solid[0].reference_area");
