@@ -190,47 +190,99 @@ int BlockSolids::solid_at(int x, int y, int z, std::array<std::int64_t, 3>& g) c
 
 namespace {
 
-/// The lattice cell holding coordinate v (floor).
-std::int64_t cell_of(double v) { return std::int64_t(std::floor(v)); }
+/// The lattice cell holding coordinate v (floor), v clamped to [lo, hi] first (vertices may lie far away).
+std::int64_t cell_of(double v, std::int64_t lo = -(std::int64_t(1) << 40), std::int64_t hi = std::int64_t(1) << 40) {
+  return std::int64_t(std::floor(std::clamp(v, double(lo), double(hi))));
+}
+
+/// Per axis, the cells within 2 of a sampled cell (`global`, ascending): near[c - lo] for lo <= c <= hi.
+struct NearCells {
+  std::int64_t lo = 0, hi = -1;
+  std::vector<bool> near;
+  explicit NearCells(const std::vector<std::int32_t>& global) {
+    if (global.empty()) return;
+    lo = std::int64_t(global.front()) - 2;
+    hi = std::int64_t(global.back()) + 2;
+    near.assign(std::size_t(hi - lo + 1), false);
+    for (const std::int32_t g : global)
+      for (std::int64_t c = g - 2; c <= g + 2; ++c) near[std::size_t(c - lo)] = true;
+  }
+  bool has(std::int64_t c) const { return c >= lo && c <= hi && near[std::size_t(c - lo)]; }
+};
 
 }  // namespace
+
+void BlockSolids::index_triangles(int k) const {
+  // Every cut link's segment, in the coordinates of any of its periodic images that mesh_wall_distance asks about,
+  // runs between a sampled cell's centre and a neighbour's, so it lies in cells within 1 of a sampled cell on each
+  // axis: a triangle is listed in the cells near a sampled cell (NearCells) that its plane passes through (within
+  // 1e-7 cells), inside its bounding box. A crossing point lies in the triangle, in a cell of the segment's bounding
+  // box, so that cell lists the triangle. A triangle's cells are found column by column along its dominant normal
+  // axis w: over the unit square of each (u, v) column the plane spans the w of its four corners. Work and memory
+  // grow with the triangles' areas near the block, not with their bounding boxes' volumes.
+  const SolidConfig& s = solids_[std::size_t(k)];
+  const TriangleMesh& mesh = *s.surface;
+  const VoxelSamples& samples = samples_[std::size_t(k)];
+  const NearCells near[3] = {NearCells(samples.axis[0].global), NearCells(samples.axis[1].global),
+                             NearCells(samples.axis[2].global)};
+  auto& cells = triangle_cells_[std::size_t(k)];
+  for (std::size_t n = 0; n < mesh.triangles.size(); ++n) {
+    const Point3& v0 = mesh.vertices[std::size_t(mesh.triangles[n][0])];
+    const Point3& v1 = mesh.vertices[std::size_t(mesh.triangles[n][1])];
+    const Point3& v2 = mesh.vertices[std::size_t(mesh.triangles[n][2])];
+    std::int64_t lo[3], hi[3];
+    bool reaches = true;
+    for (int ax = 0; ax < 3 && reaches; ++ax) {
+      const double a = std::min({v0[ax], v1[ax], v2[ax]}), b = std::max({v0[ax], v1[ax], v2[ax]});
+      lo[ax] = std::max(cell_of(a, near[ax].lo, near[ax].hi), near[ax].lo);
+      hi[ax] = std::min(cell_of(b, near[ax].lo, near[ax].hi), near[ax].hi);
+      reaches = a <= double(near[ax].hi + 1) && b >= double(near[ax].lo) && lo[ax] <= hi[ax];
+    }
+    if (!reaches) continue;
+    const double e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+    const double e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+    const double normal[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                              e1[0] * e2[1] - e1[1] * e2[0]};
+    int w = 0;
+    for (int ax = 1; ax < 3; ++ax) w = std::abs(normal[ax]) > std::abs(normal[w]) ? ax : w;
+    if (normal[w] == 0.0) continue;  // degenerate: no segment crosses it (mesh_crossings skips it too)
+    const int u = (w + 1) % 3, v = (w + 2) % 3;
+    const double level = normal[0] * v0[0] + normal[1] * v0[1] + normal[2] * v0[2];
+    for (std::int64_t cu = lo[u]; cu <= hi[u]; ++cu) {
+      if (!near[u].has(cu)) continue;
+      for (std::int64_t cv = lo[v]; cv <= hi[v]; ++cv) {
+        if (!near[v].has(cv)) continue;
+        // The plane's w at the column's four corners: w = (level - n_u x_u - n_v x_v) / n_w.
+        double wmin = HUGE_VAL, wmax = -HUGE_VAL;
+        for (int corner = 0; corner < 4; ++corner) {
+          const double xu = double(cu + (corner & 1)), xv = double(cv + (corner >> 1));
+          const double at = (level - normal[u] * xu - normal[v] * xv) / normal[w];
+          wmin = std::min(wmin, at);
+          wmax = std::max(wmax, at);
+        }
+        const std::int64_t first = std::max(lo[w], cell_of(wmin - 1e-7, near[w].lo - 1, near[w].hi + 1));
+        const std::int64_t last = std::min(hi[w], cell_of(wmax + 1e-7, near[w].lo - 1, near[w].hi + 1));
+        for (std::int64_t cw = first; cw <= last; ++cw) {
+          if (!near[w].has(cw)) continue;
+          std::array<std::int64_t, 3> key{};
+          key[std::size_t(2 - u)] = cu;  // keys are (z, y, x)
+          key[std::size_t(2 - v)] = cv;
+          key[std::size_t(2 - w)] = cw;
+          cells.push_back({key, std::int32_t(n)});
+        }
+      }
+    }
+  }
+  std::sort(cells.begin(), cells.end());
+  indexed_[std::size_t(k)] = true;
+}
 
 void BlockSolids::mesh_crossings(int k, const Point3& a, const Point3& c, std::vector<double>& t) const {
   t.clear();
   const SolidConfig& s = solids_[std::size_t(k)];
   const TriangleMesh& mesh = *s.surface;
-  auto& cells = triangle_cells_[std::size_t(k)];
-  if (!indexed_[std::size_t(k)]) {
-    // Index the triangles whose bounding box, widened by 2 cells, reaches a sampled cell on every axis: every cut
-    // link's segment runs between two sampled cells (or their periodic images next to them).
-    const VoxelSamples& samples = samples_[std::size_t(k)];
-    for (std::size_t n = 0; n < mesh.triangles.size(); ++n) {
-      double lo[3], hi[3];
-      for (int ax = 0; ax < 3; ++ax) {
-        lo[ax] = hi[ax] = mesh.vertices[std::size_t(mesh.triangles[n][0])][std::size_t(ax)];
-        for (int v = 1; v < 3; ++v) {
-          const double x = mesh.vertices[std::size_t(mesh.triangles[n][std::size_t(v)])][std::size_t(ax)];
-          lo[ax] = std::min(lo[ax], x);
-          hi[ax] = std::max(hi[ax], x);
-        }
-      }
-      bool near = true;
-      for (int ax = 0; ax < 3 && near; ++ax) {
-        const auto& list = samples.axis[std::size_t(ax)].global;
-        const auto it =
-            std::lower_bound(list.begin(), list.end(), std::int32_t(std::max(-1e9, std::floor(lo[ax]) - 2)));
-        near = it != list.end() && double(*it) <= hi[ax] + 2.0;
-      }
-      if (!near) continue;
-      for (std::int64_t kk = cell_of(lo[2]); kk <= cell_of(hi[2]); ++kk)
-        for (std::int64_t jj = cell_of(lo[1]); jj <= cell_of(hi[1]); ++jj)
-          for (std::int64_t ii = cell_of(lo[0]); ii <= cell_of(hi[0]); ++ii) {
-            cells.push_back({{kk, jj, ii}, std::int32_t(n)});
-          }
-    }
-    std::sort(cells.begin(), cells.end());
-    indexed_[std::size_t(k)] = true;
-  }
+  if (!indexed_[std::size_t(k)]) index_triangles(k);
+  const auto& cells = triangle_cells_[std::size_t(k)];
   // The triangles of the cells the segment's bounding box touches, each once.
   std::vector<std::int32_t> candidates;
   std::int64_t lo[3], hi[3];

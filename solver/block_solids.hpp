@@ -70,11 +70,14 @@ class BlockSolids {
   std::vector<Matrix3> rotations_;
   std::vector<MeshVoxels> meshes_;  ///< per solid; empty for the others
   /// Per mesh solid, the triangles near the block's cells (and the cells its periodic ghosts copy), by unit cell of
-  /// the lattice: sorted ((z, y, x) cell, triangle) pairs, built by the first link_wall_distance that needs them.
+  /// the lattice: sorted ((z, y, x) cell, triangle) pairs, built by the first link_wall_distance that needs them
+  /// (index_triangles; not thread-safe: cut_links asks from one thread).
   mutable std::vector<std::vector<std::pair<std::array<std::int64_t, 3>, std::int32_t>>> triangle_cells_;
   mutable std::vector<bool> indexed_;
   std::vector<VoxelSamples> samples_;  ///< per mesh solid: the cells its voxelisation sampled
-  /// The crossings t in [0, 1] of the segment a + t c with mesh solid k's triangles.
+  /// Lists mesh solid k's triangles in triangle_cells_ (block_solids.cpp says which cells).
+  void index_triangles(int k) const;
+  /// The crossings t in [0, 1] of the segment a + t c with mesh solid k's triangles (Moeller & Trumbore, in double).
   void mesh_crossings(int k, const Point3& a, const Point3& c, std::vector<double>& t) const;
   double mesh_wall_distance(int k, const Point3& p, const Point3& c, bool solid_node_inside) const;
   std::vector<SolidSummary> summary_;

@@ -547,6 +547,102 @@ TEST(MeshWalls, VoxelWallsAreHalfWayAndAQuarterTurnedBoxKeepsItsWallDistances) {
   }
 }
 
+TEST(MeshWalls, AMeshBoxHasTheCellsAndWallDistancesOfTheBoxShape) {
+  EDDY_REQUIRE_DEVICE();
+  // The same box as a shape (wall distances by slabs, a rotated one's in its own frame: solver/solid_shapes.hpp) and
+  // as 12 triangles (ray-triangle crossings: BlockSolids::link_wall_distance), two independent computations: on every
+  // block of a decomposition they give the same cells and the same cut links, with q equal to rounding. A mesh
+  // turned by `rotate` about its file origin and moved to the box's centre is the box turned about its centre. One
+  // box is turned by generic angles, one lies across the periodic x face (its wall on the face there), one is plain.
+  struct Box {
+    Vec lo, hi, rotate;
+  };
+  for (const Box& b : {Box{{9.3, 5.6, 4.2}, {21.7, 13.15, 11.9}, {23.0, -37.0, 61.0}},
+                       Box{{-3.35, 4.3, 6.1}, {5.2, 15.8, 12.45}, {0.0, 0.0, 0.0}},
+                       Box{{14.1, 2.7, 3.4}, {30.9, 17.35, 13.6}, {0.0, 0.0, 0.0}}}) {
+    CaseConfig shape = channel(), mesh = channel();
+    SolidConfig box;
+    box.name = "box";
+    box.shape = SolidShape::box;
+    box.min = b.lo;
+    box.max = b.hi;
+    box.rotate = b.rotate;
+    shape.solids = {box};
+    finalize_case(shape);
+    Vec half{}, centre{};
+    for (int a = 0; a < 3; ++a) {
+      half[a] = 0.5 * (b.hi[a] - b.lo[a]);
+      centre[a] = 0.5 * (b.lo[a] + b.hi[a]);
+    }
+    SolidConfig m;
+    m.name = "box";
+    m.shape = SolidShape::mesh;
+    m.rotate = b.rotate;
+    m.translate = centre;
+    m.surface = std::make_shared<const TriangleMesh>(
+        transformed_mesh(test::box_mesh({-half[0], -half[1], -half[2]}, half), m));
+    mesh.solids = {m};
+    finalize_case(mesh);
+    const std::string what = "box rotated by " + std::to_string(b.rotate[0]) + ", " + std::to_string(b.rotate[1]) +
+                             ", " + std::to_string(b.rotate[2]) + " at x " + std::to_string(b.lo[0]);
+    for (const Decomposition& d : blocks(shape)) {
+      const BlockSolids shape_solids(shape, d), mesh_solids(mesh, d);
+      const std::vector<CellFlag> flags = build_flags(shape, d, shape_solids);
+      ASSERT_EQ(build_flags(mesh, d, mesh_solids), flags) << what;
+      const CutLinkList a = cut_links(shape, d, flags, shape_solids), e = cut_links(mesh, d, flags, mesh_solids);
+      ASSERT_EQ(a.links.size(), e.links.size()) << what;
+      EXPECT_EQ(a.interpolated, e.interpolated) << what;
+      for (std::size_t n = 0; n < a.links.size(); ++n) {
+        ASSERT_EQ(a.links[n].cell, e.links[n].cell) << what << ", link " << n;
+        ASSERT_EQ(a.links[n].dir, e.links[n].dir) << what << ", link " << n;
+        EXPECT_NEAR(e.links[n].q, a.links[n].q, 1e-12) << what << ", link " << n;
+      }
+      if (d.local_size == shape.size) {
+        EXPECT_GT(a.links.size(), 400u) << what;
+        EXPECT_GT(a.interpolated, 200) << what;
+      }
+    }
+  }
+}
+
+TEST(MeshWalls, TrianglesFarLargerThanTheBlockGiveThePlanesWallDistances) {
+  EDDY_REQUIRE_DEVICE();
+  // A tetrahedron whose top face, 16000 cells wide, is the tilted plane z = 6 + 0.15 x + 0.1 y through a walled
+  // 44 x 22 x 18 domain and whose apex lies 9000 cells below: inside the domain the solid is the half space under the
+  // plane. Along a cut link from p (above) to p + c (below) the plane is met at t = f(p) / (f(p) - f(p + c)),
+  // f = z - 6 - 0.15 x - 0.1 y. Triangles are listed only in the cells near the block that their plane crosses
+  // (BlockSolids::index_triangles): listing each in its whole bounding box would take about 10^12 cells here.
+  CaseConfig c = test::box_case(44, 22, 18, 0.8);
+  const auto f = [](const Vec& x) { return x[2] - 6.0 - 0.15 * x[0] - 0.1 * x[1]; };
+  TriangleMesh tetra;
+  tetra.vertices = {{-8000, -8000, -1994}, {8000, -8000, 406}, {0, 9000, 906}, {0, 0, -9000}};
+  tetra.triangles = {{0, 1, 2}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}};
+  SolidConfig ground;
+  ground.name = "ground";
+  ground.shape = SolidShape::mesh;
+  ground.surface = std::make_shared<const TriangleMesh>(transformed_mesh(tetra, ground));
+  c.solids = {ground};
+  finalize_case(c);
+  for (const Decomposition& d : blocks(c)) {
+    const BlockSolids solids(c, d);
+    const CutLinkList list = cut_links(c, d, build_flags(c, d, solids), solids);
+    std::size_t checked = 0;
+    for (const CutLink& link : list.links) {
+      const int cv[3] = {d3q19::c(link.dir, 0), d3q19::c(link.dir, 1), d3q19::c(link.dir, 2)};
+      const Vec p = {d.offset[0] + link.x - 0.5, d.offset[1] + link.y - 0.5, d.offset[2] + link.z - 0.5};
+      const Vec b = {p[0] + cv[0], p[1] + cv[1], p[2] + cv[2]};
+      ASSERT_GT(f(p), 0.0) << "the fluid node lies above the plane";
+      ASSERT_LE(f(b), 1e-9) << "the solid node lies under the plane";
+      EXPECT_NEAR(link.q, f(p) / (f(p) - f(b)), 1e-12) << "link " << link.cell << " dir " << link.dir;
+      ++checked;
+    }
+    if (d.local_size == c.size) {
+      EXPECT_GT(checked, 1500u);
+      EXPECT_GT(list.interpolated, 1000);
+    }
+  }
+}
+
 // ---- transforms and the rotated box --------------------------------------------------------------------------------
 
 TEST(MeshTransform, ScaleThenRotateAboutXYZThenTranslate) {
