@@ -119,6 +119,28 @@ inline TriangleMesh box_mesh(const std::array<double, 3>& lo, const std::array<d
   return m;
 }
 
+/// A closed prism round the z axis through (cx, cy): the regular n-gon with its vertices on the circle of radius r,
+/// from z0 to z1 (flat caps fanned from their centres); its faces lie at most r (1 - cos(pi / n)) inside the circle.
+inline TriangleMesh prism_mesh(double cx, double cy, double r, double z0, double z1, int n) {
+  TriangleMesh m;
+  for (int k = 0; k < n; ++k) {
+    const double angle = 2.0 * M_PI * k / n;
+    m.vertices.push_back({cx + r * std::cos(angle), cy + r * std::sin(angle), z0});
+    m.vertices.push_back({cx + r * std::cos(angle), cy + r * std::sin(angle), z1});
+  }
+  const std::int32_t bottom = std::int32_t(m.vertices.size()), top = bottom + 1;
+  m.vertices.push_back({cx, cy, z0});
+  m.vertices.push_back({cx, cy, z1});
+  for (int k = 0; k < n; ++k) {
+    const std::int32_t a = 2 * k, b = 2 * ((k + 1) % n);
+    m.triangles.push_back({a, b, b + 1});
+    m.triangles.push_back({a, b + 1, a + 1});
+    m.triangles.push_back({bottom, b, a});
+    m.triangles.push_back({top, a + 1, b + 1});
+  }
+  return m;
+}
+
 /// The axis-aligned box lo..hi with every face split into n x n quads (two triangles each), facing out.
 inline TriangleMesh tessellated_box(const std::array<double, 3>& lo, const std::array<double, 3>& hi, int n) {
   TriangleMesh m;
