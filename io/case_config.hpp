@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -261,15 +262,26 @@ struct UnitsConfig {
   double dt = 0.0;               ///< time step in s (derived)
 };
 
-/// [[solid]]: the analytic shape of a solid body inside the domain (solver/solid_shapes.hpp). Cells whose centre,
-/// at (i + 0.5, j + 0.5, k + 0.5) in global lattice coordinates, lies inside or on the shape are resting half-way
-/// bounce-back walls (kWall, kernels/cell_flags.hpp). Shapes are not repeated across periodic faces: the part of a
-/// shape outside the domain covers nothing.
-enum class SolidShape { sphere, cylinder, box };
+/// [[solid]]: a solid body inside the domain: an analytic shape (solver/solid_shapes.hpp), a surface mesh read from a
+/// file and voxelised on the device (solver/mesh_voxeliser.hpp), or a voxel file. Cells whose centre, at (i + 0.5,
+/// j + 0.5, k + 0.5) in global lattice coordinates, lies inside (shapes: or on) the body are resting half-way
+/// bounce-back walls (kWall, kernels/cell_flags.hpp). Bodies are not repeated across periodic faces: the part of a
+/// body outside the domain covers nothing.
+enum class SolidShape { sphere, cylinder, box, mesh, voxels };
+
+/// What a mesh solid does with rays that cross it an odd number of times (holes, missing faces).
+enum class MeshRepair {
+  none,  ///< refuse the mesh (exit status 2), naming the number of such rays
+  fill   ///< such a column takes, cell by cell, the majority of its closed neighbour columns (kernels/mesh_voxels.hpp)
+};
+
+struct TriangleMesh;  // io/solid_files.hpp
+struct VoxelGrid;     // io/solid_files.hpp
 
 /// How the fluid meets a [[solid]]'s surface ([[solid]] wall; cases/README.md, "Solid bodies"):
 ///   interpolated: linear interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) with the wall at its true
-///                 distance q along each cut link (second order for any wall position; q = 1/2 is half-way);
+///                 distance q along each cut link from the shape or a mesh's triangles (second order for any wall
+///                 position; q = 1/2 is half-way); not for voxels;
 ///   halfway:      half-way bounce-back (the wall half-way along every cut link: a staircase, first order).
 enum class SolidWall { interpolated, halfway };
 
@@ -282,7 +294,25 @@ struct SolidConfig {
   std::array<double, 3> min = {0.0, 0.0, 0.0};     ///< box: lower corner (cells)
   std::array<double, 3> max = {0.0, 0.0, 0.0};     ///< box: upper corner (cells), > min on every axis
   double radius = 0.0;                             ///< sphere, cylinder: radius (cells), > 0
-  SolidWall wall = SolidWall::interpolated;  ///< the wall rule of its surface (in core only when interpolated)
+  /// box: rotation about the box's centre; mesh: rotation of the file's coordinates about their origin (after
+  /// scale, before translate). Degrees about the fixed x, then y, then z axis: R = Rz Ry Rx (rotation_matrix,
+  /// solver/solid_shapes.hpp).
+  std::array<double, 3> rotate = {0.0, 0.0, 0.0};
+  /// mesh or voxels: the file (a relative path in the case is taken from the case file's directory).
+  std::string file;
+  /// mesh: x_cells = R (scale * x_file) + translate, componentwise scale; as read, scale turns file units into the
+  /// case's length units (cells, or m under [units]); finalize divides scale and translate by units.dx.
+  std::array<double, 3> scale = {1.0, 1.0, 1.0};
+  std::array<double, 3> translate = {0.0, 0.0, 0.0};
+  MeshRepair repair = MeshRepair::none;  ///< mesh: odd rays refused or filled
+  /// voxels: a raw file's voxels per axis (x fastest, one uint8 each); 0 for a .vti (its extent says).
+  std::array<std::int64_t, 3> dimensions = {0, 0, 0};
+  /// voxels: voxel (i, j, k) covers global cell offset + (i, j, k) (whole cells after finalize).
+  std::array<double, 3> offset = {0.0, 0.0, 0.0};
+  std::string array;  ///< voxels (.vti): the mask array's name ("": the image's only array)
+  /// The wall rule of its surface (in core only when interpolated). The reader's default is interpolated, halfway
+  /// for voxels, which refuse interpolated (their surface lies on the faces between cells: q = 1/2 on every link).
+  SolidWall wall = SolidWall::interpolated;
   /// The force and torque on it (momentum exchange, solver/solid_forces.hpp) and its coefficients, sampled every
   /// forces.every steps into <output>/<case>_forces.csv, on the progress line and in the run's closing summary.
   bool forces = false;
@@ -300,6 +330,10 @@ struct SolidConfig {
   /// True while the lengths are in metres (read under [units]); finalize_case divides them by units.dx (areas by
   /// dx^2, reference_velocity by dx / dt) and clears it, so after finalize every length is in lattice cells.
   bool in_metres = false;
+  /// mesh: the triangles in global lattice coordinates (cells), transformed; voxels: the mask. Filled by
+  /// load_solid_files (io/solid_files.hpp) after finalize; null until then.
+  std::shared_ptr<const TriangleMesh> surface;
+  std::shared_ptr<const VoxelGrid> voxel_grid;
 };
 
 /// [forces]: when the forces on the solids with forces = true are sampled, and which samples the closing summary

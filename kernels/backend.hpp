@@ -10,8 +10,8 @@
 //  - EDDY_ALWAYS_INLINE: forces inlining of a per-cell function into its kernel;
 //  - EDDY_GPU_CHECK(call): the checked wrapper for every GPU runtime call (throws DeviceError with file, line,
 //    call text and the runtime's error string);
-//  - eddy::atomic_add, eddy::atomic_min: relaxed atomic integer addition (64-bit) and minimum (32-bit) usable in
-//    kernels on every backend;
+//  - eddy::atomic_add, eddy::atomic_fetch_add, eddy::atomic_min, eddy::atomic_xor: relaxed atomic integer addition
+//    (64-bit; fetch_add returns the old value), minimum and exclusive or (32-bit) usable in kernels on every backend;
 //  - eddy::backend: memory, copies and synchronisation with the same names on every backend. On the CPU
 //    backend "device" memory is ordinary (64-byte aligned) host memory.
 #pragma once
@@ -195,7 +195,8 @@ EDDY_HOST_DEVICE inline void atomic_add(unsigned long long* address, unsigned lo
 
 /// Atomic 64-bit integer fetch-and-add: returns the old *address and adds `value` (relaxed ordering), from any thread
 /// of a kernel: atomicAdd on cuda/hip device code, __atomic_fetch_add on the host. Used to hand out slots of an
-/// output list (kernels/particle_ghosts.cpp), whose order then depends on the threads' timing: its readers sort.
+/// output list (kernels/particle_ghosts.cpp, the voxeliser's work items in kernels/mesh_voxels.cpp), whose order
+/// then depends on the threads' timing: its readers sort, or do not depend on the order.
 EDDY_HOST_DEVICE inline unsigned long long atomic_fetch_add(unsigned long long* address, unsigned long long value) {
 #if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
     (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
@@ -217,6 +218,18 @@ EDDY_HOST_DEVICE inline void atomic_min(unsigned int* address, unsigned int valu
   while (value < seen &&
          !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
+#endif
+}
+
+/// Atomic 32-bit exclusive or *address ^= value (relaxed ordering), from any thread of a kernel: atomicXor on
+/// cuda/hip device code, __atomic_fetch_xor on the host. The result does not depend on the order of the calls (the
+/// voxeliser's crossing parities, kernels/mesh_voxels.cpp).
+EDDY_HOST_DEVICE inline void atomic_xor(unsigned int* address, unsigned int value) {
+#if (defined(EDDY_BACKEND_CUDA) && defined(__CUDA_ARCH__)) || \
+    (defined(EDDY_BACKEND_HIP) && defined(__HIP_DEVICE_COMPILE__))
+  atomicXor(address, value);
+#else
+  __atomic_fetch_xor(address, value, __ATOMIC_RELAXED);
 #endif
 }
 

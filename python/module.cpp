@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "io/solid_files.hpp"
 #include "kernels/backend.hpp"
 #include "python/errors.hpp"
 #include "python/field_array.hpp"
@@ -65,6 +66,7 @@ class PySimulation {
                const std::string& restart, bool quiet, const std::optional<long long>& comm, bool sync_default_stream)
       : sync_default_(sync_default_stream) {
     CaseConfig config = is_text ? parse_case(source, origin, overrides) : load_case(source, overrides);
+    load_solid_files(config);  // the [[solid]] mesh and voxel files (io/solid_files.hpp)
     if (output) {
       if (output->empty()) throw CollectiveInputError("output: the output directory must not be empty");
       config.output_directory = *output;

@@ -13,6 +13,7 @@
 #include "kernels/d3q19.hpp"
 #include "solver/bench_references.hpp"
 #include "solver/bench_report.hpp"
+#include "solver/bench_voxelise.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
@@ -271,6 +272,10 @@ void log_start(const CaseConfig& config, const Decomposition& d, const BenchOpti
 
 BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0_log) {
   check_options(o);
+  if (o.voxelise_triangles > 0) {
+    run_voxelise_bench(o, world, rank0_log);
+    return BenchResult{};
+  }
   CaseConfig config;
   try {
     config = bench_case(o);

@@ -46,6 +46,9 @@ struct BenchOptions {
   /// free device memory), with time_block and slabs (0: chosen from the budget); the bench then also times the same
   /// grid in core, when it fits, and reports the host-device traffic and how busy the copy engines and kernels were.
   bool out_of_core = false;
+  /// --voxelise: time the device voxeliser on a UV sphere of about this many triangles instead of the fluid
+  /// (solver/bench_voxelise.hpp); 0: off.
+  std::int64_t voxelise_triangles = 0;
   std::string memory_limit;
   bool memory_limit_given = false;
   int time_block = 0;

@@ -20,7 +20,7 @@ inline constexpr int kExitNoMemory = 4;         ///< OutOfMemoryError, std::bad_
 inline constexpr int kExitOutputError = 5;      ///< OutputError: output directory or file cannot be written
 inline constexpr int kExitCheckpointError = 6;  ///< CheckpointError: --restart checkpoint unusable
 inline constexpr int kExitRankCount = 7;        ///< RankCountError: the MPI rank count does not fit
-inline constexpr int kExitCaseFileError = 8;    ///< CaseFileError: the case file is missing or cannot be read
+inline constexpr int kExitCaseFileError = 8;    ///< CaseFileError: the case file (or a file it names) cannot be read
 
 // ---- input --------------------------------------------------------------------------------------------------------
 /// Any invalid user input (unknown key, wrong type, out-of-range value). Exit code 2 (kExitInputError).
@@ -29,7 +29,9 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The case file itself cannot be read: missing, a directory or not a regular file, unreadable. Exit code 8.
+/// The case file, or a file it names (a [[solid]] mesh or voxel file, io/solid_files.hpp), cannot be read: missing,
+/// a directory or not a regular file, unreadable. Exit code 8. Not collective: a file can be missing on one node
+/// only (the run's readers agree over the ranks themselves, solver/main.cpp; one met later ends the job).
 class CaseFileError : public InputError {
  public:
   using InputError::InputError;
@@ -108,7 +110,7 @@ class MpiError : public std::runtime_error {
 #define EDDY_ERROR_TYPES(X)                                                                                          \
   X(RankCountError, CollectiveInputError, kExitRankCount, true, "The MPI rank count does not fit the grid.")         \
   X(CollectiveInputError, InputError, kExitInputError, true, "Bad input that every rank detects alike.")             \
-  X(CaseFileError, InputError, kExitCaseFileError, true, "The case file is missing or cannot be read.")              \
+  X(CaseFileError, InputError, kExitCaseFileError, false, "The case file, or a file it names, cannot be read.")      \
   X(InputError, std::runtime_error, kExitInputError, false,                                                          \
     "Invalid input: an unknown key, a wrong type or value, a bad override.")                                         \
   X(CollectiveOutputError, OutputError, kExitOutputError, true, "An output error every rank has been told about.")   \

@@ -5,6 +5,7 @@
 #include "kernels/boundary_rules.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/open_boundaries.hpp"
+#include "solver/block_solids.hpp"
 #include "solver/solid_shapes.hpp"
 
 namespace eddy {
@@ -53,72 +54,46 @@ CellFlag flag_from_faces(const CaseConfig& config, const Decomposition& d, int x
       faces, count, [&](int face) { return open_precedence(config.faces[face].kind); }, velocity);
 }
 
-/// The solid (index into config.solids, the first that holds it) whose body covers block cell (x, y, z), by its
-/// global position, or -1: a ghost cell across a periodic face takes the answer of the cell it copies (the global
-/// index wrapped, returned in g), one across an MPI boundary that of its owner's cell, so every rank count gives the
-/// same answer. Cells beyond a wall face belong to no solid.
-int solid_at(const CaseConfig& config, const std::vector<CellRange>& ranges, const Decomposition& d, int x, int y,
-             int z, std::array<std::int64_t, 3>& g) {
-  const int p[3] = {x, y, z};
-  bool beyond_wall = false;
-  for (int axis = 0; axis < 3; ++axis) {
-    const std::int64_t n = d.global_size[axis];
-    g[axis] = std::int64_t(d.offset[axis]) + p[axis] - 1;
-    if (g[axis] >= 0 && g[axis] < n) continue;
-    if (config.faces[2 * axis].kind != FaceKind::periodic) beyond_wall = true;
-    g[axis] = ((g[axis] % n) + n) % n;
-  }
-  if (beyond_wall) return -1;
-  for (std::size_t k = 0; k < config.solids.size(); ++k) {
-    const CellRange& r = ranges[k];
-    if (g[0] < r.lo[0] || g[0] >= r.hi[0] || g[1] < r.lo[1] || g[1] >= r.hi[1] || g[2] < r.lo[2] || g[2] >= r.hi[2]) {
-      continue;
-    }
-    if (inside_solid(config.solids[k], cell_centre(g))) return int(k);
-  }
-  return -1;
-}
-
-std::vector<CellRange> solid_ranges(const CaseConfig& config, const Decomposition& d) {
-  std::vector<CellRange> ranges;
-  for (const SolidConfig& s : config.solids) ranges.push_back(solid_cell_range(s, d.global_size));
-  return ranges;
-}
-
-/// Marks kWall every cell of the block (ghost layer included) whose centre lies inside one of the case's solids
-/// (solver/solid_shapes.hpp, solid_at). Cells beyond a wall face keep the face's flag.
-void mark_solids(const CaseConfig& config, const Decomposition& d, const BlockShape& shape,
-                 std::vector<CellFlag>& flags) {
-  if (config.solids.empty()) return;
-  const std::vector<CellRange> ranges = solid_ranges(config, d);
+/// Marks kWall every cell of the block (ghost layer included) that a solid covers (solver/block_solids.hpp). Cells
+/// beyond a wall face keep the face's flag.
+void mark_solids(const BlockSolids& solids, const BlockShape& shape, std::vector<CellFlag>& flags) {
+  if (solids.empty()) return;
   const Box whole = shape.whole();
 #pragma omp parallel for schedule(static)
   for (int z = whole.lo[2]; z < whole.hi[2]; ++z)
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
       for (int x = whole.lo[0]; x < whole.hi[0]; ++x) {
         std::array<std::int64_t, 3> g{};
-        if (solid_at(config, ranges, d, x, y, z, g) >= 0) flags[shape.index(x, y, z)] = kWall;
+        if (solids.solid_at(x, y, z, g) >= 0) flags[shape.index(x, y, z)] = kWall;
       }
 }
 }  // namespace
 
-std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition) {
-  const std::array<int, 3> n = decomposition.local_size;
+std::vector<std::int32_t> solid_labels(const BlockSolids& solids, const std::array<int, 3>& n, int margin_z) {
   std::vector<std::int32_t> labels(std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]), 0);
-  if (config.solids.empty()) return labels;
-  const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
+  if (solids.empty()) return labels;
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < n[2]; ++z)
     for (int y = 0; y < n[1]; ++y)
       for (int x = 0; x < n[0]; ++x) {
         std::array<std::int64_t, 3> g{};
-        const int k = solid_at(config, ranges, decomposition, x + 1, y + 1, z + 1, g);  // block index: ghost + 1
+        const int k = solids.solid_at(x + 1, y + 1, z + 1 + margin_z, g);  // block index: ghost + 1
         labels[std::size_t(x) + std::size_t(n[0]) * (std::size_t(y) + std::size_t(n[1]) * std::size_t(z))] = k + 1;
       }
   return labels;
 }
 
+std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition) {
+  if (config.solids.empty()) return solid_labels(BlockSolids(), decomposition.local_size, 0);
+  return solid_labels(BlockSolids(config, decomposition), decomposition.local_size, 0);
+}
+
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition) {
+  return build_flags(config, decomposition, BlockSolids(config, decomposition));
+}
+
+std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition,
+                                  const BlockSolids& solids) {
   const BlockShape shape = block_shape(decomposition);
   std::vector<CellFlag> flags(static_cast<std::size_t>(shape.n_cells()), kFluid);
   // Host threads (OpenMP where the build links it): a 1024 x 1024 x 512 block has half a billion cells.
@@ -128,7 +103,7 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
     for (int y = whole.lo[1]; y < whole.hi[1]; ++y)
       for (int x = whole.lo[0]; x < whole.hi[0]; ++x)
         flags[shape.index(x, y, z)] = flag_from_faces(config, decomposition, x, y, z);
-  mark_solids(config, decomposition, shape, flags);
+  mark_solids(solids, shape, flags);
 
   const Box interior = shape.interior();
 #pragma omp parallel for schedule(static)
@@ -148,16 +123,10 @@ std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition&
   return flags;
 }
 
-static Point3 solid_centre(const SolidConfig& s) {
-  switch (s.shape) {
-    case SolidShape::sphere:
-      return s.center;
-    case SolidShape::cylinder:
-      return {0.5 * (s.start[0] + s.end[0]), 0.5 * (s.start[1] + s.end[1]), 0.5 * (s.start[2] + s.end[2])};
-    case SolidShape::box:
-      return {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
-  }
-  return {0.0, 0.0, 0.0};
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition,
+                      const std::vector<CellFlag>& flags) {
+  if (config.solids.empty()) return {};
+  return cut_links(config, decomposition, flags, BlockSolids(config, decomposition));
 }
 
 namespace {
@@ -178,30 +147,13 @@ bool next_to_open_face(const CaseConfig& config, const Decomposition& d, int x, 
   return false;
 }
 
-/// The wall distance q of the link from the fluid node at `fluid` (global lattice coordinates of the image whose
-/// solid node is in the domain) along c: the first solid surface the segment meets (solids may overlap), or 1/2
-/// when rounding leaves the segment in no solid.
-double link_wall_distance(const CaseConfig& config, const Point3& fluid, const int (&c)[3]) {
-  const Point3 step = {double(c[0]), double(c[1]), double(c[2])};
-  const std::array<bool, 3> periodic = {config.faces[0].kind == FaceKind::periodic,
-                                        config.faces[2].kind == FaceKind::periodic,
-                                        config.faces[4].kind == FaceKind::periodic};
-  double q = 2.0;
-  for (const SolidConfig& s : config.solids) {
-    const double t = wall_distance(s, fluid, step, config.size, periodic);
-    if (t >= 0.0 && t < q) q = t;
-  }
-  return q <= 1.0 ? q : 0.5;
-}
-
 }  // namespace
 
-CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition,
-                      const std::vector<CellFlag>& flags) {
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags,
+                      const BlockSolids& solids) {
   CutLinkList list;
   if (config.solids.empty()) return list;
   const BlockShape shape = block_shape(decomposition);
-  const std::vector<CellRange> ranges = solid_ranges(config, decomposition);
   const Box interior = shape.interior();
   std::vector<CutLink> early_interpolated, late_interpolated, halfway;
   for (int z = interior.lo[2]; z < interior.hi[2]; ++z)
@@ -213,7 +165,7 @@ CutLinkList cut_links(const CaseConfig& config, const Decomposition& decompositi
           const int c[3] = {d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)};
           if (!is_solid(flags[cell + shape.offset(c[0], c[1], c[2])])) continue;
           std::array<std::int64_t, 3> g{};
-          const int k = solid_at(config, ranges, decomposition, x + c[0], y + c[1], z + c[2], g);
+          const int k = solids.solid_at(x + c[0], y + c[1], z + c[2], g);
           if (k < 0) continue;  // a face wall, or a cell beyond one
           const SolidConfig& solid = config.solids[std::size_t(k)];
           const Point3 solid_cell = cell_centre(g);
@@ -231,7 +183,7 @@ CutLinkList cut_links(const CaseConfig& config, const Decomposition& decompositi
           link.q = 0.5;
           bool interpolated = false;
           if (solid.wall == SolidWall::interpolated) {
-            const double q = link_wall_distance(config, fluid, c);
+            const double q = solids.link_wall_distance(x, y, z, c);
             link.q = q;
             interpolated = q != 0.5 && !is_solid(flags[behind]);
           }
@@ -239,7 +191,7 @@ CutLinkList cut_links(const CaseConfig& config, const Decomposition& decompositi
           link.near = w.near ? 1 : 0;
           link.weight_out = w.out;
           link.weight_other = w.other;
-          const Point3 centre = solid_centre(solid);
+          const Point3 centre = solids.centre(k);
           double r[3];  // the wall point x_f + q c, seen from the solid's centre
           for (int a = 0; a < 3; ++a) r[a] = fluid[a] + link.q * c[a] - centre[a];
           link.arm[0] = r[1] * c[2] - r[2] * c[1];

@@ -10,6 +10,7 @@
 #include "kernels/launchers.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/views.hpp"
+#include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 
 namespace eddy {
@@ -22,11 +23,16 @@ BlockShape block_shape(const Decomposition& decomposition);
 /// global domain or across a periodic face are fluid (they receive halo copies); cells beyond a wall face are
 /// solid, cells beyond an open face its ghost nodes (kOpen + face), with the precedence of kernels/cell_flags.hpp
 /// where faces meet (boundary_flag: walls first, solid_flag among them; then velocity_inlet, pressure_outlet,
-/// outflow, free_slip). Cells whose centre lies inside a [[solid]] body (solver/solid_shapes.hpp) are resting
-/// walls (kWall), ghost cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall face keep
-/// the face's flag. Fluid cells with any neighbour among the 18 directions that is not fluid (solid, or a ghost
-/// node) get kFluidNearSolid.
+/// outflow, free_slip). Cells that a [[solid]] body covers (solver/block_solids.hpp) are resting walls (kWall), ghost
+/// cells too (a ghost across a periodic face as the cell it copies); cells beyond a wall or open face keep the face's
+/// flag. Fluid cells with any neighbour among the 18 directions that is not fluid (solid, or a ghost node) get
+/// kFluidNearSolid.
+/// This form finds the block's solids itself (a BlockSolids: meshes voxelised on the device; collective over
+/// decomposition.comm when it is not serial, throws what BlockSolids throws).
 std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition);
+/// The same with the block's solids already found (the simulations build them once for the flags and the cut links).
+std::vector<CellFlag> build_flags(const CaseConfig& config, const Decomposition& decomposition,
+                                  const BlockSolids& solids);
 
 /// The cut links of a block's [[solid]] bodies (kernels/cut_links.hpp), in three groups, each in cell order, then
 /// direction order:
@@ -49,20 +55,28 @@ struct CutLinkList {
 /// The cut links of the block's [[solid]] bodies: every interior fluid cell x_f and direction i with x_f + c_i inside
 /// solid k (the first that holds it, by the same global rule as the flags, so a link's solid is the same on every
 /// rank count). Face walls have none. Each link's wall distance q is that of the first solid surface the segment from
-/// x_f to x_f + c_i meets (solver/solid_shapes.hpp, wall_distance, by global coordinates: the same bits on every
-/// rank), and it is interpolated (kernels/boundary_rules.hpp) when its solid has wall = "interpolated", except
+/// x_f to x_f + c_i meets (BlockSolids::link_wall_distance: a shape's by solver/solid_shapes.hpp, wall_distance, a
+/// mesh's from its triangles, a voxel body's 1/2; by global coordinates: the same bits on every rank), and it is
+/// interpolated (kernels/boundary_rules.hpp) when its solid has wall = "interpolated", except
 ///   - q = 1/2 exactly (interpolation gives half-way bounce-back exactly: the link stays half-way);
 ///   - x_b = x_f - c_i is solid (a gap one node wide along c_i, or x_b beyond a wall face): the interpolation has no
 ///     second fluid node, and the link is half-way (its q then counts for the torque arm only).
-/// `flags`: build_flags' result.
+/// `flags`: build_flags' result, `solids` the BlockSolids they were built from. The form without `solids` builds a
+/// BlockSolids again (collective like build_flags; a mesh is voxelised again): pass the one the flags were built
+/// from where there is one.
+CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags,
+                      const BlockSolids& solids);
 CutLinkList cut_links(const CaseConfig& config, const Decomposition& decomposition, const std::vector<CellFlag>& flags);
 
 /// The solid each interior cell of this rank's block belongs to, for the `solid` output field: 0 in fluid, 1 + k in
 /// a cell of config.solids[k] (the first solid that holds it, as build_flags marks it), MacroscopicFields order
 /// (x fastest, interior cells only). Decided by global position: every rank count, in core and out of core, gives
-/// the same labels. This is the one place that says which solid holds a cell (mark_solids and cut_links ask the
-/// same question).
+/// the same labels. BlockSolids is the one place that says which solid holds a cell (mark_solids and cut_links ask
+/// it the same question). This form builds a BlockSolids (collective like build_flags).
 std::vector<std::int32_t> solid_labels(const CaseConfig& config, const Decomposition& decomposition);
+/// The same from the block's `solids`, for its interior cells `n` (local_size), leaving out `margin_z` planes at the
+/// start of z (an out-of-core block extended by its neighbours' planes).
+std::vector<std::int32_t> solid_labels(const BlockSolids& solids, const std::array<int, 3>& n, int margin_z);
 
 /// Lattice velocity of each face's moving wall (zero for other faces).
 template <class T>

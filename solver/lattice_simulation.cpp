@@ -134,12 +134,20 @@ class LatticeSimulation final : public Simulation {
         walls_(wall_velocities<R>(config)),
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
+    std::vector<CellFlag> flags;
+    CutLinkList links;
+    {  // before the populations: voxelising a mesh takes device memory of its own, freed here
+      const BlockSolids solids(config, decomposition);
+      flags = build_flags(config, decomposition, solids);
+      links = cut_links(config, decomposition, flags, solids);
+      solid_summary_ = solids.summary();
+      set_up_solid_labels(solids, 0);
+    }
     const std::size_t populations = std::size_t(d3q19::Q) * std::size_t(shape_.n_cells());
     f_ = DeviceBuffer<T>(populations);
     flags_ = DeviceBuffer<CellFlag>(std::size_t(shape_.n_cells()));
-    const std::vector<CellFlag> flags = build_flags(config, decomposition);
     flags_.upload(flags);
-    set_up_cut_links(config, flags);
+    set_up_cut_links(config, std::move(links));
     const InitialField init = initial_field(config, decomposition);
     initialize_populations(view(), shape_, init);  // the "own" layout
     reset_watch();
@@ -406,9 +414,8 @@ class LatticeSimulation final : public Simulation {
  private:
   /// The block's cut links of the [[solid]] bodies, uploaded once (kernels/cut_links.hpp, interpolated ones
   /// first); none without solids. The host keeps the interpolated ones (populations()).
-  void set_up_cut_links(const CaseConfig& config, const std::vector<CellFlag>& flags) {
+  void set_up_cut_links(const CaseConfig& config, CutLinkList list) {
     n_solids_ = int(config.solids.size());
-    CutLinkList list = cut_links(config, decomposition_, flags);
     n_links_ = std::int64_t(list.links.size());
     n_early_interpolated_ = list.early_interpolated;
     n_interpolated_ = list.interpolated;

@@ -18,6 +18,7 @@
 
 #include "io/case_config.hpp"
 #include "io/checkpoint.hpp"
+#include "io/solid_files.hpp"
 #include "kernels/backend.hpp"
 #include "solver/bench.hpp"
 #include "solver/decomposition.hpp"
@@ -93,6 +94,30 @@ std::string case_mismatch(const MpiSession& mpi, const std::string& path, const 
          std::to_string(theirs) + " bytes) than rank 0 (" + std::to_string(root[1]) +
          " bytes), or was given other --set options: every rank must run the same case; give them one file on a "
          "shared file system, or identical copies";
+}
+
+/// Reads the mesh and voxel files of the case's [[solid]] bodies on every rank (io/solid_files.hpp); if any rank
+/// fails, the lowest failing rank prints its message and all return its code (8: a file missing or unreadable, 2:
+/// malformed). Collective.
+bool load_solid_files_everywhere(const MpiSession& mpi, eddy::CaseConfig& config, int& exit_code) {
+  std::string error;
+  int code = eddy::kExitInputError;
+  try {
+    eddy::load_solid_files(config);
+  } catch (const eddy::CaseFileError& e) {
+    error = e.what();
+    code = eddy::kExitCaseFileError;
+  } catch (const eddy::InputError& e) {
+    error = e.what();
+  }
+  const int mine = error.empty() ? mpi.size : mpi.rank;
+  int first_failure = mine;
+  MPI_Allreduce(&mine, &first_failure, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first_failure == mpi.size) return true;
+  if (mpi.rank == first_failure) print_error(error);
+  MPI_Bcast(&code, 1, MPI_INT, first_failure, MPI_COMM_WORLD);
+  exit_code = code;
+  return false;
 }
 
 /// Loads the case on every rank; if any rank fails, the lowest failing rank prints its message and all return 2.
@@ -215,6 +240,11 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
                    "With --particles: none (default), contacts (cell list), contacts_all_pairs (the same "
                    "contacts over all pairs) or gravity (all pairs)")
       ->check(CLI::IsMember({"none", "contacts", "contacts_all_pairs", "gravity"}));
+  bench
+      ->add_option("--voxelise", o.voxelise_triangles,
+                   "Time the device voxeliser on a UV sphere of about this many triangles (built in memory) in the "
+                   "N^3 domain instead of the fluid, checked against the CPU reference")
+      ->check(CLI::Range(std::int64_t(8), std::int64_t(1) << 31));
   bench->add_flag("--out-of-core", o.out_of_core,
                   "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
                   "in-core run of the same grid");
@@ -235,6 +265,7 @@ int run_command(const MpiSession& mpi, RunArguments& a) {
   int code = eddy::kExitOk;
   std::optional<eddy::CaseConfig> config = load_case_everywhere(mpi, a.case_path, a.overrides, code);
   if (!config) return code;
+  if (!load_solid_files_everywhere(mpi, *config, code)) return code;
   if (a.command->count("--output")) {
     if (a.output_dir.empty()) throw eddy::CollectiveInputError("--output: the output directory must not be empty");
     config->output_directory = a.output_dir;

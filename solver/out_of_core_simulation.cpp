@@ -65,7 +65,13 @@ class OutOfCoreSimulation final : public Simulation {
     Decomposition extended = decomposition_;
     extended.offset[2] -= h - 1;
     extended.local_size[2] += 2 * (h - 1);
-    const std::vector<CellFlag> flags = build_flags(config, extended);
+    std::vector<CellFlag> flags;
+    {
+      const BlockSolids solids(config, extended, h - 1);  // counts over this rank's own planes only
+      flags = build_flags(config, extended, solids);
+      solid_summary_ = solids.summary();
+      set_up_solid_labels(solids, h - 1);
+    }
     flags_ = PinnedBuffer<CellFlag>(flags.size());
     std::memcpy(flags_.data(), flags.data(), flags.size());
     set_up_cut_links(config);
@@ -148,7 +154,8 @@ class OutOfCoreSimulation final : public Simulation {
     return g;
   }
 
-  /// The block's cut links of the [[solid]] bodies (lattice_setup.hpp), from the flags of its own cells.
+  /// The block's cut links of the [[solid]] bodies (lattice_setup.hpp), from the flags of its own cells. Their
+  /// BlockSolids is the block's own, not the extended one of the flags (collective; a mesh is voxelised again).
   void set_up_cut_links(const CaseConfig& config) {
     n_solids_ = int(config.solids.size());
     const std::vector<CellFlag> own(block_flags(), block_flags() + shape_.n_cells());

@@ -130,18 +130,57 @@ double checkpoint_gigabytes(const std::string& manifest_path) {
 }
 
 namespace {
-/// One line per [[solid]] with the cells it covers, and a warning for a solid that covers none.
-std::string solids_summary(const CaseConfig& config) {
-  static const char* shapes[] = {"sphere", "cylinder", "box"};
+/// One line per [[solid]] with the cells it covers (from `summary`, the set-up's counts, when given; else the
+/// analytic shapes are counted here), and the warnings: a solid that covers no cell, a mesh whose voxelised volume
+/// is far from its enclosed volume (parts thinner than a cell vanish, or the mesh is not consistently oriented), a
+/// mesh whose odd rays were filled, voxels outside the domain.
+std::string solids_summary(const CaseConfig& config, const std::vector<SolidSummary>& summary) {
+  static const char* shapes[] = {"sphere", "cylinder", "box", "mesh", "voxels"};
   std::string text;
-  for (const SolidConfig& s : config.solids) {
-    const std::int64_t cells = solid_cell_count(s, config.size);
-    text += "solid       '" + s.name + "' " + shapes[int(s.shape)] + ", " + std::to_string(cells) +
-            (s.wall == SolidWall::interpolated ? " cells (resting wall, interpolated bounce-back)\n"
-                                               : " cells (resting wall, half-way bounce-back)\n");
+  for (std::size_t k = 0; k < config.solids.size(); ++k) {
+    const SolidConfig& s = config.solids[k];
+    const bool known = k < summary.size();
+    const std::int64_t cells = known ? summary[k].cells : solid_cell_count(s, config.size);
+    const std::string name = "solid '" + s.name + "'";
+    text += "solid       '" + s.name + "' " + shapes[int(s.shape)];
+    if (s.shape == SolidShape::mesh && known) {
+      text += " " + s.file + ": " + std::to_string(summary[k].triangles) + " triangles, " + std::to_string(cells) +
+              " cells (enclosed volume " + format_number("%.6g", summary[k].volume) + " cells^3), voxelised in " +
+              format_number("%.3f", summary[k].seconds) + " s on the device (+" +
+              format_number("%.3f", summary[k].host_seconds) + " s on the host)";
+    } else if (s.shape == SolidShape::voxels && known) {
+      text += " " + s.file + ": " + format_number("%.0f", summary[k].volume) + " solid voxels at offset " +
+              cell_text({int(s.offset[0]), int(s.offset[1]), int(s.offset[2])}) + ", " + std::to_string(cells) +
+              " cells";
+    } else {
+      text += ", " + std::to_string(cells) + " cells";
+    }
+    text += s.wall == SolidWall::interpolated ? " (resting wall, interpolated bounce-back)\n"
+                                              : " (resting wall, half-way bounce-back)\n";
     if (cells == 0) {
-      text += "warning: solid '" + s.name + "' covers no cell: no cell centre (i + 0.5, j + 0.5, k + 0.5) lies " +
-              "inside it or on its surface (too small, or outside the domain), so it has no effect\n";
+      text += "warning: " + name + " covers no cell: no cell centre (i + 0.5, j + 0.5, k + 0.5) lies " + "inside it" +
+              (analytic_shape(s) ? " or on its surface" : "") +
+              " (too small, or outside the domain), so it has no effect\n";
+      continue;
+    }
+    if (!known) continue;
+    const SolidSummary& m = summary[k];
+    if (s.shape == SolidShape::mesh && m.odd_columns > 0) {
+      text += "warning: " + name + ": " + std::to_string(m.odd_columns) + " of " + std::to_string(m.columns) +
+              " rays along x cross the mesh an odd number of times (it is not closed); filled by repair = \"fill\" "
+              "from their closed neighbours\n";
+    }
+    // A voxelised body differs from its volume by at most about the cells that its surface cuts: a quarter of the
+    // volume means parts thinner than a cell have vanished (or thickened), or the volume is not meaningful.
+    if (s.shape == SolidShape::mesh && std::abs(double(cells) - m.volume) > 0.25 * m.volume) {
+      text += "warning: " + name + " covers " + std::to_string(cells) + " cells but encloses " +
+              format_number("%.6g", m.volume) +
+              " cells^3 (more than 25 % apart): parts thinner than a cell vanish (or the mesh is not closed and "
+              "consistently oriented, so its volume means little); refine the grid where the body is thin\n";
+    }
+    if (s.shape == SolidShape::voxels && double(cells) < m.volume) {
+      text += "warning: " + name + ": " + format_number("%.0f", m.volume - double(cells)) + " of its " +
+              format_number("%.0f", m.volume) + " solid voxels lie outside the domain (check offset)\n";
     }
   }
   return text;
@@ -186,7 +225,7 @@ std::string open_faces_text(const CaseConfig& config) {
 }  // namespace
 
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
-                        std::ostream& log, bool out_of_core) {
+                        std::ostream& log, bool out_of_core, const std::vector<SolidSummary>& solids) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
   log << "case        " << config.name << (config.source_file.empty() ? "" : " (" + config.source_file + ")") << "\n"
       << "grid        " << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << " = "
@@ -216,9 +255,9 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << "\n"
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
-      << (config.units.enabled ? units_summary(config) : std::string()) << solids_summary(config) << "steps       " << config.steps
-      << ", report every " << config.report_every << ", output every " << config.output_every << " into "
-      << config.output_directory << "/\n";
+      << (config.units.enabled ? units_summary(config) : std::string()) << solids_summary(config, solids)
+      << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
+      << config.output_every << " into " << config.output_directory << "/\n";
 }
 
 void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
@@ -236,7 +275,8 @@ void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& 
   const Decomposition& decomposition = sim.decomposition();
   OutOfCoreStats out_of_core;
   const bool streamed = sim.out_of_core(out_of_core);
-  print_case_summary(config, sim.bytes_per_cell(), sim.device_bytes(), decomposition.size, log, streamed);
+  print_case_summary(config, sim.bytes_per_cell(), sim.device_bytes(), decomposition.size, log, streamed,
+                     sim.solid_summary());
   if (!streamed) return;
   const BlockShape shape = block_shape(decomposition);
   log << "out-of-core " << format_bytes(double(sim.bytes_per_cell()) * double(shape.n_cells()))

@@ -27,9 +27,10 @@ void print_device_line(const CaseConfig& config, const Decomposition& decomposit
 
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
 /// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
-/// cells live in host memory and device_bytes are the slab buffers.
+/// cells live in host memory and device_bytes are the slab buffers. `solids`: the set-up's summary of the [[solid]]
+/// bodies (Simulation::solid_summary; empty: the analytic shapes are counted here, meshes and voxels not).
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
-                        std::ostream& log, bool out_of_core = false);
+                        std::ostream& log, bool out_of_core = false, const std::vector<SolidSummary>& solids = {});
 
 /// The table of print_case_summary for `sim`, and for an out-of-core run the slab plan (with a warning when the
 /// plan's halos multiply the work by more than 3).

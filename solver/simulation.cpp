@@ -53,6 +53,11 @@ int Simulation::population_bytes() const { return int(storage_bytes(config_.prec
 
 int Simulation::temperature_bytes() const { return int(arithmetic_bytes(config_.precision)); }
 
+void Simulation::set_up_solid_labels(const BlockSolids& solids, int margin_z) {
+  if (!wants_output(config_, "solid")) return;
+  solid_labels_ = solid_labels(solids, decomposition().local_size, margin_z);
+}
+
 std::size_t Simulation::kernel_bytes_per_cell() const {
   return 2 * d3q19::Q * std::size_t(population_bytes()) + sizeof(CellFlag);
 }
@@ -136,8 +141,7 @@ PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling
     host.insert(host.end(), t.begin(), t.end());
   }
   if (wants_output(config_, "solid")) {
-    const std::vector<std::int32_t> labels = solid_labels(config_, d);  // small integers: exact in float
-    host.insert(host.end(), labels.begin(), labels.end());
+    host.insert(host.end(), solid_labels_.begin(), solid_labels_.end());  // small integers: exact in float
   }
   return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
                             config_.output_fields, time_step());

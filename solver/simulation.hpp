@@ -21,6 +21,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/views.hpp"
+#include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/device_arrays.hpp"
 #include "solver/particle_system.hpp"
@@ -308,6 +309,10 @@ class Simulation {
   }
 
   const CaseConfig& config() const { return config_; }
+  /// What the set-up found about each [[solid]] (solver/block_solids.hpp: cells covered, a mesh's triangles and
+  /// odd rays, the voxelisation time), over all ranks; empty without solids. The meshes' triangles (lattice
+  /// coordinates) are config().solids[k].surface.
+  const std::vector<SolidSummary>& solid_summary() const { return solid_summary_; }
 
  protected:
   explicit Simulation(const CaseConfig& config) : config_(config) {}
@@ -330,6 +335,13 @@ class Simulation {
   }
 
   CaseConfig config_;
+  std::vector<SolidSummary> solid_summary_;  ///< set by the derived class's set-up
+  /// The `solid` output field of this rank's interior cells (solid_labels, solver/lattice_setup.hpp), found once at
+  /// set-up from the block's solids when the case writes that field (set_up_solid_labels); empty otherwise.
+  std::vector<std::int32_t> solid_labels_;
+  /// Sets solid_labels_ from `solids`, the block's BlockSolids (`margin_z`: the planes an out-of-core block's
+  /// extended one has before this rank's own), when the case writes the `solid` field.
+  void set_up_solid_labels(const BlockSolids& solids, int margin_z);
 
  private:
   template <class R>

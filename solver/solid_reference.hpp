@@ -8,7 +8,8 @@
 //   cylinder (radius r, axis length L, cos t = axis . d):   2 r L sin t + pi r^2 |cos t|   (across the flow: 2 r L)
 //   box (extents e_x, e_y, e_z):              |d_x| e_y e_z + |d_y| e_x e_z + |d_z| e_x e_y
 // For the cylinder, L is the length of its axis inside the domain [0, n]^3 (an axis running past the domain's faces,
-// as in a 2D case, counts only the part inside); the box is clipped to the domain first; the sphere is not clipped.
+// as in a 2D case, counts only the part inside); the box is clipped to the domain first (a rotated box is not: its
+// projection uses d' = R^T d in its own frame); the sphere is not clipped. Meshes and voxel files give theirs.
 #pragma once
 
 #include <algorithm>
@@ -113,11 +114,20 @@ inline double projected_area(const SolidConfig& s, const Point3& d, const std::a
     case SolidShape::box: {
       Point3 lo{}, hi{};
       clipped_box(s, size, lo, hi);
-      Point3 e{};
+      Point3 e{}, dd = d;
+      if (rotated(s)) {  // in the box's own frame, d' = R^T d (not clipped)
+        lo = s.min;
+        hi = s.max;
+        const Matrix3 r = rotation_matrix(s.rotate);
+        for (int a = 0; a < 3; ++a) dd[a] = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];
+      }
       for (int a = 0; a < 3; ++a) e[a] = hi[a] - lo[a];
       if (!(e[0] > 0.0 && e[1] > 0.0 && e[2] > 0.0)) return 0.0;  // the box misses the domain
-      return std::abs(d[0]) * e[1] * e[2] + std::abs(d[1]) * e[0] * e[2] + std::abs(d[2]) * e[0] * e[1];
+      return std::abs(dd[0]) * e[1] * e[2] + std::abs(dd[1]) * e[0] * e[2] + std::abs(dd[2]) * e[0] * e[1];
     }
+    case SolidShape::mesh:  // not derived (the file is read after the case): reference_area is required
+    case SolidShape::voxels:
+      return 0.0;
   }
   return 0.0;
 }
@@ -126,13 +136,20 @@ inline double projected_area(const SolidConfig& s, const Point3& d, const std::a
 /// its extent along unit lift direction `l` (the width of its projection on l: |l_x| e_x + |l_y| e_y + |l_z| e_z),
 /// clipped to the domain like the area.
 inline double default_reference_length(const SolidConfig& s, const Point3& l, const std::array<int, 3>& size) {
+  if (s.shape == SolidShape::mesh || s.shape == SolidShape::voxels) return 0.0;  // not derived: required
   if (s.shape != SolidShape::box) return 2.0 * s.radius;
-  Point3 lo{}, hi{};
+  Point3 lo{}, hi{}, ll = l;
   clipped_box(s, size, lo, hi);
+  if (rotated(s)) {  // in the box's own frame, l' = R^T l (not clipped)
+    lo = s.min;
+    hi = s.max;
+    const Matrix3 r = rotation_matrix(s.rotate);
+    for (int a = 0; a < 3; ++a) ll[a] = r[0][a] * l[0] + r[1][a] * l[1] + r[2][a] * l[2];
+  }
   double width = 0.0;
   for (int a = 0; a < 3; ++a) {
     if (!(hi[a] > lo[a])) return 0.0;  // the box misses the domain
-    width += std::abs(l[a]) * (hi[a] - lo[a]);
+    width += std::abs(ll[a]) * (hi[a] - lo[a]);
   }
   return width;
 }

@@ -6,9 +6,11 @@
 //   sphere   (centre c, radius r):           |p - c|^2 <= r^2
 //   cylinder (axis from a to b, radius r):   d = b - a;  0 <= (p - a) . d <= d . d  (between the end caps) and
 //                                            |(p - a) x d|^2 <= r^2 d . d           (distance to the axis <= r)
-//   box      (corners lo < hi):              lo_a <= p_a <= hi_a on every axis a
+//   box      (corners lo < hi):              lo_a <= p_a <= hi_a on every axis a; rotated (rotate != 0) about its
+//                                            centre c by R: q = R^T (p - c), |q_a| <= (hi_a - lo_a) / 2
 // The tests are written without divisions so that one double expression decides each cell, the same on every rank
-// (each block evaluates its cells by their global coordinates).
+// (each block evaluates its cells by their global coordinates). Meshes and voxel files are not shapes: their cells
+// come from solver/block_solids.hpp (inside_solid is false for them).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +24,50 @@
 namespace eddy {
 
 using Point3 = std::array<double, 3>;
+using Matrix3 = std::array<std::array<double, 3>, 3>;
+
+/// sin and cos of an angle in degrees, exact (0, +-1) at multiples of 90 degrees.
+inline void sin_cos_degrees(double degrees, double& s, double& c) {
+  const double r = std::fmod(degrees, 360.0);  // exact
+  if (r / 90.0 == std::floor(r / 90.0)) {
+    static const double sines[4] = {0.0, 1.0, 0.0, -1.0};
+    const int k = ((int(r / 90.0) % 4) + 4) % 4;
+    s = sines[k];
+    c = sines[(k + 1) % 4];
+    return;
+  }
+  const double radians = r * (M_PI / 180.0);
+  s = std::sin(radians);
+  c = std::cos(radians);
+}
+
+/// The rotation by `degrees` = (a, b, c) about the fixed x, then y, then z axis: R = Rz(c) Ry(b) Rx(a) (right-handed,
+/// counter-clockwise seen from the positive axis), applied as p' = R p. Exactly the identity for (0, 0, 0).
+inline Matrix3 rotation_matrix(const std::array<double, 3>& degrees) {
+  double sa, ca, sb, cb, sc, cc;
+  sin_cos_degrees(degrees[0], sa, ca);
+  sin_cos_degrees(degrees[1], sb, cb);
+  sin_cos_degrees(degrees[2], sc, cc);
+  const Matrix3 rx = {{{1, 0, 0}, {0, ca, -sa}, {0, sa, ca}}};
+  const Matrix3 ry = {{{cb, 0, sb}, {0, 1, 0}, {-sb, 0, cb}}};
+  const Matrix3 rz = {{{cc, -sc, 0}, {sc, cc, 0}, {0, 0, 1}}};
+  const auto times = [](const Matrix3& a, const Matrix3& b) {
+    Matrix3 m{};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) m[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j];
+    return m;
+  };
+  return times(rz, times(ry, rx));
+}
+
+/// R p.
+inline Point3 rotate_point(const Matrix3& r, const Point3& p) {
+  return {r[0][0] * p[0] + r[0][1] * p[1] + r[0][2] * p[2], r[1][0] * p[0] + r[1][1] * p[1] + r[1][2] * p[2],
+          r[2][0] * p[0] + r[2][1] * p[1] + r[2][2] * p[2]};
+}
+
+/// True when the solid has a rotation (any angle not zero).
+inline bool rotated(const SolidConfig& s) { return s.rotate[0] != 0.0 || s.rotate[1] != 0.0 || s.rotate[2] != 0.0; }
 
 /// |p - c|^2 <= r^2 (lattice units).
 inline bool inside_sphere(const Point3& p, const Point3& c, double r) {
@@ -48,17 +94,42 @@ inline bool inside_box(const Point3& p, const Point3& lo, const Point3& hi) {
   return true;
 }
 
-/// True when the centre p of a cell lies inside solid `s` (lattice units, s finalized).
-inline bool inside_solid(const SolidConfig& s, const Point3& p) {
+/// The box lo..hi rotated by `r` about its centre c: q = R^T (p - c) within the half-widths, |q_a| <= (hi_a - lo_a)
+/// / 2.
+inline bool inside_rotated_box(const Point3& p, const Point3& lo, const Point3& hi, const Matrix3& r) {
+  const double d[3] = {p[0] - 0.5 * (lo[0] + hi[0]), p[1] - 0.5 * (lo[1] + hi[1]), p[2] - 0.5 * (lo[2] + hi[2])};
+  for (int a = 0; a < 3; ++a) {
+    const double q = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];  // (R^T d)_a
+    if (std::abs(q) > 0.5 * (hi[a] - lo[a])) return false;
+  }
+  return true;
+}
+
+/// True when the centre p of a cell lies inside the analytic shape `s` (lattice units, s finalized; a box's
+/// rotation matrix is rotation_matrix(s.rotate), passed in so that it is computed once per solid). False for mesh and
+/// voxels solids (solver/block_solids.hpp decides their cells).
+inline bool inside_solid(const SolidConfig& s, const Point3& p, const Matrix3& box_rotation) {
   switch (s.shape) {
     case SolidShape::sphere:
       return inside_sphere(p, s.center, s.radius);
     case SolidShape::cylinder:
       return inside_cylinder(p, s.start, s.end, s.radius);
     case SolidShape::box:
-      return inside_box(p, s.min, s.max);
+      return rotated(s) ? inside_rotated_box(p, s.min, s.max, box_rotation) : inside_box(p, s.min, s.max);
+    case SolidShape::mesh:
+    case SolidShape::voxels:
+      return false;
   }
   return false;
+}
+
+inline bool inside_solid(const SolidConfig& s, const Point3& p) {
+  return inside_solid(s, p, rotation_matrix(s.rotate));
+}
+
+/// True for the shapes inside_solid decides (sphere, cylinder, box).
+inline bool analytic_shape(const SolidConfig& s) {
+  return s.shape == SolidShape::sphere || s.shape == SolidShape::cylinder || s.shape == SolidShape::box;
 }
 
 // ---- Wall distance along a link (interpolated walls, kernels/boundary_rules.hpp) ----------------------------------
@@ -74,10 +145,9 @@ inline bool inside_solid(const SolidConfig& s, const Point3& p) {
 //   box:      the slabs lo_a <= x_a(t) <= hi_a, each [(lo_a - p_a) / c_a, (hi_a - p_a) / c_a] ordered (the classic
 //             slab test: Kay & Kajiya 1986, "Ray tracing complex scenes", SIGGRAPH 20(4), 269).
 // Every rank evaluates the same expressions on the same doubles (global coordinates), so q has the same bits on
-// every decomposition. A mesh solid supplies its own case of line_inside_solid: the interval from the segment's
-// first inward crossing of the surface (ray-triangle distances) to t = 1 (the link's solid node is inside), which
-// is the entry wall_distance needs; the periodic images, the domain clip and the rest of the set-up
-// (solver/lattice_setup.cpp, cut_links) are shape-blind.
+// every decomposition. A rotated box is the same slab test in its own frame. Meshes and voxel files are not shapes:
+// their wall distances come from solver/block_solids.hpp (a mesh's from its triangles, the same images and clip; a
+// voxel body's surface lies on cell faces, q = 1/2 exactly).
 
 /// A closed interval [lo, hi] of the line parameter t; empty when lo > hi.
 struct LineInterval {
@@ -132,9 +202,26 @@ inline LineInterval line_inside_solid(const SolidConfig& s, const Point3& p, con
     }
     case SolidShape::box: {
       LineInterval t;
-      for (int a = 0; a < 3; ++a) t &= slab_interval(p[a], c[a], s.min[a], s.max[a]);
+      if (!rotated(s)) {
+        for (int a = 0; a < 3; ++a) t &= slab_interval(p[a], c[a], s.min[a], s.max[a]);
+        return t;
+      }
+      // Rotated by R about its centre m: the slabs of the unrotated box in its own frame, p' = R^T (p - m) + m,
+      // c' = R^T c (the line parameter t is the same in both frames).
+      const Matrix3 r = rotation_matrix(s.rotate);
+      const double d[3] = {p[0] - 0.5 * (s.min[0] + s.max[0]), p[1] - 0.5 * (s.min[1] + s.max[1]),
+                           p[2] - 0.5 * (s.min[2] + s.max[2])};
+      for (int a = 0; a < 3; ++a) {
+        const double pa = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];
+        const double ca = r[0][a] * c[0] + r[1][a] * c[1] + r[2][a] * c[2];
+        const double half = 0.5 * (s.max[a] - s.min[a]);
+        t &= slab_interval(pa, ca, -half, half);
+      }
       return t;
     }
+    case SolidShape::mesh:  // not shapes: solver/block_solids.hpp gives their wall distances
+    case SolidShape::voxels:
+      return {1.0, 0.0};
   }
   return {1.0, 0.0};
 }
@@ -186,10 +273,18 @@ inline CellRange solid_cell_range(const SolidConfig& s, const std::array<int, 3>
         lo[a] = std::min(s.start[a], s.end[a]) - s.radius;
         hi[a] = std::max(s.start[a], s.end[a]) + s.radius;
         break;
-      case SolidShape::box:
-        lo[a] = s.min[a];
-        hi[a] = s.max[a];
+      case SolidShape::box: {
+        // Rotated: the centre plus the rotated half-widths' extent along a, sum_b |R_ab| h_b.
+        const Matrix3 r = rotation_matrix(s.rotate);
+        double reach = 0.0;
+        for (int b = 0; b < 3; ++b) reach += std::abs(r[a][b]) * 0.5 * (s.max[b] - s.min[b]);
+        lo[a] = rotated(s) ? 0.5 * (s.min[a] + s.max[a]) - reach : s.min[a];
+        hi[a] = rotated(s) ? 0.5 * (s.min[a] + s.max[a]) + reach : s.max[a];
         break;
+      }
+      case SolidShape::mesh:
+      case SolidShape::voxels:
+        return CellRange{};  // not a shape: empty
     }
   }
   CellRange range;
@@ -208,11 +303,12 @@ inline CellRange solid_cell_range(const SolidConfig& s, const std::array<int, 3>
 inline std::int64_t solid_cell_count(const SolidConfig& s, const std::array<int, 3>& size, bool stop_at_first = false) {
   const CellRange r = solid_cell_range(s, size);
   if (r.empty()) return 0;
+  const Matrix3 rotation = rotation_matrix(s.rotate);
   std::int64_t count = 0;
   for (std::int64_t k = r.lo[2]; k < r.hi[2]; ++k)
     for (std::int64_t j = r.lo[1]; j < r.hi[1]; ++j)
       for (std::int64_t i = r.lo[0]; i < r.hi[0]; ++i) {
-        if (!inside_solid(s, cell_centre({i, j, k}))) continue;
+        if (!inside_solid(s, cell_centre({i, j, k}), rotation)) continue;
         if (stop_at_first) return 1;
         ++count;
       }
@@ -225,21 +321,24 @@ inline std::int64_t solid_cell_count(const SolidConfig& s, const std::array<int,
 inline constexpr std::int64_t kSolidScanCells = std::int64_t(1) << 22;
 
 /// True when one solid of `solids` holds all eight corner cells' centres of the domain, which for a convex shape
-/// (sphere, cylinder, box) means it holds every cell centre (the grid's centres lie in their convex hull).
+/// (sphere, cylinder, box, rotated or not) means it holds every cell centre (the grid's centres lie in their convex
+/// hull). Meshes and voxel files hold no cell here (inside_solid; they are checked after they are voxelised).
 inline bool one_solid_holds_every_cell(const std::vector<SolidConfig>& solids, const std::array<int, 3>& size) {
   for (const SolidConfig& s : solids) {
+    const Matrix3 rotation = rotation_matrix(s.rotate);
     bool all = true;
     for (int corner = 0; corner < 8 && all; ++corner) {
       const std::array<std::int64_t, 3> g = {(corner & 1) ? size[0] - 1 : 0, (corner & 2) ? size[1] - 1 : 0,
                                              (corner & 4) ? size[2] - 1 : 0};
-      all = inside_solid(s, cell_centre(g));
+      all = inside_solid(s, cell_centre(g), rotation);
     }
     if (all) return true;
   }
   return false;
 }
 
-/// True when some domain cell lies inside none of `solids`. False at once when one solid holds every cell
+/// True when some domain cell lies inside none of the analytic shapes among `solids` (meshes and voxel files are
+/// checked after they are voxelised, solver/block_solids.hpp). False at once when one solid holds every cell
 /// (one_solid_holds_every_cell). Otherwise exact for domains of at most kSolidScanCells cells: a scan that stops at
 /// the first such cell (unless the solids' bounding boxes cover the whole domain, a cell outside all of them, found
 /// at once); larger domains count as leaving fluid: a union of several solids covering such a domain is not
@@ -249,7 +348,11 @@ inline bool solids_leave_fluid(const std::vector<SolidConfig>& solids, const std
   const std::int64_t cells = std::int64_t(size[0]) * size[1] * size[2];
   if (cells > kSolidScanCells) return true;
   std::vector<CellRange> ranges;
-  for (const SolidConfig& s : solids) ranges.push_back(solid_cell_range(s, size));
+  std::vector<Matrix3> rotations;
+  for (const SolidConfig& s : solids) {
+    ranges.push_back(solid_cell_range(s, size));
+    rotations.push_back(rotation_matrix(s.rotate));
+  }
   for (std::int64_t k = 0; k < size[2]; ++k)
     for (std::int64_t j = 0; j < size[1]; ++j)
       for (std::int64_t i = 0; i < size[0]; ++i) {
@@ -258,7 +361,7 @@ inline bool solids_leave_fluid(const std::vector<SolidConfig>& solids, const std
           const CellRange& r = ranges[n];
           const bool in_range =
               i >= r.lo[0] && i < r.hi[0] && j >= r.lo[1] && j < r.hi[1] && k >= r.lo[2] && k < r.hi[2];
-          solid = in_range && inside_solid(solids[n], cell_centre({i, j, k}));
+          solid = in_range && inside_solid(solids[n], cell_centre({i, j, k}), rotations[n]);
         }
         if (!solid) return true;
       }

@@ -1,8 +1,9 @@
-// Tessellations of the analytic [[solid]] shapes (solver/solid_surface.hpp).
+// Tessellations of the analytic [[solid]] shapes, and a mesh's own triangles (solver/solid_surface.hpp).
 #include "solver/solid_surface.hpp"
 
 #include <cmath>
 
+#include "io/solid_files.hpp"
 #include "solver/solid_reference.hpp"
 
 namespace eddy {
@@ -82,10 +83,23 @@ void tessellate_cylinder(const SolidConfig& s, const std::array<int, 3>& size, S
 void tessellate_box(const SolidConfig& s, const std::array<int, 3>& size, SurfaceMesh& m) {
   Point3 lo{}, hi{};
   clipped_box(s, size, lo, hi);
+  if (rotated(s)) {  // turned about its centre (not clipped)
+    lo = s.min;
+    hi = s.max;
+  }
   for (int a = 0; a < 3; ++a)
     if (!(lo[a] < hi[a])) return;
-  for (int c = 0; c < 8; ++c)
-    m.points.push_back({(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1], (c & 4) ? hi[2] : lo[2]});
+  const Matrix3 r = rotation_matrix(s.rotate);
+  const Point3 centre = {0.5 * (s.min[0] + s.max[0]), 0.5 * (s.min[1] + s.max[1]), 0.5 * (s.min[2] + s.max[2])};
+  for (int c = 0; c < 8; ++c) {
+    const Point3 corner = {(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1], (c & 4) ? hi[2] : lo[2]};
+    if (!rotated(s)) {
+      m.points.push_back(corner);
+      continue;
+    }
+    const Point3 turned = rotate_point(r, {corner[0] - centre[0], corner[1] - centre[1], corner[2] - centre[2]});
+    m.points.push_back({centre[0] + turned[0], centre[1] + turned[1], centre[2] + turned[2]});
+  }
   for (int axis = 0; axis < 3; ++axis)
     for (int side = 0; side < 2; ++side) {
       const int p = (axis + 1) % 3, q = (axis + 2) % 3;  // (axis, p, q) right-handed: e_p x e_q = e_axis
@@ -115,6 +129,14 @@ SurfaceMesh solid_surface(const SolidConfig& s, const std::array<int, 3>& size, 
       break;
     case SolidShape::box:
       tessellate_box(s, size, m);
+      break;
+    case SolidShape::mesh:  // its own triangles, transformed (io/solid_files.hpp), as read: not clipped
+      if (s.surface) {
+        m.points = s.surface->vertices;
+        for (const auto& t : s.surface->triangles) m.triangles.push_back({t[0], t[1], t[2]});
+      }
+      break;
+    case SolidShape::voxels:  // no surface: the `solid` field shows its cells (ParaView: Threshold)
       break;
   }
   return m;

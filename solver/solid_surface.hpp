@@ -6,7 +6,9 @@
 //   cylinder  kCylinderSegments points round each end cap, side and caps as triangles (a prism of that many
 //             sides); its axis clipped to the domain [0, n]^3 as the reference area is (solver/solid_reference.hpp),
 //             so a cylinder across a 2D domain is drawn as thick as the domain, not as long as written;
-//   box       its 6 faces as 12 triangles, clipped to the domain.
+//   box       its 6 faces as 12 triangles, clipped to the domain (turned with it by rotate);
+//   mesh      the file's triangles as transformed (io/solid_files.hpp), not clipped;
+//   voxels    none (the `solid` output field shows its cells).
 #pragma once
 
 #include <array>

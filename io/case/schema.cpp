@@ -29,8 +29,9 @@ const std::vector<CaseSection>& case_file_schema() {
        {"prandtl", "rayleigh", "gravity", "reference_temperature", "temperature_difference", "initial_temperature",
         "perturbation"}},
       {"solid",
-       {"name", "shape", "center", "radius", "start", "end", "min", "max", "wall", "forces", "reference_area",
-        "reference_velocity", "reference_length", "drag_direction", "lift_direction"},
+       {"name", "shape", "center", "radius", "start", "end", "min", "max", "rotate", "mesh", "scale", "translate",
+        "repair", "voxels", "dimensions", "offset", "array", "wall", "forces", "reference_area", "reference_velocity",
+        "reference_length", "drag_direction", "lift_direction"},
        true},
       {"forces", {"every", "statistics_from"}},
   };

@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <string_view>
@@ -173,12 +174,62 @@ void check_config(const eddy::CaseConfig& c) {
   }
   require(!any_forces || c.forces.every >= 1, "forces.every >= 1 with forces", c);
   require(any_forces || !c.forces.present, "[forces] only with a solid that has forces", c);
-  // [[solid]] wall: interpolated walls run in core only (io/case/solids.cpp).
+  // [[solid]] wall: interpolated walls run in core only, never on voxels (io/case/solids.cpp).
   for (const SolidConfig& s : c.solids) {
     require(s.wall == SolidWall::interpolated || s.wall == SolidWall::halfway, "solid.wall known", c);
     require(s.wall == SolidWall::halfway || c.out_of_core.mode != OutOfCoreMode::on,
             "no interpolated wall with out_of_core = true", c);
+    require(s.wall == SolidWall::halfway || s.shape != SolidShape::voxels, "no interpolated wall on voxels", c);
   }
+  // [[solid]] geometry (io/case_config.hpp SolidConfig), in lattice units after finalize; files are not read here.
+  std::vector<std::string> names;
+  for (const SolidConfig& s : c.solids) {
+    require(!s.name.empty(), "solid.name non-empty", c);
+    for (const std::string& other : names) require(other != s.name, "solid.name unique", c);
+    names.push_back(s.name);
+    require(!s.in_metres, "solid lengths in cells after finalize", c);
+    for (const auto* v : {&s.center, &s.start, &s.end, &s.min, &s.max, &s.rotate, &s.scale, &s.translate, &s.offset}) {
+      for (double x : *v) require(finite(x), "solid points, angles and factors finite", c);
+    }
+    const auto extension = [](const std::string& file) {  // lower case, as the reader takes it
+      std::string ext = std::filesystem::path(file).extension().string();
+      for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      return ext;
+    };
+    switch (s.shape) {
+      case SolidShape::sphere:
+      case SolidShape::cylinder:
+        require(finite(s.radius) && s.radius > 0.0, "solid.radius finite and > 0", c);
+        require(s.shape == SolidShape::sphere || s.start != s.end, "cylinder start != end", c);
+        break;
+      case SolidShape::box:
+        for (int a = 0; a < 3; ++a) require(s.min[a] < s.max[a], "box min < max on every axis", c);
+        break;
+      case SolidShape::mesh: {
+        require(!s.file.empty(), "mesh file named", c);
+        const std::string ext = extension(s.file);
+        require(ext == ".stl" || ext == ".obj" || ext == ".ply", "mesh file .stl, .obj or .ply", c);
+        for (double f : s.scale) require(f > 0.0, "mesh scale > 0", c);
+        require(s.repair == MeshRepair::none || s.repair == MeshRepair::fill, "mesh repair known", c);
+        break;
+      }
+      case SolidShape::voxels: {
+        require(!s.file.empty(), "voxels file named", c);
+        const bool vti = extension(s.file) == ".vti";
+        double voxels = 1.0;
+        for (std::int64_t n : s.dimensions) {
+          require(vti ? n == 0 : (n >= 1 && n <= (std::int64_t(1) << 30)), "voxels dimensions: raw 1..2^30, .vti 0", c);
+          voxels *= double(n);
+        }
+        require(vti || voxels <= std::ldexp(1.0, 40), "voxels: at most 2^40", c);
+        for (double x : s.offset) {
+          require(x == std::round(x) && std::abs(x) <= std::ldexp(1.0, 31), "voxels offset whole, <= 2^31", c);
+        }
+        break;
+      }
+    }
+  }
+  require(c.solids.empty() || !c.particles.enabled, "no [[solid]] with [particles]", c);
 
   // [parallel]
   for (int axis = 0; axis < 3; ++axis) {

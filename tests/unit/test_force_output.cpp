@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <regex>
@@ -22,6 +24,7 @@
 #include "io/csv_table.hpp"
 #include "kernels/backend.hpp"
 #include "solver/solid_forces.hpp"
+#include "solver/solid_shapes.hpp"
 #include "tests/file_helpers.hpp"
 
 namespace eddy {
@@ -30,6 +33,7 @@ namespace {
 using test::read_text;
 using test::TempDir;
 using test::write_text;
+using Vec = std::array<double, 3>;
 
 /// A channel 32 x 16 x 8 (periodic x and z, walls in y) driven along x, with `solids` (TOML) after it.
 std::string channel(const std::string& solids, const std::string& extra = "", int steps = 40) {
@@ -91,6 +95,63 @@ TEST(ForceReferences, DefaultsFromTheShapes) {
     EXPECT_EQ(again.solids[k].lift_direction, c.solids[k].lift_direction);
   }
   EXPECT_EQ(again.forces.every, 4);
+}
+
+/// The area of the convex hull of 2D points (Andrew's monotone chain, then the shoelace formula).
+double hull_area(std::vector<std::array<double, 2>> p) {
+  std::sort(p.begin(), p.end());
+  const auto cross = [](const std::array<double, 2>& o, const std::array<double, 2>& a,
+                        const std::array<double, 2>& b) {
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  };
+  std::vector<std::array<double, 2>> h(2 * p.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    while (k >= 2 && cross(h[k - 2], h[k - 1], p[i]) <= 0) --k;
+    h[k++] = p[i];
+  }
+  for (std::size_t i = p.size() - 1, t = k + 1; i-- > 0;) {
+    while (k >= t && cross(h[k - 2], h[k - 1], p[i]) <= 0) --k;
+    h[k++] = p[i];
+  }
+  double area = 0.0;
+  for (std::size_t i = 0; i + 1 < k; ++i) area += h[i][0] * h[i + 1][1] - h[i + 1][0] * h[i][1];
+  return 0.5 * std::abs(area);
+}
+
+TEST(ForceReferences, RotatedBoxProjectsItsTurnedShape) {
+  // A box of extents 6 x 2 x 3 turned about its centre, well inside the domain: its default reference area is the
+  // area of its shadow on the plane normal to the drag direction (x), here the convex hull of its eight turned
+  // corners' (y, z); its reference length the spread of the corners along the lift direction (y). 30 degrees about
+  // z by hand: 6 cos 30 + 9 and 6 sin 30 + 2 cos 30.
+  const Vec lo = {12, 6, 2}, hi = {18, 8, 5}, centre = {15, 7, 3.5};
+  for (const Vec& rotate : {Vec{0, 0, 30}, Vec{20, 35, -50}, Vec{0, 0, 90}}) {
+    const std::string box = "[[solid]]\nname = \"b\"\nshape = \"box\"\nmin = [12, 6, 2]\nmax = [18, 8, 5]\nrotate = [" +
+                            std::to_string(rotate[0]) + ", " + std::to_string(rotate[1]) + ", " +
+                            std::to_string(rotate[2]) + "]\nforces = true\n";
+    const CaseConfig c = parse_case(channel(box), "forces.toml");
+    const Matrix3 r = rotation_matrix(rotate);
+    std::vector<std::array<double, 2>> shadow;
+    double y_lo = HUGE_VAL, y_hi = -HUGE_VAL;
+    for (int k = 0; k < 8; ++k) {
+      const Vec corner = {(k & 1) ? hi[0] : lo[0], (k & 2) ? hi[1] : lo[1], (k & 4) ? hi[2] : lo[2]};
+      const Vec turned = rotate_point(r, {corner[0] - centre[0], corner[1] - centre[1], corner[2] - centre[2]});
+      shadow.push_back({turned[1], turned[2]});
+      y_lo = std::min(y_lo, turned[1]);
+      y_hi = std::max(y_hi, turned[1]);
+    }
+    const std::string what = "rotate " + std::to_string(rotate[2]);
+    EXPECT_NEAR(c.solids[0].reference_area, hull_area(shadow), 1e-12) << what;
+    EXPECT_NEAR(c.solids[0].reference_length, y_hi - y_lo, 1e-12) << what;
+    if (rotate == Vec{0, 0, 30}) {
+      EXPECT_NEAR(c.solids[0].reference_area, 6 * std::cos(M_PI / 6) + 9, 1e-12);
+      EXPECT_NEAR(c.solids[0].reference_length, 3 + 2 * std::cos(M_PI / 6), 1e-12);
+    }
+    if (rotate == Vec{0, 0, 90}) {  // a quarter turn: the x extent 6 now along y
+      EXPECT_NEAR(c.solids[0].reference_area, 6.0 * 3.0, 1e-12);
+      EXPECT_NEAR(c.solids[0].reference_length, 6.0, 1e-12);
+    }
+  }
 }
 
 TEST(ForceReferences, TiltedCylinderAndGivenDirections) {

@@ -2,14 +2,17 @@
 // exactly two triangles, in opposite directions), turned outward (the divergence theorem gives a positive volume),
 // its vertices lie on the shape, and its volume is the polyhedron's own: exactly the box, the 64-sided prism of the
 // cylinder, and within 1 % of the sphere. Cylinders and boxes are clipped to the domain; a shape outside it has no
-// triangles.
+// triangles. A rotated box is turned about its centre; a mesh shows its own triangles, a voxels solid nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "io/case_config.hpp"
+#include "io/solid_files.hpp"
+#include "solver/solid_shapes.hpp"
 #include "solver/solid_surface.hpp"
 
 namespace eddy {
@@ -101,6 +104,63 @@ TEST(SolidSurface, BoxIsClippedToTheDomain) {
   s.min = {40.0, 0.0, 0.0};
   s.max = {50.0, 4.0, 4.0};
   EXPECT_TRUE(solid_surface(s, {32, 16, 8}, 2).triangles.empty());  // outside the domain: nothing to draw
+}
+
+TEST(SolidSurface, RotatedBoxIsTurnedAboutItsCentre) {
+  // rotate turns the 12 triangles about the box's centre (not clipped: a turned box has no axis-aligned faces to
+  // clip): every vertex lies on a corner of the box in its own frame, q = R^T (p - c) = (+-e_x, +-e_y, +-e_z) / 2,
+  // and the volume is the box's. A quarter turn about z gives the corners of the box with x and y extents swapped.
+  SolidConfig s;
+  s.name = "turned";
+  s.shape = SolidShape::box;
+  s.min = {10.0, 5.0, 2.0};
+  s.max = {16.0, 7.0, 5.0};
+  const std::array<double, 3> c = {13.0, 6.0, 3.5}, half = {3.0, 1.0, 1.5};
+  for (const std::array<double, 3>& rotate : {std::array<double, 3>{20, 35, -50}, std::array<double, 3>{0, 0, 90}}) {
+    s.rotate = rotate;
+    const SurfaceMesh m = solid_surface(s, {32, 16, 8}, 1);
+    ASSERT_EQ(m.triangles.size(), 12u);
+    expect_closed(m);
+    EXPECT_NEAR(enclosed_volume(m), 6.0 * 2.0 * 3.0, 1e-9);
+    const Matrix3 r = rotation_matrix(rotate);
+    for (const auto& p : m.points) {
+      const double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+      for (int a = 0; a < 3; ++a) {
+        const double q = r[0][a] * d[0] + r[1][a] * d[1] + r[2][a] * d[2];
+        EXPECT_NEAR(std::abs(q), half[a], 1e-12) << "rotate " << rotate[2];
+      }
+    }
+    if (rotate[2] == 90.0) {
+      for (const auto& p : m.points) {
+        EXPECT_NEAR(std::abs(p[0] - c[0]), 1.0, 1e-12);
+        EXPECT_NEAR(std::abs(p[1] - c[1]), 3.0, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(SolidSurface, MeshesShowTheirOwnTrianglesAndVoxelsNone) {
+  // A mesh solid's surface is its triangles as transformed into lattice units (io/solid_files.hpp), not clipped;
+  // a voxels solid has none (the solid field shows its cells).
+  SolidConfig m;
+  m.name = "tetra";
+  m.shape = SolidShape::mesh;
+  auto mesh = std::make_shared<TriangleMesh>();
+  mesh->vertices = {{1, 1, 1}, {40, 2, 1}, {3, 12, 2}, {4, 3, 9}};
+  mesh->triangles = {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {0, 3, 2}};
+  m.surface = mesh;
+  const SurfaceMesh s = solid_surface(m, {32, 16, 8}, 2);
+  EXPECT_EQ(s.label, 2);
+  EXPECT_EQ(s.name, "tetra");
+  ASSERT_EQ(s.points.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(s.points[k], mesh->vertices[k]);  // x = 40: beyond the domain, kept
+  ASSERT_EQ(s.triangles.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k)
+    for (int v = 0; v < 3; ++v) EXPECT_EQ(s.triangles[k][v], mesh->triangles[k][std::size_t(v)]);
+  SolidConfig rock;
+  rock.name = "rock";
+  rock.shape = SolidShape::voxels;
+  EXPECT_TRUE(solid_surface(rock, {32, 16, 8}, 3).triangles.empty());
 }
 
 TEST(SolidSurface, OneSurfacePerSolidLabelledInFileOrder) {
