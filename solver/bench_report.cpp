@@ -200,6 +200,12 @@ std::vector<ReportRow> bench_report(const BenchResult& r, const BenchOptions& o)
                    shown(r.mlups_mean, "with T %.1f MLUPS "),
                    shown(100.0 * r.mlups_mean / r.lattice_only_mlups, "(%.0f%%)")},
                   o.thermal});
+  rows.push_back({"solid",
+                  {text("solid", o.solid, "%s: "), integer("solid_cells", r.solid_cells, "%lld solid cells, "),
+                   integer("cut_links", r.cut_links, "%lld cut links; "),
+                   number("empty_mlups", r.empty_mlups, "empty cavity %.1f MLUPS (same grid, same run): "),
+                   shown(r.empty_mlups > 0 ? 100.0 * r.mlups_mean / r.empty_mlups : 0.0, "body case at %.1f%% of it")},
+                  o.solid != "none"});
   rows.push_back({"", {flag("out_of_core", r.out_of_core, "", "")}, false});
   if (r.out_of_core) add_out_of_core_rows(r, rows);
   rows.push_back({"stencils",

@@ -211,7 +211,7 @@ struct BenchArguments {
 void add_bench_command(CLI::App& app, BenchArguments& a) {
   eddy::BenchOptions& o = a.options;
   CLI::App* bench = a.command =
-      app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid)");
+      app.add_subcommand("bench", "Benchmark the fused kernel on a lid-driven cavity (N^3 or a grid), or a body in a channel");
   auto* size_option = bench->add_option("--size", o.size, "N: cells per axis of the N^3 cavity (default 128)");
   bench->add_option("--grid", a.grid, "NX NY NZ: a non-cubic grid instead of --size (e.g. weak scaling)")
       ->expected(3)
@@ -245,6 +245,11 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
                    "Time the device voxeliser on a UV sphere of about this many triangles (built in memory) in the "
                    "N^3 domain instead of the fluid, checked against the CPU reference")
       ->check(CLI::Range(std::int64_t(8), std::int64_t(1) << 31));
+  bench
+      ->add_option("--solid", o.solid,
+                   "none (default: the cavity) or sphere: a sphere of diameter N/4 in a channel with a velocity "
+                   "inlet, a pressure outlet and interpolated walls, timed beside the empty cavity")
+      ->check(CLI::IsMember({"none", "sphere"}));
   bench->add_flag("--out-of-core", o.out_of_core,
                   "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
                   "in-core run of the same grid");

@@ -546,6 +546,34 @@ TEST_F(CliErrors, BenchValidRunExitsZero) {
   EXPECT_NE(result.out.find("4 steps x 1 repetitions"), std::string::npos) << result.out;
 }
 
+TEST_F(CliErrors, BenchSolidSphereCountsItsCellsAndTimesTheCavity) {
+  // --solid sphere on 16^3: a sphere of radius 16/8 = 2 centred at (8.3, 8.2, 8.1) (solver/bench.cpp). Its solid
+  // cells are the cell centres (i + 1/2, j + 1/2, k + 1/2) inside it, counted here independently.
+  long long expected = 0;
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        const double dx = i + 0.5 - 8.3, dy = j + 0.5 - 8.2, dz = k + 0.5 - 8.1;
+        expected += dx * dx + dy * dy + dz * dz < 4.0;
+      }
+  const CliResult result =
+      bench_eddy({"--size", "16", "--solid", "sphere", "--steps", "4", "--repeat", "1", "--warmup", "0"});
+  ASSERT_TRUE(result.exited);
+  ASSERT_EQ(result.exit_code, 0) << "stderr:\n" << result.err;
+  EXPECT_NE(result.out.find("sphere in a channel"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("sphere: " + std::to_string(expected) + " solid cells, "), std::string::npos)
+      << "expected " << expected << " solid cells:\n"
+      << result.out;
+  EXPECT_NE(result.out.find("empty cavity "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("state finite"), std::string::npos) << result.out;
+  expect_input_error(bench_eddy({"--size", "8", "--solid", "sphere", "--thermal", "--steps", "2", "--repeat", "1"}),
+                     {"--solid sphere", "--thermal"});
+  const CliResult unknown = bench_eddy({"--size", "8", "--solid", "cube"});
+  ASSERT_TRUE(unknown.exited);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("--solid"), std::string::npos) << unknown.err;
+}
+
 TEST_F(CliErrors, BenchBlockWidthOutOfRange) {
   for (const char* width : {"0", "-32", "33", "1024"}) {
     expect_input_error(bench_eddy({"--size", "4", "--steps", "2", "--repeat", "1", "--block-x", width}),
