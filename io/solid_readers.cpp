@@ -28,9 +28,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "io/solid_files.hpp"
+#include "io/stderr_capture.hpp"
 #include "io/vtk_error_collector.hpp"
 #include "solver/errors.hpp"
 
@@ -46,7 +48,12 @@ void run_reader(vtkAlgorithm* algorithm, const std::string& path, const std::str
   algorithm->AddObserver(vtkCommand::ErrorEvent, errors);
   algorithm->AddObserver(vtkCommand::WarningEvent, warnings);
   algorithm->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline);
+  // Objects inside a reader (vtkXMLDataParser) print their errors themselves, through VTK's logger: held back here,
+  // so a bad file gives eddy's one line; passed on when the read succeeds (a warning stays visible).
+  StderrCapture capture;
   algorithm->Update();
+  const std::string printed = capture.release();
+  if (!errors->has_error() && !pipeline->has_error()) replay_on_stderr(printed);
   if (errors->has_error() || pipeline->has_error()) {
     // A reader that gives up may say why only in a warning (vtkPLYReader: "Could not open PLY file"), the pipeline
     // then reporting the failure of the request, whose text says nothing about the file.
@@ -90,6 +97,68 @@ std::string lower_extension(const std::string& path) {
 
 }  // namespace
 
+/// Every cell of what a reader read names existing points: VTK's OBJ and PLY readers pass a face's vertex numbers on
+/// unchecked, and vtkTriangleFilter would read the points of a polygon beyond the array.
+void check_point_ids(vtkPolyData* poly, const std::string& path) {
+  const vtkIdType n_points = poly->GetPoints() ? poly->GetPoints()->GetNumberOfPoints() : 0;
+  vtkNew<vtkIdList> ids;
+  for (vtkCellArray* cells : {poly->GetVerts(), poly->GetLines(), poly->GetPolys(), poly->GetStrips()}) {
+    if (!cells) continue;
+    vtkIdType face = 0;
+    cells->InitTraversal();
+    for (; cells->GetNextCell(ids); ++face) {
+      for (vtkIdType k = 0; k < ids->GetNumberOfIds(); ++k) {
+        const vtkIdType id = ids->GetId(k);
+        if (id >= 0 && id < n_points) continue;
+        throw InputError(blank_control_characters(
+            "mesh file '" + path + "': face " + std::to_string(face) + " names vertex " + std::to_string(id) +
+            " (counted from 0), but the file has " + std::to_string(n_points) + " vertices"));
+      }
+    }
+  }
+}
+
+/// A PLY file's header (up to end_header, at most 64 KiB) declares a vertex element with x, y and z properties and a
+/// face element: vtkPLYReader dereferences both without checking (a header without a face element crashed it).
+void check_ply_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line, element;
+  bool ply = false, format = false, end = false, face = false;
+  int xyz = 0;
+  std::size_t bytes = 0;
+  while (!end && bytes < 65536 && std::getline(in, line)) {
+    bytes += line.size() + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::istringstream words(line);
+    std::string word;
+    words >> word;
+    if (!ply) {
+      ply = word == "ply";
+      if (!ply) break;
+    } else if (word == "format") {
+      format = true;
+    } else if (word == "element") {
+      words >> element;
+      face = face || element == "face";
+    } else if (word == "property" && element == "vertex") {
+      std::string type, name;
+      words >> type >> name;
+      if (type != "list" && (name == "x" || name == "y" || name == "z")) ++xyz;
+    } else if (word == "end_header") {
+      end = true;
+    }
+  }
+  std::string missing;
+  if (!ply) missing = "the first line 'ply'";
+  else if (!format) missing = "a 'format' line";
+  else if (!end) missing = "'end_header' within its first 64 KiB";
+  else if (xyz != 3) missing = "a vertex element with properties x, y and z";
+  else if (!face) missing = "a face element";
+  if (!missing.empty()) {
+    throw InputError(blank_control_characters("cannot read mesh file '" + path + "': its PLY header lacks " + missing));
+  }
+}
+
 TriangleMesh read_mesh_file(const std::string& path) {
   require_readable_file(path, "mesh file");
   const std::string ext = lower_extension(path);
@@ -100,6 +169,7 @@ TriangleMesh read_mesh_file(const std::string& path) {
   } else if (ext == ".obj") {
     reader = vtkSmartPointer<vtkOBJReader>::New();
   } else if (ext == ".ply") {
+    check_ply_header(path);
     reader = vtkSmartPointer<vtkPLYReader>::New();
   } else {
     throw InputError(blank_control_characters("mesh file '" + path +
@@ -107,6 +177,7 @@ TriangleMesh read_mesh_file(const std::string& path) {
   }
   reader->SetFileName(path.c_str());
   run_reader(reader, path, "mesh file");
+  check_point_ids(reader->GetOutput(), path);
   vtkNew<vtkTriangleFilter> triangles;
   triangles->SetInputData(reader->GetOutput());
   triangles->PassVertsOff();

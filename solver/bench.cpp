@@ -77,10 +77,14 @@ void make_sphere_channel(CaseConfig& c) {
   for (int face = 2; face < 6; ++face) c.faces[face].kind = FaceKind::free_slip;
   if (c.size[2] == 1) c.faces[4].kind = c.faces[5].kind = FaceKind::periodic;
   const int n = std::min({c.size[0], c.size[1], c.size[2] == 1 ? c.size[1] : c.size[2]});
+  if (n < 8) {
+    throw InputError("bench: --solid sphere needs at least 8 cells along x and y (and z, unless it is 1): the sphere's "
+                     "diameter is N/4 of the smallest of them, " + std::to_string(n) + " here");
+  }
   SolidConfig sphere;
   sphere.name = "sphere";
   sphere.shape = SolidShape::sphere;
-  sphere.radius = std::max(n / 8.0, 0.5);
+  sphere.radius = n / 8.0;
   sphere.center = {c.size[0] / 2.0 + 0.3, c.size[1] / 2.0 + 0.2, c.size[2] / 2.0 + 0.1};
   sphere.wall = SolidWall::interpolated;
   c.solids.push_back(sphere);

@@ -568,6 +568,8 @@ TEST_F(CliErrors, BenchSolidSphereCountsItsCellsAndTimesTheCavity) {
   EXPECT_NE(result.out.find("state finite"), std::string::npos) << result.out;
   expect_input_error(bench_eddy({"--size", "8", "--solid", "sphere", "--thermal", "--steps", "2", "--repeat", "1"}),
                      {"--solid sphere", "--thermal"});
+  expect_input_error(bench_eddy({"--size", "4", "--solid", "sphere", "--steps", "2", "--repeat", "1"}),
+                     {"--solid sphere needs at least 8 cells", "4 here"});
   const CliResult unknown = bench_eddy({"--size", "8", "--solid", "cube"});
   ASSERT_TRUE(unknown.exited);
   EXPECT_NE(unknown.exit_code, 0);

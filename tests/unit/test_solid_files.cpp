@@ -190,6 +190,24 @@ TEST(SolidFiles, MalformedOrEmptyMeshesExitWithTwo) {
       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
       "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 nan 0\n3 0 1 2\n");
   test::write_text(dir.file("box.step"), "ISO-10303-21;\n");
+  // Found by a hostile-input session: faces naming vertices that do not exist (a segfault for a large index), a
+  // truncated PLY header (a segfault inside vtkPLYReader).
+  test::write_text(dir.file("far.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 100000000\n");
+  test::write_text(dir.file("back.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -7\n");
+  test::write_text(dir.file("quad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 4 9\n");
+  test::write_text(dir.file("far.ply"),
+                   "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                   "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n");
+  test::write_text(dir.file("header.ply"), "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1\n");
+  test::write_text(dir.file("cut.ply"), "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("far.obj")), kExitInputError,
+                    "face 0 names vertex 99999999 (counted from 0), but the file has 3 vertices");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("back.obj")), kExitInputError, "but the file has 3 vertices");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("quad.obj")), kExitInputError, "names vertex 8 (counted from 0)");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("far.ply")), kExitInputError, "names vertex 7 (counted from 0)");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("header.ply")), kExitInputError,
+                    "its PLY header lacks a vertex element with properties x, y and z");
+  EXPECT_FAILS_WITH(read_mesh_file(dir.file("cut.ply")), kExitInputError, "its PLY header lacks 'end_header'");
   EXPECT_FAILS_WITH(read_mesh_file(dir.file("truncated.stl")), kExitInputError, "header announces 12 triangles");
   EXPECT_FAILS_WITH(read_mesh_file(dir.file("broken.stl")), kExitInputError, "cannot read mesh file");
   EXPECT_FAILS_WITH(read_mesh_file(dir.file("empty.stl")), kExitInputError, "holds no triangle");
@@ -489,6 +507,10 @@ TEST(SolidFilesCli, ExitCodesMessagesAndStartUpLines) {
   EXPECT_NE(r.out.find("warning: solid 'ball': " + count + " of 400 rays along x cross the mesh an odd number"),
             std::string::npos)
       << r.out;
+  // A malformed .vti: one line, VTK's own XML parser's message held back (it printed a second, coloured line).
+  test::write_text(dir.file("garbage.vti"), "garbage\n");
+  r = run_eddy(dir, channel_case("[[solid]]\nname = \"rock\"\nvoxels = \"garbage.vti\"\n"));
+  expect_one_error_line(r, 2, "case.toml: solid[0].voxels ('rock'): cannot read voxel file");
   // A mesh that covers every cell: no fluid left, 2; one that covers none: a warning.
   test::write_binary_stl(dir.file("all.stl"), test::box_mesh({-1, -1, -1}, {30, 30, 30}));
   r = run_eddy(dir, channel_case("[[solid]]\nname = \"all\"\nmesh = \"all.stl\"\n"));
