@@ -274,7 +274,9 @@ TEST(MeshVoxeliser, AnAxisAlignedBoxCoversHalfOpenCellRanges) {
     for (int z = 1; z <= c.size[2]; ++z)
       for (int y = 1; y <= c.size[1]; ++y)
         for (int x = 1; x <= c.size[0]; ++x) {
-          const auto in = [&](int l) { return l - 1 >= first && l - 1 <= last; };
+          // Copies: capturing structured bindings is C++20, which hipcc's clang 14 refuses in C++17.
+          const int from = first, to = last;
+          const auto in = [from, to](int l) { return l - 1 >= from && l - 1 <= to; };
           EXPECT_EQ(v.inside(x, y, z), in(x) && in(y) && in(z))
               << lo << ".." << hi << ": cell " << x - 1 << ", " << y - 1 << ", " << z - 1;
         }
