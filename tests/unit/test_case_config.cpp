@@ -1835,7 +1835,8 @@ TEST_P(ShippedCase, Loads) {
 INSTANTIATE_TEST_SUITE_P(Cases, ShippedCase,
                          ::testing::Values("lid_driven_cavity_2d", "lid_driven_cavity_3d", "taylor_green_3d",
                                            "poiseuille", "heated_cavity_2d", "rayleigh_benard_3d",
-                                           "lid_driven_cavity_si"));
+                                           "lid_driven_cavity_si", "cylinder_2d_re20", "cylinder_2d_re100",
+                                           "cylinder_3d_re20"));
 
 TEST(ShippedCases, ValuesMatchTheirDocumentation) {
   const std::string dir = EDDY_SOURCE_DIR "/cases/";
@@ -1868,6 +1869,58 @@ TEST(ShippedCases, ValuesMatchTheirDocumentation) {
   const double height = channel.size[1];
   EXPECT_NEAR(channel.body_force[0] * height * height / (8 * channel.nu), channel.velocity, 1e-12);
   EXPECT_EQ(channel.output_every, 0);
+}
+
+// The DFG benchmark cases hold the set-up of Schaefer & Turek (1996) as tests/data/schaefer_turek1996_dfg_bounds.csv
+// states it: channel, cylinder, viscosity, inflow and Re, in SI through [units].
+TEST(ShippedCases, DfgCasesHoldTheBenchmarkSetUp) {
+  struct Dfg {
+    const char* file;
+    std::array<double, 3> channel;  // m (2D: one cell deep)
+    double x_axis, u_max, u_mean, reynolds;
+  };
+  for (const Dfg& d : {Dfg{"cylinder_2d_re20", {2.2, 0.41, 0.0}, 0.2, 0.3, 0.2, 20.0},
+                       Dfg{"cylinder_2d_re100", {2.2, 0.41, 0.0}, 0.2, 1.5, 1.0, 100.0},
+                       Dfg{"cylinder_3d_re20", {2.5, 0.41, 0.41}, 0.5, 0.45, 0.2, 20.0}}) {
+    SCOPED_TRACE(d.file);
+    const CaseConfig c = load_case(std::string(EDDY_SOURCE_DIR "/cases/") + d.file + ".toml");
+    const double dx = c.units.dx, per_velocity = c.units.dt / dx;  // m/s -> lattice
+    EXPECT_NEAR(c.size[0] * dx, d.channel[0], 1e-12);
+    EXPECT_NEAR(c.size[1] * dx, d.channel[1], 1e-12);
+    if (d.channel[2] > 0.0) {
+      EXPECT_NEAR(c.size[2] * dx, d.channel[2], 1e-12);
+      EXPECT_EQ(c.faces[4].kind, FaceKind::wall);
+    } else {
+      EXPECT_EQ(c.size[2], 1);
+      EXPECT_EQ(c.faces[4].kind, FaceKind::periodic);
+    }
+    EXPECT_EQ(c.faces[0].kind, FaceKind::velocity_inlet);
+    EXPECT_EQ(c.faces[0].profile, InletProfile::parabolic);
+    EXPECT_NEAR(c.faces[0].speed, d.u_max * per_velocity, 1e-12);  // U_m
+    EXPECT_EQ(c.faces[1].kind, FaceKind::pressure_outlet);
+    EXPECT_DOUBLE_EQ(c.faces[1].density, 1.0);  // p = 0 at the outlet
+    EXPECT_EQ(c.faces[2].kind, FaceKind::wall);
+    EXPECT_EQ(c.faces[3].kind, FaceKind::wall);
+    EXPECT_NEAR(c.units.velocity, d.u_mean, 1e-12);
+    EXPECT_NEAR(c.units.viscosity, 1e-3, 1e-15);
+    EXPECT_NEAR(c.reynolds, d.reynolds, 1e-9);
+    ASSERT_EQ(c.solids.size(), 1u);
+    const SolidConfig& s = c.solids[0];
+    EXPECT_EQ(s.shape, SolidShape::cylinder);
+    EXPECT_EQ(s.wall, SolidWall::interpolated);
+    EXPECT_TRUE(s.forces);
+    EXPECT_NEAR(2.0 * s.radius * dx, 0.1, 1e-12);
+    EXPECT_NEAR(s.start[0] * dx, d.x_axis, 1e-12);
+    EXPECT_NEAR(s.start[1] * dx, 0.2, 1e-12);
+    EXPECT_DOUBLE_EQ(s.start[0], s.end[0]);  // the axis along z
+    EXPECT_DOUBLE_EQ(s.start[1], s.end[1]);
+    // C_D = 2 F / (rho U_mean^2 D H): A = D times the cylinder's length in the domain (one cell in 2D), U = U_mean.
+    EXPECT_NEAR(s.reference_area, 2.0 * s.radius * (d.channel[2] > 0.0 ? c.size[2] : 1), 1e-9);
+    EXPECT_NEAR(s.reference_velocity, d.u_mean * per_velocity, 1e-12);
+    EXPECT_NEAR(s.reference_length, 2.0 * s.radius, 1e-12);
+    EXPECT_EQ(s.drag_direction, (std::array<double, 3>{1.0, 0.0, 0.0}));
+    EXPECT_EQ(s.lift_direction, (std::array<double, 3>{0.0, 1.0, 0.0}));
+  }
 }
 
 }  // namespace
