@@ -22,10 +22,16 @@
 // ghosts). The exchange also writes, out of the ghosts, slot i of face cells whose link comes from a ghost node
 // across the rank boundary (their upstream cell is not solid); the pass overwrites those. Bitwise 1 vs N ranks.
 //
-// Memory traffic: per link one or two populations read (a copy rule), 1 + 2 x 19 (a pressure outlet: the inner
-// neighbour's population and the moments of the face cell and the next one), 2 flags per population read in the "own"
-// layout, one population written, and for the convective outflow one history value read and written. The face is
-// sparse: no field over the whole block.
+// Memory traffic (the pass runs every step over every face cell, so it is written for the GPU's memory system):
+//   - the links are direction-major (all links of c_1, then of c_2, ...; cell order within one), so on the faces
+//     normal to y and z neighbouring threads read and write neighbouring cells of one population plane;
+//   - a link on the device is 16 bytes (OpenLinkCode: the cell, the packed direction, rule, face and source, an
+//     index into the inlet velocities or the outlet moments); the ghost node and x - t_i follow from them;
+//   - a pressure outlet's rule needs the moments of its face cell and of the next cell inwards (2 x 19
+//     populations): they are computed once per face cell by a first kernel (OutletMoments) into a small array that
+//     the face cell's five links read, not once per link;
+//   - per link then: one or two populations read (2 flags per population in the "own" layout), one written, and for
+//     the convective outflow one history value read and written. The face is sparse: no field over the whole block.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +61,8 @@ enum OpenRule : std::int32_t {
   kConvectiveRule = 3,  ///< convective_link: value[0] = lambda = U_c; inner = f*_source_dir(source)
 };
 
-/// One link from an open face's ghost node into a fluid interior cell of the block (block indices, BlockShape).
+/// One link from an open face's ghost node into a fluid interior cell of the block (block indices, BlockShape): the
+/// host's description, which the tests read; the device holds its OpenLinkCode.
 struct OpenLink {
   std::int64_t cell;         ///< x, the fluid cell
   std::int64_t ghost;        ///< g = x - c_dir, the ghost node
@@ -67,6 +74,47 @@ struct OpenLink {
   std::int32_t face;         ///< the face that owns the ghost node (kFaceNames order): its ramp
   std::int32_t position[3];  ///< block-local coordinates of x (fp16 rounding bits)
   double value[3];           ///< the rule's constants (OpenRule), lattice units
+};
+
+/// The device form of an OpenLink (16 bytes; solver/open_boundaries.cpp encodes it): `cell` = x, `code` packs
+/// dir (bits 0-4), source_dir (5-9), rule (10-11), face (12-14) and whether the rule reads x - t_i (bit 15; else x
+/// itself); `index` is the link's inlet velocity (kInletRule: inlet_velocity[3 index + d]) or its face cell's
+/// outlet moments (kPressureRule: OutletMoments), -1 for the other rules.
+struct OpenLinkCode {
+  std::int64_t cell;
+  std::uint32_t code;
+  std::int32_t index;
+
+  EDDY_HOST_DEVICE int dir() const { return int(code & 31u); }
+  EDDY_HOST_DEVICE int source_dir() const { return int((code >> 5) & 31u); }
+  EDDY_HOST_DEVICE int rule() const { return int((code >> 10) & 3u); }
+  EDDY_HOST_DEVICE int face() const { return int((code >> 12) & 7u); }
+  EDDY_HOST_DEVICE bool reads_along() const { return ((code >> 15) & 1u) != 0u; }
+
+  EDDY_HOST_DEVICE static std::uint32_t pack(int dir, int source_dir, int rule, int face, bool reads_along) {
+    return std::uint32_t(dir) | std::uint32_t(source_dir) << 5 | std::uint32_t(rule) << 10 |
+           std::uint32_t(face) << 12 | std::uint32_t(reads_along ? 1u : 0u) << 15;
+  }
+  /// The ghost node g = x - c_dir.
+  EDDY_HOST_DEVICE std::int64_t ghost(const BlockShape& shape) const {
+    const int i = dir();
+    return cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+  }
+  /// The cell the rule reads: x - t_i (t_i the part of c_i along the face) or x.
+  EDDY_HOST_DEVICE std::int64_t source(const BlockShape& shape) const {
+    if (!reads_along()) return cell;
+    const int i = dir(), axis = face() / 2;
+    int t[3] = {d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)};
+    t[axis] = 0;
+    return cell - shape.offset(t[0], t[1], t[2]);
+  }
+};
+
+/// A face cell of a pressure outlet (one per cell, however many of its links come from the face): x and the next
+/// cell inwards x + n (-1 where it is not fluid: u(x + n) = u(x)).
+struct OutletCell {
+  std::int64_t cell;
+  std::int64_t next;
 };
 
 /// The post-collision population f*_k(z, t) of the step just taken at fluid cell z (block index), scaled, from
@@ -116,6 +164,12 @@ struct OpenPassArguments {
   WallVelocities<R> walls;
   R force[3];                ///< uniform body force (the F/2 shift of the pressure outlet's velocities)
   R ramp[6];                 ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
+  R face_value[6];           ///< per face, rho_w of a pressure outlet, lambda = U_c of a convective outflow
+  const R* inlet_velocity;   ///< u_in of the inlet links at their crossing points, [3 index + d], lattice units
+  /// The outlet cells' moments of the step just taken (written by the first kernel, read by the links): rho at
+  /// [m], u_d at [(1 + d) n_outlet + m], u_d(x + n) at [(4 + d) n_outlet + m].
+  R* outlet_moments;
+  std::int64_t n_outlet;
   RoundingKey key;           ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
   std::uint32_t step_taken;  ///< the step that left the state (the arrival time - 1; wraps below 0)
   /// Per link the value the convective rule gave one step before, as stored (T); null without convective links.
@@ -125,16 +179,18 @@ struct OpenPassArguments {
 };
 
 /// Sets the population each of `n_links` links (device array) sends into the domain, in the layout the step left
-/// (see above). Asynchronous on GPUs.
+/// (see above): first the moments of the `args.n_outlet` outlet cells (device array `outlet`), then the links.
+/// Asynchronous on GPUs.
 template <class T>
-void apply_open_boundaries(const OpenPassArguments<T>& args, const OpenLink* links, std::int64_t n_links,
-                           const backend::Stream* stream = nullptr);
+void apply_open_boundaries(const OpenPassArguments<T>& args, const OutletCell* outlet, const OpenLinkCode* links,
+                           std::int64_t n_links, const backend::Stream* stream = nullptr);
 
 /// After a state was restored: the links' values are in slot i of x (both layouts: the checkpoint keeps them
 /// there, solver/open_boundaries.hpp); "swapped" copies them to slot opp(i) of the ghost node, where the odd step
 /// gathers them, and the convective links' history is set from them. Asynchronous on GPUs.
 template <class T>
-void restore_open_boundaries(const PopulationView<T>& a, bool swapped, const OpenLink* links, std::int64_t n_links,
-                             T* history, const backend::Stream* stream = nullptr);
+void restore_open_boundaries(const PopulationView<T>& a, bool swapped, const BlockShape& shape,
+                             const OpenLinkCode* links, std::int64_t n_links, T* history,
+                             const backend::Stream* stream = nullptr);
 
 }  // namespace eddy

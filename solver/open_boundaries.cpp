@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
+#include <utility>
 #include <string>
 
 #include "kernels/d3q19.hpp"
@@ -92,6 +95,7 @@ double inlet_ramp(double ramp_time, double t) {
 std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& d, const std::vector<CellFlag>& flags) {
   std::vector<OpenLink> links;
   if (!has_open_faces(config)) return links;
+  std::vector<OpenLink> by_direction[d3q19::Q];  // direction-major order (kernels/open_boundaries.hpp)
   const BlockShape shape = block_shape(d);
   for (int z = 1; z <= shape.n[2]; ++z)
     for (int y = 1; y <= shape.n[1]; ++y)
@@ -167,9 +171,10 @@ std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& 
             default:
               continue;
           }
-          links.push_back(link);
+          by_direction[i].push_back(link);
         }
       }
+  for (const std::vector<OpenLink>& some : by_direction) links.insert(links.end(), some.begin(), some.end());
   return links;
 }
 
@@ -191,18 +196,54 @@ void check_open_decomposition(const CaseConfig& config, const Decomposition& d) 
 
 template <class T>
 OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposition,
-                        const std::vector<CellFlag>& flags) {
+                        const std::vector<CellFlag>& flags)
+    : shape_(block_shape(decomposition)) {
   check_open_decomposition(config, decomposition);
   host_links_ = open_links(config, decomposition, flags);
   n_links_ = std::int64_t(host_links_.size());
   for (int face = 0; face < 6; ++face) {
     const FaceBoundary& b = config.faces[face];
     ramp_time_[std::size_t(face)] = b.kind == FaceKind::velocity_inlet ? b.ramp_time : 0.0;
+    face_value_[std::size_t(face)] = b.kind == FaceKind::pressure_outlet ? b.density : b.convection_velocity;
   }
   if (n_links_ == 0) return;
-  links_ = DeviceBuffer<OpenLink>(host_links_.size());
-  links_.upload(host_links_);
-  for (const OpenLink& link : host_links_) has_convective_ = has_convective_ || link.rule == kConvectiveRule;
+  // The device form: 16 bytes a link, the inlet velocities apart, one outlet cell per (face cell, face).
+  std::vector<OpenLinkCode> codes;
+  std::vector<R> inlet_velocity;
+  std::vector<OutletCell> outlet;
+  std::map<std::pair<std::int64_t, int>, std::int32_t> outlet_index;
+  codes.reserve(host_links_.size());
+  for (const OpenLink& link : host_links_) {
+    OpenLinkCode code{};
+    code.cell = link.cell;
+    code.index = -1;
+    code.code = OpenLinkCode::pack(link.dir, link.source_dir, link.rule, link.face, link.source != link.cell);
+    if (link.rule == kInletRule) {
+      code.index = std::int32_t(inlet_velocity.size() / 3);
+      for (int d = 0; d < 3; ++d) inlet_velocity.push_back(R(link.value[d]));
+    } else if (link.rule == kPressureRule) {
+      const auto [at, added] = outlet_index.emplace(std::make_pair(link.cell, link.face), std::int32_t(outlet.size()));
+      if (added) outlet.push_back(OutletCell{link.cell, link.next});
+      code.index = at->second;
+    }
+    if (code.source(shape_) != link.source) {
+      throw std::logic_error("open_links: a link's source is neither its cell nor x - t_i");
+    }
+    codes.push_back(code);
+    has_convective_ = has_convective_ || link.rule == kConvectiveRule;
+  }
+  links_ = DeviceBuffer<OpenLinkCode>(codes.size());
+  links_.upload(codes);
+  if (!inlet_velocity.empty()) {
+    inlet_velocity_ = DeviceBuffer<R>(inlet_velocity.size());
+    inlet_velocity_.upload(inlet_velocity);
+  }
+  n_outlet_ = std::int64_t(outlet.size());
+  if (n_outlet_ > 0) {
+    outlet_ = DeviceBuffer<OutletCell>(outlet.size());
+    outlet_.upload(outlet);
+    outlet_moments_ = DeviceBuffer<R>(7 * outlet.size());
+  }
   if (has_convective_) history_ = DeviceBuffer<T>(host_links_.size());
 }
 
@@ -219,13 +260,19 @@ void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, co
   args.shape = shape;
   args.walls = walls;
   for (int d = 0; d < 3; ++d) args.force[d] = force[d];
-  for (int face = 0; face < 6; ++face) args.ramp[face] = R(inlet_ramp(ramp_time_[std::size_t(face)], double(arrival)));
+  for (int face = 0; face < 6; ++face) {
+    args.ramp[face] = R(inlet_ramp(ramp_time_[std::size_t(face)], double(arrival)));
+    args.face_value[face] = R(face_value_[std::size_t(face)]);
+  }
+  args.inlet_velocity = inlet_velocity_.data();
+  args.outlet_moments = outlet_moments_.data();
+  args.n_outlet = n_outlet_;
   args.key = RoundingKey{static_cast<std::uint32_t>(arrival), {origin[0], origin[1], origin[2]}};
   args.step_taken = static_cast<std::uint32_t>(arrival - 1);
   args.history = has_convective_ ? history_.data() : nullptr;
   args.have_history = have_history_;
   args.stability = stability;
-  apply_open_boundaries(args, links_.data(), n_links_, stream);
+  apply_open_boundaries(args, outlet_.data(), links_.data(), n_links_, stream);
   have_history_ = true;
 }
 
@@ -233,7 +280,7 @@ template <class T>
 void OpenFaces<T>::restore(const PopulationView<T>& a, PopulationLayout layout, const backend::Stream* stream) {
   have_history_ = true;
   if (n_links_ == 0) return;
-  restore_open_boundaries(a, layout == PopulationLayout::swapped, links_.data(), n_links_,
+  restore_open_boundaries(a, layout == PopulationLayout::swapped, shape_, links_.data(), n_links_,
                           has_convective_ ? history_.data() : nullptr, stream);
 }
 

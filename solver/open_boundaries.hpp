@@ -45,7 +45,8 @@ std::array<double, 3> inlet_velocity(const CaseConfig& config, int face, const s
 double inlet_ramp(double ramp_time, double t);
 
 /// The links of this block's interior fluid cells that come from an open face's ghost node (kOpen + face in
-/// `flags`, build_flags' result), in cell order then direction order, with their rules' constants.
+/// `flags`, build_flags' result), in direction order then cell order (the device's order: neighbouring threads on
+/// neighbouring cells), with their rules' constants.
 std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& decomposition,
                                  const std::vector<CellFlag>& flags);
 
@@ -82,12 +83,18 @@ class OpenFaces {
   void pack_link_values(const T* all, const BlockShape& shape, T* packed) const;
 
  private:
+  BlockShape shape_;
   std::vector<OpenLink> host_links_;
-  DeviceBuffer<OpenLink> links_;
+  DeviceBuffer<OpenLinkCode> links_;
+  DeviceBuffer<R> inlet_velocity_;  // [3 index + d]
+  DeviceBuffer<OutletCell> outlet_;
+  DeviceBuffer<R> outlet_moments_;  // 7 per outlet cell (OpenPassArguments::outlet_moments)
+  std::int64_t n_outlet_ = 0;
   DeviceBuffer<T> history_;
   std::int64_t n_links_ = 0;
   bool have_history_ = true;
   std::array<double, 6> ramp_time_{};
+  std::array<double, 6> face_value_{};
   bool has_convective_ = false;
 };
 
