@@ -96,6 +96,8 @@ CaseConfig load_case_at(const std::string& file, int cells, double lattice_veloc
   size << "domain.size=[" << whole_cells(lx, cells) << "," << whole_cells(ly, cells) << ","
        << (three_d ? whole_cells(lz, cells) : 1) << "]";
   std::vector<std::string> sets = {size.str(), "physics.length=" + std::to_string(cells), "output.vtk=false"};
+  const char* text = std::getenv("EDDY_DFG_LATTICE_VELOCITY");
+  if (!(lattice_velocity > 0.0) && text != nullptr && *text != '\0') lattice_velocity = std::atof(text);
   if (lattice_velocity > 0.0) {
     std::ostringstream u;
     u.precision(17);

@@ -44,7 +44,8 @@ double reference(const std::string& quantity, const std::string& dfg_case);
 int cells_per_diameter(int stated, std::string* note = nullptr);
 
 /// cases/<file> at `cells` cells per diameter (a multiple of 10), with `lattice_velocity` (U_mean in lattice units;
-/// 0 keeps the case's) and further --set style overrides; finalized. VTK output off (the tests read the fields).
+/// 0: the environment variable EDDY_DFG_LATTICE_VELOCITY when set, for studies of the Mach number's part, else the
+/// case's) and further --set style overrides; finalized. VTK output off (the tests read the fields).
 CaseConfig load_case_at(const std::string& file, int cells, double lattice_velocity = 0.0,
                         const std::vector<std::string>& overrides = {});
 
