@@ -5,6 +5,7 @@
 // opp(i) = i + 1 for odd i, i - 1 for even i > 0. Axis directions 1..6, face diagonals 7..18.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/backend.hpp"
@@ -13,12 +14,27 @@ namespace eddy::d3q19 {
 
 inline constexpr int Q = 19;
 
+namespace detail {
+/// The components c_i,axis + 1 (0, 1 or 2) of the 19 directions, two bits each (direction i at bits 2i, 2i + 1):
+/// c() below reads them with a shift and a mask, so a direction known only at run time (the open-face and wall
+/// passes' links) costs two instructions, where a table would be copied into each GPU thread's local memory.
+constexpr std::uint64_t pack_components(const int (&c)[Q]) {
+  std::uint64_t bits = 0;
+  for (int i = 0; i < Q; ++i) bits |= std::uint64_t(c[i] + 1) << (2 * i);
+  return bits;
+}
+constexpr int kCx[Q] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
+constexpr int kCy[Q] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
+constexpr int kCz[Q] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
+inline constexpr std::uint64_t kPackedX = pack_components(kCx);
+inline constexpr std::uint64_t kPackedY = pack_components(kCy);
+inline constexpr std::uint64_t kPackedZ = pack_components(kCz);
+}  // namespace detail
+
 /// Component `axis` (0 = x, 1 = y, 2 = z) of lattice velocity c_i, in lattice units (dx / dt).
 EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE constexpr int c(int i, int axis) {
-  constexpr int cx[Q] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
-  constexpr int cy[Q] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
-  constexpr int cz[Q] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
-  return axis == 0 ? cx[i] : (axis == 1 ? cy[i] : cz[i]);
+  const std::uint64_t bits = axis == 0 ? detail::kPackedX : (axis == 1 ? detail::kPackedY : detail::kPackedZ);
+  return int((bits >> (2 * i)) & 3u) - 1;
 }
 
 /// Lattice weight w_i: 1/3 (rest), 1/18 (axis), 1/36 (face diagonal).

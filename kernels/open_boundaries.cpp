@@ -1,6 +1,7 @@
-// The open-face pass (kernels/open_boundaries.hpp): one thread per pressure outlet cell for its moments, then one
-// thread per link from an open face's ghost node into a fluid cell, its rule from kernels/boundary_rules.hpp, the
-// result stored where the next step reads it.
+// The open-face pass (kernels/open_boundaries.hpp) in two kernels: the pressure outlet cells' moments together with
+// the links that do not need them, then the outlet's links; one thread per outlet cell or link from an open face's
+// ghost node into a fluid cell, its rule from kernels/boundary_rules.hpp, the result stored where the next step
+// reads it.
 #include "kernels/open_boundaries.hpp"
 
 #include "kernels/parallel_for.hpp"
@@ -27,98 +28,118 @@ EDDY_HOST_DEVICE inline void cell_position(const BlockShape& shape, std::int64_t
   p[1] = int(row - std::int64_t(p[2]) * (shape.n[1] + 2));
 }
 
-/// The first kernel of the pass: the moments of each pressure outlet's face cell and of the next cell inwards.
+/// The moments of outlet cell m (OutletCell) and of the next cell inwards, into s.outlet_moments.
 template <class T>
-struct OutletMoments {
+EDDY_HOST_DEVICE inline void outlet_moments(const OpenPassArguments<T>& s, const OutletCell* cells, std::int64_t m) {
   using R = compute_t<T>;
+  const OutletCell c = cells[m];
+  R rho, u[3], u_next[3];
+  open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.cell, rho, u);
+  if (c.next >= 0) {
+    R rho_next;
+    open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.next, rho_next, u_next);
+  } else {
+    for (int d = 0; d < 3; ++d) u_next[d] = u[d];
+  }
+  const std::int64_t n = s.n_outlet;
+  s.outlet_moments[m] = rho;
+  for (int d = 0; d < 3; ++d) {
+    s.outlet_moments[(1 + d) * n + m] = u[d];
+    s.outlet_moments[(4 + d) * n + m] = u_next[d];
+  }
+}
+
+/// Link k: its rule's value, stored where the next step reads it.
+template <class T>
+EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const OpenLinkCode* links, std::int64_t k) {
+  using R = compute_t<T>;
+  const OpenLinkCode link = links[k];
+  const int i = link.dir(), rule = link.rule();
+  const R scale = Stored<T>::kScale;
+  R value = R(0);
+  switch (rule) {
+    case kInletRule: {
+      const R outgoing =
+          open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.cell, d3q19::opp(i));
+      const R ramp = s.ramp[link.face()];
+      const R* u = s.inlet_velocity + 3 * std::int64_t(link.index);
+      const R u_in[3] = {ramp * u[0], ramp * u[1], ramp * u[2]};
+      value = velocity_inlet_link(i, outgoing, u_in, scale);
+      break;
+    }
+    case kPressureRule: {
+      const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
+                                                link.source_dir());
+      const std::int64_t m = link.index, n = s.n_outlet;
+      const R rho = s.outlet_moments[m];
+      const R u[3] = {s.outlet_moments[n + m], s.outlet_moments[2 * n + m], s.outlet_moments[3 * n + m]};
+      const R u_next[3] = {s.outlet_moments[4 * n + m], s.outlet_moments[5 * n + m], s.outlet_moments[6 * n + m]};
+      value = pressure_outlet_link(i, inner, s.face_value[link.face()], rho, u, u_next, scale);
+      break;
+    }
+    case kCopyRule:
+      value = zero_gradient_link(open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls,
+                                                           link.source(s.shape), link.source_dir()));
+      break;
+    case kConvectiveRule: {
+      const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
+                                                link.source_dir());
+      value = s.have_history ? convective_link(Stored<T>::load_scaled(s.history[k]), inner, s.face_value[link.face()])
+                             : zero_gradient_link(inner);
+      break;
+    }
+    default:
+      break;
+  }
+  // fp16: stochastic rounding with bits of this cell, step and direction (the same on every decomposition).
+  const RoundingKey key{s.key.step ^ kOpenRoundingSalt, {s.key.origin[0], s.key.origin[1], s.key.origin[2]}};
+  const R at_rest[3] = {R(0), R(0), R(0)};
+  int p[3];
+  cell_position(s.shape, link.cell, p);
+  RoundingBits bits(key, p[0], p[1], p[2], finite_moments(value, at_rest));
+  std::uint32_t random = 0;
+  for (int draw = 0; draw <= i; ++draw) random = bits.next();
+  const T stored = Stored<T>::store_scaled(value, random);
+  if (s.swapped) {
+    s.a.f[std::int64_t(d3q19::opp(i)) * s.a.n_cells + link.ghost(s.shape)] = stored;
+  } else {
+    s.a.f[std::int64_t(i) * s.a.n_cells + link.cell] = stored;
+  }
+  if (rule == kConvectiveRule) s.history[k] = stored;
+}
+
+/// The first kernel: threads [0, n_outlet) the outlet cells' moments, the next n_first threads the links that do
+/// not read them (all but the pressure outlet's, which open_links puts last). One launch, so the scattered reads of
+/// both overlap (each alone leaves the memory system half idle).
+template <class T>
+struct FirstOpenPass {
   OpenPassArguments<T> s;
   const OutletCell* cells;
+  const OpenLinkCode* links;
+  std::int64_t n_first;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int /*z*/) const {
-    const std::int64_t m = std::int64_t(y) * kRowLength + x;
-    if (m >= s.n_outlet || s.stability.frozen(s.step_taken)) return;
-    const OutletCell c = cells[m];
-    R rho, u[3], u_next[3];
-    open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.cell, rho, u);
-    if (c.next >= 0) {
-      R rho_next;
-      open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.next, rho_next, u_next);
+    const std::int64_t t = std::int64_t(y) * kRowLength + x;
+    if (t >= s.n_outlet + n_first || s.stability.frozen(s.step_taken)) return;
+    if (t < s.n_outlet) {
+      outlet_moments(s, cells, t);
     } else {
-      for (int d = 0; d < 3; ++d) u_next[d] = u[d];
-    }
-    const std::int64_t n = s.n_outlet;
-    s.outlet_moments[m] = rho;
-    for (int d = 0; d < 3; ++d) {
-      s.outlet_moments[(1 + d) * n + m] = u[d];
-      s.outlet_moments[(4 + d) * n + m] = u_next[d];
+      apply_link(s, links, t - s.n_outlet);
     }
   }
 };
 
+/// The second kernel: the pressure outlet's links [n_first, n_links), which read the first kernel's moments.
 template <class T>
-struct ApplyOpenLinks {
-  using R = compute_t<T>;
+struct OutletLinks {
   OpenPassArguments<T> s;
   const OpenLinkCode* links;
-  std::int64_t n_links;
+  std::int64_t n_first, n_links;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int /*z*/) const {
-    const std::int64_t k = std::int64_t(y) * kRowLength + x;
+    const std::int64_t k = n_first + std::int64_t(y) * kRowLength + x;
     if (k >= n_links || s.stability.frozen(s.step_taken)) return;
-    const OpenLinkCode link = links[k];
-    const int i = link.dir(), rule = link.rule();
-    const R scale = Stored<T>::kScale;
-    R value = R(0);
-    switch (rule) {
-      case kInletRule: {
-        const R outgoing =
-            open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.cell, d3q19::opp(i));
-        const R ramp = s.ramp[link.face()];
-        const R* u = s.inlet_velocity + 3 * std::int64_t(link.index);
-        const R u_in[3] = {ramp * u[0], ramp * u[1], ramp * u[2]};
-        value = velocity_inlet_link(i, outgoing, u_in, scale);
-        break;
-      }
-      case kPressureRule: {
-        const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
-                                                  link.source_dir());
-        const std::int64_t m = link.index, n = s.n_outlet;
-        const R rho = s.outlet_moments[m];
-        const R u[3] = {s.outlet_moments[n + m], s.outlet_moments[2 * n + m], s.outlet_moments[3 * n + m]};
-        const R u_next[3] = {s.outlet_moments[4 * n + m], s.outlet_moments[5 * n + m], s.outlet_moments[6 * n + m]};
-        value = pressure_outlet_link(i, inner, s.face_value[link.face()], rho, u, u_next, scale);
-        break;
-      }
-      case kCopyRule:
-        value = zero_gradient_link(open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls,
-                                                             link.source(s.shape), link.source_dir()));
-        break;
-      case kConvectiveRule: {
-        const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
-                                                  link.source_dir());
-        value = s.have_history
-                    ? convective_link(Stored<T>::load_scaled(s.history[k]), inner, s.face_value[link.face()])
-                    : zero_gradient_link(inner);
-        break;
-      }
-      default:
-        break;
-    }
-    // fp16: stochastic rounding with bits of this cell, step and direction (the same on every decomposition).
-    const RoundingKey key{s.key.step ^ kOpenRoundingSalt, {s.key.origin[0], s.key.origin[1], s.key.origin[2]}};
-    const R at_rest[3] = {R(0), R(0), R(0)};
-    int p[3];
-    cell_position(s.shape, link.cell, p);
-    RoundingBits bits(key, p[0], p[1], p[2], finite_moments(value, at_rest));
-    std::uint32_t random = 0;
-    for (int draw = 0; draw <= i; ++draw) random = bits.next();
-    const T stored = Stored<T>::store_scaled(value, random);
-    if (s.swapped) {
-      s.a.f[std::int64_t(d3q19::opp(i)) * s.a.n_cells + link.ghost(s.shape)] = stored;
-    } else {
-      s.a.f[std::int64_t(i) * s.a.n_cells + link.cell] = stored;
-    }
-    if (rule == kConvectiveRule) s.history[k] = stored;
+    apply_link(s, links, k);
   }
 };
 
@@ -148,8 +169,14 @@ template <class T>
 void apply_open_boundaries(const OpenPassArguments<T>& args, const OutletCell* outlet, const OpenLinkCode* links,
                            std::int64_t n_links, const backend::Stream* stream) {
   if (n_links <= 0) return;
-  if (args.n_outlet > 0) parallel_for(link_rows(args.n_outlet), OutletMoments<T>{args, outlet}, "outlet_moments", stream);
-  parallel_for(link_rows(n_links), ApplyOpenLinks<T>{args, links, n_links}, "apply_open_boundaries", stream);
+  const std::int64_t n_first = n_links - args.n_outlet_links;
+  if (args.n_outlet + n_first > 0) {
+    parallel_for(link_rows(args.n_outlet + n_first), FirstOpenPass<T>{args, outlet, links, n_first}, "open_first",
+                 stream);
+  }
+  if (args.n_outlet_links > 0) {
+    parallel_for(link_rows(args.n_outlet_links), OutletLinks<T>{args, links, n_first, n_links}, "open_outlet", stream);
+  }
 }
 
 template <class T>

@@ -23,13 +23,15 @@
 // across the rank boundary (their upstream cell is not solid); the pass overwrites those. Bitwise 1 vs N ranks.
 //
 // Memory traffic (the pass runs every step over every face cell, so it is written for the GPU's memory system):
-//   - the links are direction-major (all links of c_1, then of c_2, ...; cell order within one), so on the faces
-//     normal to y and z neighbouring threads read and write neighbouring cells of one population plane;
+//   - the links are direction-major (all links of c_1, then of c_2, ...; cell order within one; the pressure
+//     outlet's after all others), so on the faces normal to y and z neighbouring threads read and write
+//     neighbouring cells of one population plane;
 //   - a link on the device is 16 bytes (OpenLinkCode: the cell, the packed direction, rule, face and source, an
 //     index into the inlet velocities or the outlet moments); the ghost node and x - t_i follow from them;
 //   - a pressure outlet's rule needs the moments of its face cell and of the next cell inwards (2 x 19
-//     populations): they are computed once per face cell by a first kernel (OutletMoments) into a small array that
-//     the face cell's five links read, not once per link;
+//     populations): they are computed once per face cell into a small array that the face cell's five links read,
+//     not once per link, by the first kernel, which also handles the links of the other rules (their scattered
+//     reads overlap); a second kernel then runs the outlet's links;
 //   - per link then: one or two populations read (2 flags per population in the "own" layout), one written, and for
 //     the convective outflow one history value read and written. The face is sparse: no field over the whole block.
 #pragma once
@@ -79,7 +81,7 @@ struct OpenLink {
 /// The device form of an OpenLink (16 bytes; solver/open_boundaries.cpp encodes it): `cell` = x, `code` packs
 /// dir (bits 0-4), source_dir (5-9), rule (10-11), face (12-14) and whether the rule reads x - t_i (bit 15; else x
 /// itself); `index` is the link's inlet velocity (kInletRule: inlet_velocity[3 index + d]) or its face cell's
-/// outlet moments (kPressureRule: OutletMoments), -1 for the other rules.
+/// outlet moments (kPressureRule: OpenPassArguments::outlet_moments), -1 for the other rules.
 struct OpenLinkCode {
   std::int64_t cell;
   std::uint32_t code;
@@ -170,6 +172,7 @@ struct OpenPassArguments {
   /// [m], u_d at [(1 + d) n_outlet + m], u_d(x + n) at [(4 + d) n_outlet + m].
   R* outlet_moments;
   std::int64_t n_outlet;
+  std::int64_t n_outlet_links;  ///< the pressure outlet's links, the last ones of the list (open_links)
   RoundingKey key;           ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
   std::uint32_t step_taken;  ///< the step that left the state (the arrival time - 1; wraps below 0)
   /// Per link the value the convective rule gave one step before, as stored (T); null without convective links.
@@ -179,7 +182,8 @@ struct OpenPassArguments {
 };
 
 /// Sets the population each of `n_links` links (device array) sends into the domain, in the layout the step left
-/// (see above): first the moments of the `args.n_outlet` outlet cells (device array `outlet`), then the links.
+/// (see above): first the moments of the `args.n_outlet` outlet cells (device array `outlet`) and the links of the
+/// other rules, then the last `args.n_outlet_links` links (the pressure outlet's).
 /// Asynchronous on GPUs.
 template <class T>
 void apply_open_boundaries(const OpenPassArguments<T>& args, const OutletCell* outlet, const OpenLinkCode* links,

@@ -95,7 +95,8 @@ double inlet_ramp(double ramp_time, double t) {
 std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& d, const std::vector<CellFlag>& flags) {
   std::vector<OpenLink> links;
   if (!has_open_faces(config)) return links;
-  std::vector<OpenLink> by_direction[d3q19::Q];  // direction-major order (kernels/open_boundaries.hpp)
+  // Direction-major order, the pressure outlet's links after all others (kernels/open_boundaries.hpp).
+  std::vector<OpenLink> by_direction[2][d3q19::Q];
   const BlockShape shape = block_shape(d);
   for (int z = 1; z <= shape.n[2]; ++z)
     for (int y = 1; y <= shape.n[1]; ++y)
@@ -171,10 +172,11 @@ std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& 
             default:
               continue;
           }
-          by_direction[i].push_back(link);
+          by_direction[link.rule == kPressureRule ? 1 : 0][i].push_back(link);
         }
       }
-  for (const std::vector<OpenLink>& some : by_direction) links.insert(links.end(), some.begin(), some.end());
+  for (const auto& group : by_direction)
+    for (const std::vector<OpenLink>& some : group) links.insert(links.end(), some.begin(), some.end());
   return links;
 }
 
@@ -218,6 +220,9 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
     code.cell = link.cell;
     code.index = -1;
     code.code = OpenLinkCode::pack(link.dir, link.source_dir, link.rule, link.face, link.source != link.cell);
+    if (n_outlet_links_ > 0 && link.rule != kPressureRule) {
+      throw std::logic_error("open_links: a link of another rule after the pressure outlet's");
+    }
     if (link.rule == kInletRule) {
       code.index = std::int32_t(inlet_velocity.size() / 3);
       for (int d = 0; d < 3; ++d) inlet_velocity.push_back(R(link.value[d]));
@@ -225,6 +230,7 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
       const auto [at, added] = outlet_index.emplace(std::make_pair(link.cell, link.face), std::int32_t(outlet.size()));
       if (added) outlet.push_back(OutletCell{link.cell, link.next});
       code.index = at->second;
+      ++n_outlet_links_;
     }
     if (code.source(shape_) != link.source) {
       throw std::logic_error("open_links: a link's source is neither its cell nor x - t_i");
@@ -267,6 +273,7 @@ void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, co
   args.inlet_velocity = inlet_velocity_.data();
   args.outlet_moments = outlet_moments_.data();
   args.n_outlet = n_outlet_;
+  args.n_outlet_links = n_outlet_links_;
   args.key = RoundingKey{static_cast<std::uint32_t>(arrival), {origin[0], origin[1], origin[2]}};
   args.step_taken = static_cast<std::uint32_t>(arrival - 1);
   args.history = has_convective_ ? history_.data() : nullptr;

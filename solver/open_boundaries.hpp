@@ -46,7 +46,7 @@ double inlet_ramp(double ramp_time, double t);
 
 /// The links of this block's interior fluid cells that come from an open face's ghost node (kOpen + face in
 /// `flags`, build_flags' result), in direction order then cell order (the device's order: neighbouring threads on
-/// neighbouring cells), with their rules' constants.
+/// neighbouring cells), the pressure outlet's after all others, with their rules' constants.
 std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& decomposition,
                                  const std::vector<CellFlag>& flags);
 
@@ -90,6 +90,7 @@ class OpenFaces {
   DeviceBuffer<OutletCell> outlet_;
   DeviceBuffer<R> outlet_moments_;  // 7 per outlet cell (OpenPassArguments::outlet_moments)
   std::int64_t n_outlet_ = 0;
+  std::int64_t n_outlet_links_ = 0;  // the last links of the list
   DeviceBuffer<T> history_;
   std::int64_t n_links_ = 0;
   bool have_history_ = true;
