@@ -59,8 +59,7 @@ EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const Ope
   R value = R(0);
   switch (rule) {
     case kInletRule: {
-      const R outgoing =
-          open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.cell, d3q19::opp(i));
+      const R outgoing = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.cell, d3q19::opp(i));
       const R ramp = s.ramp[link.face()];
       const R* u = s.inlet_velocity + 3 * std::int64_t(link.index);
       const R u_in[3] = {ramp * u[0], ramp * u[1], ramp * u[2]};
@@ -68,8 +67,8 @@ EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const Ope
       break;
     }
     case kPressureRule: {
-      const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
-                                                link.source_dir());
+      const R inner =
+          open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape), link.source_dir());
       const std::int64_t m = link.index, n = s.n_outlet;
       const R rho = s.outlet_moments[m];
       const R u[3] = {s.outlet_moments[n + m], s.outlet_moments[2 * n + m], s.outlet_moments[3 * n + m]};
@@ -82,8 +81,8 @@ EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const Ope
                                                            link.source(s.shape), link.source_dir()));
       break;
     case kConvectiveRule: {
-      const R inner = open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape),
-                                                link.source_dir());
+      const R inner =
+          open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape), link.source_dir());
       value = s.have_history ? convective_link(Stored<T>::load_scaled(s.history[k]), inner, s.face_value[link.face()])
                              : zero_gradient_link(inner);
       break;

@@ -94,8 +94,8 @@ struct OpenLinkCode {
   EDDY_HOST_DEVICE bool reads_along() const { return ((code >> 15) & 1u) != 0u; }
 
   EDDY_HOST_DEVICE static std::uint32_t pack(int dir, int source_dir, int rule, int face, bool reads_along) {
-    return std::uint32_t(dir) | std::uint32_t(source_dir) << 5 | std::uint32_t(rule) << 10 |
-           std::uint32_t(face) << 12 | std::uint32_t(reads_along ? 1u : 0u) << 15;
+    return std::uint32_t(dir) | std::uint32_t(source_dir) << 5 | std::uint32_t(rule) << 10 | std::uint32_t(face) << 12 |
+           std::uint32_t(reads_along ? 1u : 0u) << 15;
   }
   /// The ghost node g = x - c_dir.
   EDDY_HOST_DEVICE std::int64_t ghost(const BlockShape& shape) const {
@@ -164,17 +164,17 @@ struct OpenPassArguments {
   FlagView flags;
   BlockShape shape;
   WallVelocities<R> walls;
-  R force[3];                ///< uniform body force (the F/2 shift of the pressure outlet's velocities)
-  R ramp[6];                 ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
-  R face_value[6];           ///< per face, rho_w of a pressure outlet, lambda = U_c of a convective outflow
-  const R* inlet_velocity;   ///< u_in of the inlet links at their crossing points, [3 index + d], lattice units
+  R force[3];               ///< uniform body force (the F/2 shift of the pressure outlet's velocities)
+  R ramp[6];                ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
+  R face_value[6];          ///< per face, rho_w of a pressure outlet, lambda = U_c of a convective outflow
+  const R* inlet_velocity;  ///< u_in of the inlet links at their crossing points, [3 index + d], lattice units
   /// The outlet cells' moments of the step just taken (written by the first kernel, read by the links): rho at
   /// [m], u_d at [(1 + d) n_outlet + m], u_d(x + n) at [(4 + d) n_outlet + m].
   R* outlet_moments;
   std::int64_t n_outlet;
   std::int64_t n_outlet_links;  ///< the pressure outlet's links, the last ones of the list (open_links)
-  RoundingKey key;           ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
-  std::uint32_t step_taken;  ///< the step that left the state (the arrival time - 1; wraps below 0)
+  RoundingKey key;              ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
+  std::uint32_t step_taken;     ///< the step that left the state (the arrival time - 1; wraps below 0)
   /// Per link the value the convective rule gave one step before, as stored (T); null without convective links.
   T* history;
   bool have_history;           ///< false: the convective links take the zero-gradient value (a state set by the caller)

@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <stdexcept>
-#include <utility>
 #include <string>
+#include <unordered_map>
 
 #include "kernels/d3q19.hpp"
 #include "solver/lattice_setup.hpp"
@@ -213,7 +212,7 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
   std::vector<OpenLinkCode> codes;
   std::vector<R> inlet_velocity;
   std::vector<OutletCell> outlet;
-  std::map<std::pair<std::int64_t, int>, std::int32_t> outlet_index;
+  std::unordered_map<std::int64_t, std::int32_t> outlet_index;  // key: cell * 8 + face
   codes.reserve(host_links_.size());
   for (const OpenLink& link : host_links_) {
     OpenLinkCode code{};
@@ -227,7 +226,7 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
       code.index = std::int32_t(inlet_velocity.size() / 3);
       for (int d = 0; d < 3; ++d) inlet_velocity.push_back(R(link.value[d]));
     } else if (link.rule == kPressureRule) {
-      const auto [at, added] = outlet_index.emplace(std::make_pair(link.cell, link.face), std::int32_t(outlet.size()));
+      const auto [at, added] = outlet_index.emplace(link.cell * 8 + link.face, std::int32_t(outlet.size()));
       if (added) outlet.push_back(OutletCell{link.cell, link.next});
       code.index = at->second;
       ++n_outlet_links_;

@@ -92,8 +92,8 @@ TEST(DfgLong, Cylinder2dRe20DragConvergesAtSecondOrderWithInterpolatedWalls) {
                 std::log2(error[1][k] / error[1][k + 1]));
   }
   const double fitted = 0.5 * std::log2(error[0][0] / error[0][2]);
-  std::printf("[ dfg 2D-1 ] D = %d -> %d: order of the least-squares fit: interpolated %.2f, half-way %.2f\n",
-              coarsest, coarsest << 2, fitted, 0.5 * std::log2(error[1][0] / error[1][2]));
+  std::printf("[ dfg 2D-1 ] D = %d -> %d: order of the least-squares fit: interpolated %.2f, half-way %.2f\n", coarsest,
+              coarsest << 2, fitted, 0.5 * std::log2(error[1][0] / error[1][2]));
   EXPECT_GE(fitted, 1.8) << "D = " << coarsest << " -> " << (coarsest << 2);
   for (int k = 0; k < 3; ++k) EXPECT_LT(error[0][k], error[1][k]) << "D = " << (coarsest << k);
 }
