@@ -171,8 +171,8 @@ void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape
   }
   // Planes 1..h go down (they are the lower rank's "above"), planes nz-h+1..nz go up; strided over populations.
   MPI_Datatype planes = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
-  EDDY_MPI_CHECK(MPI_Type_create_hvector(components, int(halo_values * sizeof(T)), MPI_Aint(shape.n_cells() * sizeof(T)),
-                                         MPI_BYTE, &planes));
+  EDDY_MPI_CHECK(MPI_Type_create_hvector(components, int(halo_values * sizeof(T)),
+                                         MPI_Aint(shape.n_cells() * sizeof(T)), MPI_BYTE, &planes));
   EDDY_MPI_CHECK(MPI_Type_contiguous(int(halo_values * sizeof(T)), MPI_BYTE, &packed));
   EDDY_MPI_CHECK(MPI_Type_commit(&planes));
   EDDY_MPI_CHECK(MPI_Type_commit(&packed));

@@ -24,8 +24,8 @@
 
 #include "io/case_config.hpp"
 #include "kernels/backend.hpp"
-#include "kernels/d3q19.hpp"
 #include "kernels/block.hpp"
+#include "kernels/d3q19.hpp"
 #include "kernels/halo_pack.hpp"
 #include "kernels/views.hpp"
 #include "solver/decomposition.hpp"

@@ -120,10 +120,9 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
     request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];  // the thinnest block
     const int least = halo_planes(1, request.reach);
     if (request.neighbour_planes < least) {
-      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least " +
-                           std::to_string(least) + " z-planes from the next rank" +
-                           (request.reach > 1 ? " (thermal sub-steps + 1)" : "") + ", but " +
-                           std::to_string(decomposition.global_size[2]) + " z-planes over " +
+      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least " + std::to_string(least) +
+                           " z-planes from the next rank" + (request.reach > 1 ? " (thermal sub-steps + 1)" : "") +
+                           ", but " + std::to_string(decomposition.global_size[2]) + " z-planes over " +
                            std::to_string(decomposition.dims[2]) + " ranks leave blocks of " +
                            std::to_string(request.neighbour_planes) + "; use at most " +
                            std::to_string(std::max(1, decomposition.global_size[2] / least)) + " ranks");
@@ -158,9 +157,9 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
     agree_on_failure(comm, [&] { plan = plan_here(); });
   }
   // The halo copies (populations, and T), and on cpu the "device" buffers too.
-  const double total_host_bytes = host_bytes + 2.0 * plan.halo * double(plane_cells) * double(d3q19::Q * bytes +
-                                                                                              (thermal ? value : 0)) +
-                                  (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
+  const double total_host_bytes =
+      host_bytes + 2.0 * plan.halo * double(plane_cells) * double(d3q19::Q * bytes + (thermal ? value : 0)) +
+      (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
   if (available > 0 && total_host_bytes > 0.95 * double(available)) {
     char text[400];
     std::snprintf(text, sizeof text,

@@ -70,8 +70,8 @@ class HostThermal final : public ThermalComponent {
   Decomposition decomposition_;
   BlockShape shape_;
   ThermalParameters<R> p;
-  const CellFlag* flags_;    // the block's own flags (ghost planes included), host
-  PinnedBuffer<R> host;      // T of every block cell
+  const CellFlag* flags_;        // the block's own flags (ghost planes included), host
+  PinnedBuffer<R> host;          // T of every block cell
   PinnedBuffer<R> below, above;  // halo planes beyond the block's z ends, [h * plane + ...]
 
  private:
@@ -540,7 +540,8 @@ class OutOfCoreSimulation final : public Simulation {
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // the other buffer holds the moments
       const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
       compute_moments(view, layout_, flags, g.shape, force, walls_, out, plan_.first[j] - g.lo,
-                      plan_.first[j + 1] - g.lo, &streams_[0], thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{});
+                      plan_.first[j + 1] - g.lo, &streams_[0],
+                      thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{});
       part.resize(std::size_t(4 * slab));
       backend::copy_to_host_async(part.data(), base, part.size() * sizeof(R), streams_[0]);
       streams_[0].synchronize();

@@ -121,12 +121,11 @@ SlabPlan plan_slabs(const SlabRequest& r) {
     SlabRequest smallest = r;
     smallest.time_block = k;
     throw InputError(r.budget_name + " = " + gib(r.budget) + " is too small for even one slab: a " +
-                     std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) +
-                     " needs at least " + gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
+                     std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) + " needs at least " +
+                     gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
                      " slab buffers and a carry of " + std::to_string(2 * plan.halo) + " planes, " +
                      std::to_string(r.plane_bytes) + " bytes per z-plane: " + r.plane_contents +
-                     " per cell); raise numerics.device_memory_limit" +
-                     (k > 1 ? " or lower numerics.time_block" : ""));
+                     " per cell); raise numerics.device_memory_limit" + (k > 1 ? " or lower numerics.time_block" : ""));
   }
   if (n > r.nz) {
     throw InputError("numerics.slabs = " + std::to_string(n) + " is more than the block's " + std::to_string(r.nz) +

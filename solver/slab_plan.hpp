@@ -27,8 +27,8 @@ namespace eddy {
 /// Inputs of plan_slabs: one block of nz interior z-planes; sizes in bytes.
 struct SlabRequest {
   int nz = 0;                  ///< interior z-planes of the block
-  std::size_t plane_bytes = 0; ///< device bytes of one z-plane of a slab buffer: cells of the plane (ghosts, padding)
-                               ///< times (19 population values + 1 flag, with [thermal] + 2 T + 3 u values)
+  std::size_t plane_bytes = 0;  ///< device bytes of one z-plane of a slab buffer: cells of the plane (ghosts, padding)
+                                ///< times (19 population values + 1 flag, with [thermal] + 2 T + 3 u values)
   std::string plane_contents = "19 populations and a flag";  ///< what plane_bytes holds per cell, for messages
   int reach = 1;               ///< planes the wrong values travel per step: 1, or the thermal sub-steps S
   bool wall_below = true;      ///< the block's lower z side is a wall face (else a periodic face or another rank)
@@ -54,7 +54,7 @@ inline int halo_planes(int time_block, int reach) { return time_block * reach + 
 
 struct SlabPlan {
   int time_block = 1;             ///< k: steps per visit
-  int halo = 2;                   ///< k reach + 1 (halo_planes): planes carried beyond a slab's own on each non-wall side
+  int halo = 2;  ///< k reach + 1 (halo_planes): planes carried beyond a slab's own on each non-wall side
   std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
   int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
   /// (kSlabBuffers * buffer_planes + 2 halo) * plane_bytes: buffers and carry (no carry with one slab)

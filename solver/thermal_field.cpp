@@ -249,11 +249,11 @@ double nusselt_number(const CaseConfig& config, int face, double inflow) {
   return inflow / face_cells(config, face) * config.length / (th.diffusivity * th.temperature_difference);
 }
 
-#define EDDY_INSTANTIATE(R)                                                                                        \
-  template struct ThermalParameters<R>;                                                                             \
-  template class ThermalField<R>;                                                                                   \
-  template std::vector<R> initial_temperature<R>(const CaseConfig&, const Decomposition&, const BlockShape&);      \
-  template std::array<double, 6> wall_heat_inflow<R>(const R*, const CellFlag*, const BlockShape&,                 \
+#define EDDY_INSTANTIATE(R)                                                                                   \
+  template struct ThermalParameters<R>;                                                                       \
+  template class ThermalField<R>;                                                                             \
+  template std::vector<R> initial_temperature<R>(const CaseConfig&, const Decomposition&, const BlockShape&); \
+  template std::array<double, 6> wall_heat_inflow<R>(const R*, const CellFlag*, const BlockShape&,            \
                                                      const ThermalParameters<R>&, const Decomposition&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)

@@ -31,9 +31,7 @@ namespace {
 
 enum class Flow { cavity, channel, taylor_green };
 
-const char* flow_name(Flow f) {
-  return f == Flow::cavity ? "cavity" : f == Flow::channel ? "channel" : "taylor_green";
-}
+const char* flow_name(Flow f) { return f == Flow::cavity ? "cavity" : f == Flow::channel ? "channel" : "taylor_green"; }
 
 /// 35 z-planes: 7 slabs of 5, each deep enough for the halo of k = 4.
 CaseConfig flow_case(Flow flow, Precision precision) {
@@ -122,17 +120,20 @@ TEST_P(OutOfCore, EqualsInCoreBitwise) {
   EXPECT_GT(out->diagnose().max_speed, 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    KAndSlabs, OutOfCore,
-    ::testing::Combine(::testing::Values(Flow::cavity, Flow::channel, Flow::taylor_green),
-                       ::testing::Values(Precision::float32, Precision::float16, Precision::float64),
-                       ::testing::Values(1, 2, 4), ::testing::Values(2, 3, 7)),
-    [](const ::testing::TestParamInfo<Params>& info) {
-      const Precision p = std::get<1>(info.param);
-      return std::string(flow_name(std::get<0>(info.param))) + "_" +
-             (p == Precision::float16 ? "fp16" : p == Precision::float64 ? "double" : "float") + "_k" +
-             std::to_string(std::get<2>(info.param)) + "_slabs" + std::to_string(std::get<3>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(KAndSlabs, OutOfCore,
+                         ::testing::Combine(::testing::Values(Flow::cavity, Flow::channel, Flow::taylor_green),
+                                            ::testing::Values(Precision::float32, Precision::float16,
+                                                              Precision::float64),
+                                            ::testing::Values(1, 2, 4), ::testing::Values(2, 3, 7)),
+                         [](const ::testing::TestParamInfo<Params>& info) {
+                           const Precision p = std::get<1>(info.param);
+                           return std::string(flow_name(std::get<0>(info.param))) + "_" +
+                                  (p == Precision::float16   ? "fp16"
+                                   : p == Precision::float64 ? "double"
+                                                             : "float") +
+                                  "_k" + std::to_string(std::get<2>(info.param)) + "_slabs" +
+                                  std::to_string(std::get<3>(info.param));
+                         });
 
 // Solid bodies: the host planes' flags come from build_flags on an extended block (solver/out_of_core_simulation.cpp),
 // decided by global position like every block's, so a sphere cut by the slab boundaries, and one cut off by the
@@ -424,8 +425,8 @@ CaseConfig heat_case(Heat heat, Precision precision, const std::vector<std::stri
     file = "rayleigh_benard_3d.toml";
     sets = {"domain.size=[12,10,35]", "physics.length=35", "thermal.perturbation=0.05"};
   } else {
-    sets = {"domain.size=[12,10,35]", "domain.periodic=[false,false,true]", "physics.length=12",
-            "thermal.rayleigh=1e4", "thermal.perturbation=0.05"};
+    sets = {"domain.size=[12,10,35]", "domain.periodic=[false,false,true]", "physics.length=12", "thermal.rayleigh=1e4",
+            "thermal.perturbation=0.05"};
   }
   sets.insert(sets.end(), more.begin(), more.end());
   CaseConfig c = load_case(cases + file, sets);
@@ -434,10 +435,11 @@ CaseConfig heat_case(Heat heat, Precision precision, const std::vector<std::stri
   return c;
 }
 
-/// Asserts bitwise equality of two thermal runs: expect_identical, and T, its range and total, the heat through
-/// each face.
+/// Asserts bitwise equality of two thermal runs: expect_identical, the vorticity (from the velocity with the
+/// buoyancy's F/2), and T, its range and total, the heat through each face.
 void expect_identical_heat(Simulation& in_core, Simulation& out_of_core, const std::string& what) {
   expect_identical(in_core, out_of_core, what);
+  EXPECT_TRUE(in_core.derived_field("vorticity") == out_of_core.derived_field("vorticity")) << what << ": vorticity";
   EXPECT_TRUE(in_core.temperature() == out_of_core.temperature()) << what << ": temperature differs";
   EXPECT_EQ(in_core.face_heat_inflow(), out_of_core.face_heat_inflow()) << what << ": wall heat flux differs";
   const ThermalDiagnostics a = in_core.thermal_diagnostics(), b = out_of_core.thermal_diagnostics();
@@ -494,17 +496,20 @@ TEST_P(OutOfCoreThermal, EqualsInCoreBitwise) {
                         " slabs, storage " + std::to_string(int(precision)));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    KAndSlabs, OutOfCoreThermal,
-    ::testing::Combine(::testing::Values(Heat::cavity, Heat::rayleigh_benard, Heat::periodic_box),
-                       ::testing::Values(Precision::float32, Precision::float16, Precision::float64),
-                       ::testing::Values(1, 2, 4), ::testing::Values(2, 7)),
-    [](const ::testing::TestParamInfo<HeatParams>& info) {
-      const Precision p = std::get<1>(info.param);
-      return std::string(heat_name(std::get<0>(info.param))) + "_" +
-             (p == Precision::float16 ? "fp16" : p == Precision::float64 ? "double" : "float") + "_k" +
-             std::to_string(std::get<2>(info.param)) + "_slabs" + std::to_string(std::get<3>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(KAndSlabs, OutOfCoreThermal,
+                         ::testing::Combine(::testing::Values(Heat::cavity, Heat::rayleigh_benard, Heat::periodic_box),
+                                            ::testing::Values(Precision::float32, Precision::float16,
+                                                              Precision::float64),
+                                            ::testing::Values(1, 2, 4), ::testing::Values(2, 7)),
+                         [](const ::testing::TestParamInfo<HeatParams>& info) {
+                           const Precision p = std::get<1>(info.param);
+                           return std::string(heat_name(std::get<0>(info.param))) + "_" +
+                                  (p == Precision::float16   ? "fp16"
+                                   : p == Precision::float64 ? "double"
+                                                             : "float") +
+                                  "_k" + std::to_string(std::get<2>(info.param)) + "_slabs" +
+                                  std::to_string(std::get<3>(info.param));
+                         });
 
 // Two sub-steps per step move T two planes per step: the halo is k S + 1 planes (solver/slab_plan.hpp), which the
 // slab buffers show, and the runs stay bitwise.
@@ -512,9 +517,9 @@ TEST(OutOfCoreThermalSubsteps, TwoSubstepsEqualInCoreBitwise) {
   EDDY_REQUIRE_DEVICE();
   for (const Heat heat : {Heat::rayleigh_benard, Heat::periodic_box}) {
     // kappa = U L / sqrt(Pr Ra) above 1/8: the diffusion limit asks for two sub-steps.
-    const std::vector<std::string> sets = heat == Heat::rayleigh_benard
-                                              ? std::vector<std::string>{"thermal.prandtl=0.02"}
-                                              : std::vector<std::string>{"thermal.prandtl=0.05", "thermal.rayleigh=1e3"};
+    const std::vector<std::string> sets =
+        heat == Heat::rayleigh_benard ? std::vector<std::string>{"thermal.prandtl=0.02"}
+                                      : std::vector<std::string>{"thermal.prandtl=0.05", "thermal.rayleigh=1e3"};
     CaseConfig base = heat_case(heat, Precision::float16, sets);
     CaseConfig check = base;
     finalize_case(check);
