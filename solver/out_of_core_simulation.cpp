@@ -37,7 +37,7 @@ class HostThermal final : public ThermalComponent {
  public:
   HostThermal(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape, int halo,
               std::int64_t plane_cells, bool wall_below, bool wall_above, const CellFlag* flags)
-      : decomposition_(decomposition), shape_(shape), p(config.thermal), flags_(flags) {
+      : p(config.thermal), decomposition_(decomposition), shape_(shape), flags_(flags) {
     const std::vector<R> t = initial_temperature<R>(config, decomposition, shape);
     host = PinnedBuffer<R>(t.size());
     std::memcpy(host.data(), t.data(), t.size() * sizeof(R));
@@ -67,14 +67,14 @@ class HostThermal final : public ThermalComponent {
   }
   ThermalDiagnostics diagnose() const override { return temperature_diagnostics(interior(), decomposition_); }
 
-  Decomposition decomposition_;
-  BlockShape shape_;
   ThermalParameters<R> p;
-  const CellFlag* flags_;        // the block's own flags (ghost planes included), host
   PinnedBuffer<R> host;          // T of every block cell
   PinnedBuffer<R> below, above;  // halo planes beyond the block's z ends, [h * plane + ...]
 
  private:
+  Decomposition decomposition_;
+  BlockShape shape_;
+  const CellFlag* flags_;  // the block's own flags (ghost planes included), host
   template <class Fn>
   void for_each_interior(Fn fn) const {
     std::int64_t k = 0;
