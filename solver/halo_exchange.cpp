@@ -150,7 +150,7 @@ template class HaloExchange<half_t>;
 
 template <class T>
 void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape, std::int64_t plane_cells, int h,
-                     const T* f, T* below, T* above) {
+                     const T* f, T* below, T* above, int components) {
   const auto& neighbour = decomposition.neighbour[2];
   if (neighbour[0] == kNoNeighbour && neighbour[1] == kNoNeighbour) return;
   const int nz = shape.n[2];
@@ -158,7 +158,7 @@ void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape
   if (decomposition.serial() || neighbour[0] == decomposition.rank) {
     const std::size_t plane_bytes = std::size_t(plane_cells) * sizeof(T);
     auto image = [&](int p) { return ((p - 1) % nz + nz) % nz + 1; };
-    for (int i = 0; i < d3q19::Q; ++i) {
+    for (int i = 0; i < components; ++i) {
       const T* population = f + i * shape.n_cells();
       for (int q = 0; q < h; ++q) {
         std::memcpy(below + i * halo_values + std::size_t(q) * plane_cells,
@@ -171,8 +171,8 @@ void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape
   }
   // Planes 1..h go down (they are the lower rank's "above"), planes nz-h+1..nz go up; strided over populations.
   MPI_Datatype planes = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
-  EDDY_MPI_CHECK(MPI_Type_create_hvector(d3q19::Q, int(halo_values * sizeof(T)), MPI_Aint(shape.n_cells() * sizeof(T)),
-                                         MPI_BYTE, &planes));
+  EDDY_MPI_CHECK(MPI_Type_create_hvector(components, int(halo_values * sizeof(T)),
+                                         MPI_Aint(shape.n_cells() * sizeof(T)), MPI_BYTE, &planes));
   EDDY_MPI_CHECK(MPI_Type_contiguous(int(halo_values * sizeof(T)), MPI_BYTE, &packed));
   EDDY_MPI_CHECK(MPI_Type_commit(&planes));
   EDDY_MPI_CHECK(MPI_Type_commit(&packed));
@@ -183,16 +183,16 @@ void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape
   constexpr int kTagUp = 41, kTagDown = 42;
   // A wall side has no neighbour and no buffer: nothing is sent or received there (count 0).
   const int to_upper = upper == MPI_PROC_NULL ? 0 : 1, to_lower = lower == MPI_PROC_NULL ? 0 : 1;
-  EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below, to_lower * d3q19::Q, packed, lower, kTagUp,
+  EDDY_MPI_CHECK(MPI_Sendrecv(top, to_upper, planes, upper, kTagUp, below, to_lower * components, packed, lower, kTagUp,
                               decomposition.comm, MPI_STATUS_IGNORE));
-  EDDY_MPI_CHECK(MPI_Sendrecv(bottom, to_lower, planes, lower, kTagDown, above, to_upper * d3q19::Q, packed, upper,
+  EDDY_MPI_CHECK(MPI_Sendrecv(bottom, to_lower, planes, lower, kTagDown, above, to_upper * components, packed, upper,
                               kTagDown, decomposition.comm, MPI_STATUS_IGNORE));
   MPI_Type_free(&planes);
   MPI_Type_free(&packed);
 }
 
 #define EDDY_INSTANTIATE(T) \
-  template void exchange_z_halo<T>(const Decomposition&, const BlockShape&, std::int64_t, int, const T*, T*, T*);
+  template void exchange_z_halo<T>(const Decomposition&, const BlockShape&, std::int64_t, int, const T*, T*, T*, int);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

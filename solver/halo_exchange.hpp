@@ -25,6 +25,7 @@
 #include "io/case_config.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
+#include "kernels/d3q19.hpp"
 #include "kernels/halo_pack.hpp"
 #include "kernels/views.hpp"
 #include "solver/decomposition.hpp"
@@ -74,9 +75,10 @@ class HaloExchange {
 /// [i * h * plane_cells + ...]. Across a periodic z face that this rank spans alone the planes are its own far end
 /// (host plane p is its image ((p - 1) mod nz) + 1, however often the halo wraps); otherwise they come from the
 /// z-neighbour ranks over MPI (collective along z). A wall side has no neighbour: its buffer is neither read nor
-/// written (it may be null). Throws MpiError.
+/// written (it may be null). `components`: the fields stored one after the other like the populations (19), or 1
+/// for a cell field such as the temperature. Throws MpiError.
 template <class T>
 void exchange_z_halo(const Decomposition& decomposition, const BlockShape& shape, std::int64_t plane_cells, int h,
-                     const T* f, T* below, T* above);
+                     const T* f, T* below, T* above, int components = d3q19::Q);
 
 }  // namespace eddy

@@ -23,11 +23,9 @@ bool split_along_z_only(const Decomposition& decomposition) {
   return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
 }
 
-/// Neither particles nor temperature nor open boundaries (whose pass runs between two steps: a slab advances
-/// several per visit), which "auto" never takes out of core.
-bool fluid_only(const CaseConfig& config) {
-  return !config.particles.enabled && !config.thermal.enabled && !has_open_faces(config);
-}
+/// Neither particles nor open boundaries (whose pass runs between two steps: a slab advances several per visit),
+/// which "auto" never takes out of core. A temperature field travels with the slabs.
+bool slab_compatible(const CaseConfig& config) { return !config.particles.enabled && !has_open_faces(config); }
 
 /// The first [[solid]] with interpolated walls, or nullptr: their pass over the cut links runs in core only.
 const SolidConfig* interpolated_solid(const CaseConfig& config) {
@@ -55,7 +53,7 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
     case OutOfCoreMode::automatic:
       break;
   }
-  if (!backend::is_gpu() || !fluid_only(config) || interpolated_solid(config) != nullptr ||
+  if (!backend::is_gpu() || !slab_compatible(config) || interpolated_solid(config) != nullptr ||
       !split_along_z_only(decomposition)) {
     return false;
   }
@@ -66,6 +64,13 @@ bool runs_out_of_core(const CaseConfig& config, const Decomposition& decompositi
 }
 
 std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const Decomposition& decomposition) {
+  if (config.particles.enabled) {
+    // The case reader refuses out_of_core = true with them (io/case/numerics.cpp); a case built in code reaches here.
+    throw CollectiveInputError(source_prefix(config) +
+                               "[particles] is not supported out of core: particles couple to the fluid of their "
+                               "whole block at every step, which the slab sweeps never hold on the device at once; "
+                               "set numerics.out_of_core = false");
+  }
   if (has_open_faces(config)) {
     throw CollectiveInputError(source_prefix(config) +
                                "open boundaries (velocity_inlet, pressure_outlet, outflow, free_slip) are not "
@@ -90,10 +95,19 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   const BlockShape shape = block_shape(decomposition);
   const std::size_t bytes = storage_bytes(config.precision);
   const DeviceBudget budget = out_of_core_budget(config);
+  const bool thermal = config.thermal.enabled;
+  const std::size_t value = arithmetic_bytes(config.precision);  // T and u: the arithmetic type
+  const std::size_t plane_cells = std::size_t(shape.pitch()) * std::size_t(shape.n[1] + 2);
   SlabRequest request;
   request.nz = shape.n[2];
+  // With [thermal] each slab buffer also holds T twice (the sub-steps swap them) and the velocity u it is carried by.
   request.plane_bytes =
-      std::size_t(shape.pitch()) * std::size_t(shape.n[1] + 2) * (d3q19::Q * bytes + sizeof(CellFlag));
+      plane_cells * (d3q19::Q * bytes + sizeof(CellFlag) + (thermal ? kSlabThermalValues * value : 0));
+  if (thermal) {
+    request.plane_contents = "19 populations, a flag, and " + std::to_string(kSlabThermalValues) + " values of " +
+                             std::to_string(value) + " bytes for T and u";
+    request.reach = config.thermal.substeps;
+  }
   request.wall_below = decomposition.neighbour[2][0] == kNoNeighbour;
   request.wall_above = decomposition.neighbour[2][1] == kNoNeighbour;
   request.budget = budget.bytes;
@@ -104,19 +118,21 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
   const bool other_rank_above = !request.wall_above && decomposition.neighbour[2][1] != decomposition.rank;
   if (!decomposition.serial() && (other_rank_below || other_rank_above)) {
     request.neighbour_planes = decomposition.global_size[2] / decomposition.dims[2];  // the thinnest block
-    if (request.neighbour_planes < 2) {
-      throw RankCountError(source_prefix(config) +
-                           "out-of-core runs take a halo of at least 2 z-planes from the "
-                           "next rank, but " +
-                           std::to_string(decomposition.global_size[2]) + " z-planes over " +
+    const int least = halo_planes(1, request.reach);
+    if (request.neighbour_planes < least) {
+      throw RankCountError(source_prefix(config) + "out-of-core runs take a halo of at least " + std::to_string(least) +
+                           " z-planes from the next rank" + (request.reach > 1 ? " (thermal sub-steps + 1)" : "") +
+                           ", but " + std::to_string(decomposition.global_size[2]) + " z-planes over " +
                            std::to_string(decomposition.dims[2]) + " ranks leave blocks of " +
                            std::to_string(request.neighbour_planes) + "; use at most " +
-                           std::to_string(std::max(1, decomposition.global_size[2] / 2)) + " ranks");
+                           std::to_string(std::max(1, decomposition.global_size[2] / least)) + " ranks");
     }
   }
-  // Host: the state, the flags (with the halo planes), and one read-out of the fields (4 values per interior cell).
-  const double host_bytes = double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag)) +
-                            4.0 * double(shape.interior_cells()) * double(arithmetic_bytes(config.precision));
+  // Host: the state (with T), the flags (with the halo planes), and one read-out of the fields (4 values per interior
+  // cell, and T's).
+  const double host_bytes =
+      double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag) + (thermal ? value : 0)) +
+      (thermal ? 5.0 : 4.0) * double(shape.interior_cells()) * double(value);
   const std::size_t available = host_available_memory();
   if (!backend::is_gpu() && config.out_of_core.device_memory_limit <= 0 && available > 0) {
     // On cpu the "device" buffers share the host memory with the state: budget what the state leaves.
@@ -140,16 +156,17 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
     request.time_block = k;
     agree_on_failure(comm, [&] { plan = plan_here(); });
   }
-  // The halo copies, and on cpu the "device" buffers too.
-  const double total_host_bytes = host_bytes + 2.0 * plan.halo * double(request.plane_bytes) +
-                                  (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
+  // The halo copies (populations, and T), and on cpu the "device" buffers too.
+  const double total_host_bytes =
+      host_bytes + 2.0 * plan.halo * double(plane_cells) * double(d3q19::Q * bytes + (thermal ? value : 0)) +
+      (backend::is_gpu() ? 0.0 : double(plan.device_bytes));
   if (available > 0 && total_host_bytes > 0.95 * double(available)) {
     char text[400];
     std::snprintf(text, sizeof text,
-                  "the out-of-core block of %d x %d x %d cells needs %.3g GB of host memory (pinned populations, "
+                  "the out-of-core block of %d x %d x %d cells needs %.3g GB of host memory (pinned populations%s, "
                   "flags, halos, one read-out%s) but only %.3g GB are available; use a smaller domain%s or more "
                   "ranks",
-                  shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9,
+                  shape.n[0], shape.n[1], shape.n[2], total_host_bytes * 1e-9, thermal ? " and T" : "",
                   backend::is_gpu() ? "" : ", the slab buffers", double(available) * 1e-9,
                   fp16_storage_hint(config.precision));
     throw OutOfMemoryError(text);

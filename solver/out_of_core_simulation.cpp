@@ -10,7 +10,9 @@
 
 #include "kernels/d3q19.hpp"
 #include "kernels/field_launchers.hpp"
+#include "kernels/halo_plane.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/scalar_launchers.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "solver/device_buffer.hpp"
@@ -18,12 +20,77 @@
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/out_of_core.hpp"
 #include "solver/slab_plan.hpp"
+#include "solver/thermal_field.hpp"
 #include "solver/timing.hpp"
 
 namespace eddy {
 
 namespace {
+
+/// The temperature of an out-of-core block where it lives between sweeps: T of every block cell in pinned host
+/// memory (block layout, as ThermalField keeps it on the device), with the halo copies beyond the z ends like the
+/// populations'. The read-outs, guards and checkpoints reach it as ThermalComponent, on the host.
+template <class R>
+class HostThermal final : public ThermalComponent {
+ public:
+  HostThermal(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape, int halo,
+              std::int64_t plane_cells, bool wall_below, bool wall_above, const CellFlag* flags)
+      : p(config.thermal), decomposition_(decomposition), shape_(shape), flags_(flags) {
+    const std::vector<R> t = initial_temperature<R>(config, decomposition, shape);
+    host = PinnedBuffer<R>(t.size());
+    std::memcpy(host.data(), t.data(), t.size() * sizeof(R));
+    const std::size_t halo_values = std::size_t(halo) * std::size_t(plane_cells);
+    if (!wall_below) below = PinnedBuffer<R>(halo_values);
+    if (!wall_above) above = PinnedBuffer<R>(halo_values);
+  }
+
+  std::vector<double> interior() const override {
+    const std::vector<R> t = interior_raw();
+    return std::vector<double>(t.begin(), t.end());
+  }
+  void set_interior(const std::vector<double>& t) override { set_interior_raw(std::vector<R>(t.begin(), t.end())); }
+  std::vector<unsigned char> interior_bytes() const override {
+    const std::vector<R> t = interior_raw();
+    std::vector<unsigned char> bytes(t.size() * sizeof(R));
+    std::memcpy(bytes.data(), t.data(), bytes.size());
+    return bytes;
+  }
+  void set_interior_bytes(const std::vector<unsigned char>& bytes) override {
+    std::vector<R> t(std::size_t(shape_.interior_cells()));
+    std::memcpy(t.data(), bytes.data(), std::min(bytes.size(), t.size() * sizeof(R)));
+    set_interior_raw(t);
+  }
+  std::array<double, 6> face_inflow() const override {
+    return wall_heat_inflow(host.data(), flags_, shape_, p, decomposition_);
+  }
+  ThermalDiagnostics diagnose() const override { return temperature_diagnostics(interior(), decomposition_); }
+
+  ThermalParameters<R> p;
+  PinnedBuffer<R> host;          // T of every block cell
+  PinnedBuffer<R> below, above;  // halo planes beyond the block's z ends, [h * plane + ...]
+
+ private:
+  Decomposition decomposition_;
+  BlockShape shape_;
+  const CellFlag* flags_;  // the block's own flags (ghost planes included), host
+  template <class Fn>
+  void for_each_interior(Fn fn) const {
+    std::int64_t k = 0;
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) fn(k++, shape_.index(x, y, z));
+  }
+  std::vector<R> interior_raw() const {
+    std::vector<R> out(std::size_t(shape_.interior_cells()));
+    for_each_interior([&](std::int64_t k, std::int64_t cell) { out[std::size_t(k)] = host.data()[cell]; });
+    return out;
+  }
+  void set_interior_raw(const std::vector<R>& t) {
+    for_each_interior([&](std::int64_t k, std::int64_t cell) { host.data()[cell] = t[std::size_t(k)]; });
+  }
+};
 
 template <class T>
 class OutOfCoreSimulation final : public Simulation {
@@ -78,6 +145,16 @@ class OutOfCoreSimulation final : public Simulation {
     const std::size_t buffer_bytes = std::size_t(plan_.buffer_planes) * request_.plane_bytes;
     for (auto& buffer : buffers_) buffer = DeviceBuffer<unsigned char>(buffer_bytes);
     if (plan_.slabs() > 1) carry_ = DeviceBuffer<T>(2 * halo_values);
+    if (config.thermal.enabled) {
+      thermal_ = std::make_unique<HostThermal<R>>(config, decomposition_, shape_, h, plane_cells_, request_.wall_below,
+                                                  request_.wall_above, block_flags());
+      if (plan_.slabs() > 1) carry_t_ = DeviceBuffer<R>(2 * std::size_t(h) * std::size_t(plane_cells_));
+      // Scratch for the periodic x and y ghost planes of T and u: a low and a high plane of the largest slab.
+      const BlockShape largest{{shape_.n[0], shape_.n[1], plan_.buffer_planes - 2}};
+      const std::size_t plane = std::size_t(std::max(plane_cells(largest, 0), plane_cells(largest, 1)));
+      for (auto& scratch : xy_planes_) scratch = DeviceBuffer<R>(2 * plane);
+      attach(nullptr, thermal_.get());
+    }
     for (int e = 0; e < 5 * plan_.slabs(); ++e) timing_.push_back(std::make_unique<backend::Event>(true));
     initialize();
   }
@@ -116,8 +193,10 @@ class OutOfCoreSimulation final : public Simulation {
     step_ = state.step;
   }
 
-  /// Host bytes per cell (the populations live there); the device holds only the slab buffers.
-  std::size_t bytes_per_cell() const override { return d3q19::Q * sizeof(T) + sizeof(CellFlag); }
+  /// Host bytes per cell (the populations, and T, live there); the device holds only the slab buffers.
+  std::size_t bytes_per_cell() const override {
+    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? sizeof(R) : 0);
+  }
   std::size_t device_bytes() const override { return std::size_t(plan_.device_bytes); }
 
   bool out_of_core(OutOfCoreStats& stats) const override {
@@ -175,6 +254,19 @@ class OutOfCoreSimulation final : public Simulation {
     const std::size_t capacity = std::size_t(plan_.buffer_planes) * std::size_t(plane_cells_);
     return reinterpret_cast<CellFlag*>(buffers_[b].data() + d3q19::Q * capacity * sizeof(T));
   }
+  /// Field j of [thermal] in device buffer b (kSlabThermalValues fields after the flags, each of the buffer's
+  /// capacity, BlockShape::index order of the slab): 0 and 1 the two T buffers, 2 + d the velocity component d.
+  R* thermal_field(int b, int j) const {
+    const std::size_t capacity = std::size_t(plan_.buffer_planes) * std::size_t(plane_cells_);
+    // The capacity is a multiple of the row pitch (8 cells): every field starts on an 8-byte boundary.
+    unsigned char* base = buffers_[b].data() + capacity * (d3q19::Q * sizeof(T) + sizeof(CellFlag));
+    return reinterpret_cast<R*>(base + std::size_t(j) * capacity * sizeof(R));
+  }
+  /// The buoyancy of the T in field `t` of a slab buffer (none without a buoyant [thermal]).
+  ForceFieldView<R> buoyancy(const R* t) const {
+    return thermal_ ? thermal_->p.with_buoyancy(ForceFieldView<R>{}, t) : ForceFieldView<R>{};
+  }
+
   /// Flags of the block's own cells (ghost planes included), inside the extended flags.
   const CellFlag* block_flags() const { return flags_.data() + std::size_t(plan_.halo - 1) * plane_cells_; }
 
@@ -207,6 +299,17 @@ class OutOfCoreSimulation final : public Simulation {
       }
       bytes += double(count) * d3q19::Q;
     }
+    if (thermal_) {  // T of the same planes into the buffer's first T field, from the same three sources
+      const R* t_base[3] = {thermal_->below.data(), thermal_->host.data(), thermal_->above.data()};
+      for (int part = 0; part < 3; ++part) {
+        const Segment& s = segments[part];
+        if (s.hi <= s.lo) continue;
+        const std::size_t count = std::size_t(s.hi - s.lo) * std::size_t(plane_cells_) * sizeof(R);
+        backend::copy_to_device_async(thermal_field(b, 0) + std::int64_t(s.lo - g.lo) * plane_cells_,
+                                      t_base[part] + std::int64_t(s.lo - s.first) * plane_cells_, count, stream);
+        bytes += double(count);
+      }
+    }
     const std::size_t flag_bytes = std::size_t(g.hi - g.lo) * std::size_t(plane_cells_);
     backend::copy_to_device_async(device_flags(b), flags_.data() + std::int64_t(g.lo + h - 1) * plane_cells_,
                                   flag_bytes, stream);
@@ -225,6 +328,12 @@ class OutOfCoreSimulation final : public Simulation {
       backend::copy_on_device_async(into_buffer ? in_buffer : in_carry, into_buffer ? in_carry : in_buffer, count,
                                     stream);
     }
+    if (thermal_) {  // T, still in the buffer's first T field (no step has run on either slab)
+      R* in_buffer = thermal_field(b, 0) + std::int64_t(lo - g.lo) * plane_cells_;
+      const std::size_t t_count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(R);
+      backend::copy_on_device_async(into_buffer ? in_buffer : carry_t_.data(),
+                                    into_buffer ? carry_t_.data() : in_buffer, t_count, stream);
+    }
   }
 
   /// Host planes a visit of `slab` writes back: its own, and next to a periodic or shared z side also the ghost
@@ -236,15 +345,26 @@ class OutOfCoreSimulation final : public Simulation {
     if (slab == plan_.slabs() - 1 && !request_.wall_above) hi = shape_.n[2] + 2;
   }
 
-  /// Copies host planes [lo, hi) back from device buffer b; returns the bytes queued.
-  double download(const SlabGeometry& g, int b, int lo, int hi, const backend::Stream& stream) {
+  /// Copies host planes [lo, hi) back from device buffer b, and with [thermal] T of the slab's own planes from
+  /// T field `t_field` (none when t_field < 0); returns the bytes queued.
+  double download(const SlabGeometry& g, int slab, int b, int lo, int hi, int t_field, const backend::Stream& stream) {
     const PopulationView<T> dev = device_view(b, g);
     const std::size_t count = std::size_t(hi - lo) * std::size_t(plane_cells_) * sizeof(T);
     for (int i = 0; i < d3q19::Q; ++i) {
       backend::copy_to_host_async(host_.data() + i * shape_.n_cells() + std::int64_t(lo) * plane_cells_,
                                   dev.f + i * dev.n_cells + std::int64_t(lo - g.lo) * plane_cells_, count, stream);
     }
-    return double(count) * d3q19::Q;
+    double bytes = double(count) * d3q19::Q;
+    if (thermal_ && t_field >= 0) {
+      // Own planes only: T's ghost planes are never state (each sub-step fills them; walls have none to keep).
+      const int own_lo = plan_.first[slab], own_hi = plan_.first[slab + 1];
+      const std::size_t t_count = std::size_t(own_hi - own_lo) * std::size_t(plane_cells_) * sizeof(R);
+      backend::copy_to_host_async(thermal_->host.data() + std::int64_t(own_lo) * plane_cells_,
+                                  thermal_field(b, t_field) + std::int64_t(own_lo - g.lo) * plane_cells_, t_count,
+                                  stream);
+      bytes += double(t_count);
+    }
+    return bytes;
   }
 
   /// The periodic copies of the x and y axes on a device slab (z travels in the halo planes instead); the order of
@@ -257,8 +377,42 @@ class OutOfCoreSimulation final : public Simulation {
     }
   }
 
-  /// Advances the slab in device buffer b `steps` steps from the state's time and layout.
-  void compute(const SlabGeometry& g, int b, int steps, const backend::Stream& stream) {
+  /// The periodic x and y ghost planes of a cell field of a device slab (z travels in the halo planes), as the
+  /// in-core field exchange fills them (solver/field_halo.hpp): x then y, each from the interior planes at the other
+  /// side of the block.
+  void fill_periodic_xy(R* field, const BlockShape& shape, int b, const backend::Stream& stream) {
+    for (int axis = 0; axis < 2; ++axis) {
+      if (!periodic_xy_[axis]) continue;
+      const std::int64_t plane = plane_cells(shape, axis);
+      R* low = xy_planes_[b].data();
+      R* high = low + plane;
+      pack_field_plane(field, shape, axis, 1, low, &stream);
+      pack_field_plane(field, shape, axis, shape.n[axis], high, &stream);
+      unpack_field_plane(field, shape, axis, 0, high, false, &stream);
+      unpack_field_plane(field, shape, axis, shape.n[axis] + 1, low, false, &stream);
+    }
+  }
+
+  /// One step of the temperature in device buffer b with the velocity the fused kernel just wrote: its periodic x
+  /// and y ghosts filled, then per sub-step T's, and the explicit update over the slab (ThermalField::step in core).
+  /// `t_field` (0 or 1) is the current T field, updated.
+  void thermal_step(const SlabGeometry& g, int b, int& t_field, const backend::Stream& stream) {
+    const FlagView flags{device_flags(b)};
+    R* const u[3] = {thermal_field(b, 2), thermal_field(b, 3), thermal_field(b, 4)};
+    for (R* component : u) fill_periodic_xy(component, g.shape, b, stream);
+    const R* const u_in[3] = {u[0], u[1], u[2]};
+    const ThermalParameters<R>& p = thermal_->p;
+    for (int sub = 0; sub < p.substeps; ++sub) {
+      fill_periodic_xy(thermal_field(b, t_field), g.shape, b, stream);
+      advance_scalar(thermal_field(b, t_field), thermal_field(b, 1 - t_field), u_in, flags, g.shape, p.walls, p.kappa,
+                     p.dt, &stream);
+      t_field = 1 - t_field;
+    }
+  }
+
+  /// Advances the slab in device buffer b `steps` steps from the state's time and layout; returns the T field that
+  /// holds the temperature after them (0 without [thermal]).
+  int compute(const SlabGeometry& g, int b, int steps, const backend::Stream& stream) {
     const PopulationView<T> view = device_view(b, g);
     const FlagView flags{device_flags(b)};
     // Global z of device plane d: offset + lo + d - 1. Across a periodic z face the halo planes hold the far end's
@@ -282,18 +436,25 @@ class OutOfCoreSimulation final : public Simulation {
       d = end;
     }
     PopulationLayout layout = layout_;
+    int t_field = 0;
+    const VelocityOutView<R> velocity =
+        thermal_ ? VelocityOutView<R>{{thermal_field(b, 2), thermal_field(b, 3), thermal_field(b, 4)}}
+                 : VelocityOutView<R>{};
     for (int s = 0; s < steps; ++s) {
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
+      const ForceFieldView<R> force = thermal_ ? buoyancy(thermal_field(b, t_field)) : ForceFieldView<R>{};
       for (const Part& p : parts) {
         if (p.hi <= p.lo) continue;
         const Box box{{1, 1, p.lo}, {shape_.n[0] + 1, shape_.n[1] + 1, p.hi}};
         const RoundingKey key{static_cast<std::uint32_t>(step_ + s),
                               {decomposition_.offset[0], decomposition_.offset[1], origin + p.shift}};
-        stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream);
+        stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream, false, force, velocity);
       }
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, false, stream);
       layout = after_step(layout);
+      if (thermal_) thermal_step(g, b, t_field, stream);
     }
+    return t_field;
   }
 
   /// Advances the whole block `steps` (<= time_block) steps: every slab once, two buffers in flight. The planes a
@@ -322,12 +483,12 @@ class OutOfCoreSimulation final : public Simulation {
         carry(g, b, geometry(j + 1, h).lo, g.hi, false, stream);
         carried_.record(stream);
       }
-      compute(g, b, steps, stream);
+      const int t_field = compute(g, b, steps, stream);
       event(j, 2).record(stream);
       event(j, 3).record(stream);
       int lo = 0, hi = 0;
       download_range(j, lo, hi);
-      stats_.bytes_down += download(g, b, lo, hi, stream);
+      stats_.bytes_down += download(g, j, b, lo, hi, t_field, stream);
       event(j, 4).record(stream);
     }
     for (const backend::Stream& s : streams_) s.synchronize();
@@ -347,6 +508,10 @@ class OutOfCoreSimulation final : public Simulation {
   void refresh_halos() {
     if (request_.wall_below && request_.wall_above) return;
     exchange_z_halo(decomposition_, shape_, plane_cells_, plan_.halo, host_.data(), below_.data(), above_.data());
+    if (thermal_) {
+      exchange_z_halo(decomposition_, shape_, plane_cells_, plan_.halo, thermal_->host.data(), thermal_->below.data(),
+                      thermal_->above.data(), 1);
+    }
   }
 
   /// Loads `slab` with `depth` halo planes into device buffer 0 for a read-out of the current state (on stream 0),
@@ -375,7 +540,8 @@ class OutOfCoreSimulation final : public Simulation {
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // the other buffer holds the moments
       const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
       compute_moments(view, layout_, flags, g.shape, force, walls_, out, plan_.first[j] - g.lo,
-                      plan_.first[j + 1] - g.lo, &streams_[0]);
+                      plan_.first[j + 1] - g.lo, &streams_[0],
+                      thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{});
       part.resize(std::size_t(4 * slab));
       backend::copy_to_host_async(part.data(), base, part.size() * sizeof(R), streams_[0]);
       streams_[0].synchronize();
@@ -399,7 +565,8 @@ class OutOfCoreSimulation final : public Simulation {
       const std::size_t cells = std::size_t(g.shape.n_cells());
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
       R* const u[3] = {base, base + cells, base + 2 * cells};
-      compute_velocity_field(view, layout_, flags, g.shape, force, ForceFieldView<R>{}, walls_, u, &stream);
+      const ForceFieldView<R> cell_force = thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{};
+      compute_velocity_field(view, layout_, flags, g.shape, force, cell_force, walls_, u, &stream);
       FieldHalo<R> halo(xy, g.shape);
       for (R* component : u) halo.fill_ghosts(component, &stream);
       VelocitySlab slab;
@@ -429,7 +596,7 @@ class OutOfCoreSimulation final : public Simulation {
       backend::synchronize();  // the launch is on the default stream
       const int lo = j == 0 ? 0 : plan_.first[j];
       const int hi = j == plan_.slabs() - 1 ? shape_.n[2] + 2 : plan_.first[j + 1];
-      download(g, 0, lo, hi, streams_[0]);
+      download(g, j, 0, lo, hi, -1, streams_[0]);  // not T: the host holds its initial field already
       streams_[0].synchronize();
     }
   }
@@ -456,6 +623,9 @@ class OutOfCoreSimulation final : public Simulation {
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
   std::int64_t n_links_ = 0;
   int n_solids_ = 0;
+  std::unique_ptr<HostThermal<R>> thermal_;  // [thermal]: T on the host (none without)
+  DeviceBuffer<R> carry_t_;                  // T of the planes the carry hands over, [2 h * plane]
+  DeviceBuffer<R> xy_planes_[kSlabBuffers];  // per buffer: a low and a high plane for the periodic x and y ghosts
   PopulationLayout layout_ = PopulationLayout::own;
   std::int64_t step_ = 0;
 };

@@ -10,7 +10,10 @@
 // periodic z face, or from the z-neighbour ranks over MPI (out-of-core runs are split along z only). The fields stay
 // bitwise identical to an in-core run of the same backend and storage (tests/physics/test_out_of_core.cpp).
 //
-// Fluid only: no particles, no temperature field (the case parser refuses them). The read-outs are the in-core ones
+// With [thermal] the temperature travels with the populations: T of every cell on the host, its halo planes beside
+// theirs, each slab buffer holding T twice and the velocity the fused kernel writes for it, and a deeper halo
+// (solver/slab_plan.hpp: the sub-steps move T further per step). No particles (the case parser refuses them: they
+// couple to the whole block at every step). The read-outs are the in-core ones
 // (solver/simulation.cpp) over this class's moment and velocity slabs, so the output, derived fields included, is
 // the in-core output.
 #pragma once

@@ -280,15 +280,20 @@ void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& 
   if (!streamed) return;
   const BlockShape shape = block_shape(decomposition);
   log << "out-of-core " << format_bytes(double(sim.bytes_per_cell()) * double(shape.n_cells()))
-      << " of populations and flags in host memory" << (decomposition.size > 1 ? " on rank 0" : "") << ", "
-      << out_of_core.slabs << (out_of_core.slabs == 1 ? " z-slab" : " z-slabs") << " through 2 device buffers of "
+      << (config.thermal.enabled ? " of populations, flags and T in host memory"
+                                 : " of populations and flags in host memory")
+      << (decomposition.size > 1 ? " on rank 0" : "") << ", " << out_of_core.slabs
+      << (out_of_core.slabs == 1 ? " z-slab" : " z-slabs") << " through 2 device buffers of "
       << out_of_core.buffer_planes << " planes" << (out_of_core.slabs > 1 ? " and a carry" : "") << " ("
       << format_bytes(double(out_of_core.device_bytes)) << " of a budget of "
       << format_bytes(double(out_of_core.budget)) << "), time_block " << out_of_core.time_block << "\n";
   if (out_of_core.work_factor > kWorkFactorWarning) {
     log << "  warning: each step of this plan updates " << format_number("%.3g", out_of_core.work_factor)
-        << "x the block's z-planes (halos of time_block + 1 planes on each side of every slab), so expect about 1/"
-        << format_number("%.3g", out_of_core.work_factor) << " of the speed; "
+        << "x the block's z-planes (halos of "
+        << (config.thermal.enabled && config.thermal.substeps > 1 ? "time_block x thermal sub-steps + 1"
+                                                                  : "time_block + 1")
+        << " planes on each side of every slab), so expect about 1/" << format_number("%.3g", out_of_core.work_factor)
+        << " of the speed; "
         << (out_of_core.default_work_factor > 0 && out_of_core.default_work_factor < out_of_core.work_factor
                 ? "the plan eddy chooses (leave out numerics.time_block and numerics.slabs) updates " +
                       format_number("%.3g", out_of_core.default_work_factor) + "x"

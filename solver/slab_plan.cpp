@@ -74,7 +74,7 @@ double SlabPlan::work_factor(const SlabRequest& request) const {
 }
 
 std::int64_t minimum_slab_budget(const SlabRequest& request) {
-  const int halo = std::max(1, request.time_block) + 1;
+  const int halo = halo_planes(std::max(1, request.time_block), request.reach);
   // Slabs of one plane, or one slab (smaller on a thin block between walls).
   return std::min(bytes_for(request, buffer_for(request, request.nz, halo), halo, request.nz),
                   bytes_for(request, buffer_for(request, 1, halo), halo, 1));
@@ -87,21 +87,26 @@ SlabPlan plan_slabs(const SlabRequest& r) {
   int k = r.time_block;
   const bool both_walls = r.wall_below && r.wall_above;
   if (k <= 0) {
-    // Each buffer: slab of S >= 2 (k + 1) planes and 2 (k + 1) halo planes; the carry 2 (k + 1) more. (On the
-    // H200, 960^3 fp16 in 8 GiB: k = 15 with S >= 4 (k + 1) was link-bound, k = 24 (S = 1.7 (k + 1)) 10 % faster.)
-    k = int(std::clamp<std::int64_t>(planes / 10 - 1, 1, kMaxDefaultTimeBlock));
+    // Each buffer: slab of S >= 2 halo planes and 2 halo planes; the carry 2 halo more. (On the H200, 960^3 fp16
+    // in 8 GiB: k = 15 with S >= 4 (k + 1) was link-bound, k = 24 (S = 1.7 (k + 1)) 10 % faster.)
+    const int reach = std::max(1, r.reach);
+    // The largest k whose halo (k reach + 1) is at most `planes`, at least 1.
+    auto k_for_halo = [&](std::int64_t planes_) { return int(std::max<std::int64_t>(1, (planes_ - 1) / reach)); };
+    k = int(std::min<std::int64_t>(k_for_halo(planes / 10), kMaxDefaultTimeBlock));
     // A one-slab plan needs no redundant planes: then take the largest k that still fits.
-    while (k > 1 && fewest_slabs(r, k + 1) == 0) --k;
+    while (k > 1 && fewest_slabs(r, halo_planes(k, r.reach)) == 0) --k;
     // Halo planes on a non-wall side are redundant work: at most a quarter of the block's own planes.
-    if (!both_walls) k = std::max(1, std::min(k, r.nz / 4 - 1));
-    if (r.neighbour_planes > 0) k = std::max(1, std::min(k, r.neighbour_planes - 1));
+    if (!both_walls) k = std::min(k, k_for_halo(r.nz / 4));
+    if (r.neighbour_planes > 0) k = std::min(k, k_for_halo(r.neighbour_planes));
   }
-  if (r.neighbour_planes > 0 && k + 1 > r.neighbour_planes) {
-    throw InputError("numerics.time_block = " + std::to_string(k) + " needs halos of " + std::to_string(k + 1) +
-                     " z-planes from the next rank, whose block has only " + std::to_string(r.neighbour_planes) +
-                     (r.neighbour_planes >= 2 ? "; use time_block <= " + std::to_string(r.neighbour_planes - 1) +
-                                                    " or fewer ranks along z"
-                                              : "; use fewer ranks along z"));
+  if (r.neighbour_planes > 0 && halo_planes(k, r.reach) > r.neighbour_planes) {
+    const int most = (r.neighbour_planes - 1) / std::max(1, r.reach);  // the largest k whose halo fits
+    throw InputError("numerics.time_block = " + std::to_string(k) + " needs halos of " +
+                     std::to_string(halo_planes(k, r.reach)) + " z-planes from the next rank" +
+                     (r.reach > 1 ? " (time_block * thermal sub-steps " + std::to_string(r.reach) + " + 1)" : "") +
+                     ", whose block has only " + std::to_string(r.neighbour_planes) +
+                     (most >= 1 ? "; use time_block <= " + std::to_string(most) + " or fewer ranks along z"
+                                : "; use fewer ranks along z"));
   }
   if (r.slabs > r.nz) {
     throw InputError("numerics.slabs = " + std::to_string(r.slabs) + " is more than the " + std::to_string(r.nz) +
@@ -109,18 +114,18 @@ SlabPlan plan_slabs(const SlabRequest& r) {
                      " slabs");
   }
   plan.time_block = k;
-  plan.halo = k + 1;
+  plan.halo = halo_planes(k, r.reach);
   int n = r.slabs;
   if (n <= 0) n = fewest_slabs(r, plan.halo);
   if (n <= 0) {
     SlabRequest smallest = r;
     smallest.time_block = k;
     throw InputError(r.budget_name + " = " + gib(r.budget) + " is too small for even one slab: a " +
-                     std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) +
-                     " needs at least " + gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
-                     " slab buffers and a carry of " + std::to_string(2 * (k + 1)) + " planes, " +
-                     std::to_string(r.plane_bytes) + " bytes per z-plane); raise numerics.device_memory_limit" +
-                     (k > 1 ? " or lower numerics.time_block" : ""));
+                     std::to_string(r.nz) + "-plane block with time_block = " + std::to_string(k) + " needs at least " +
+                     gib(minimum_slab_budget(smallest)) + " (" + std::to_string(kSlabBuffers) +
+                     " slab buffers and a carry of " + std::to_string(2 * plan.halo) + " planes, " +
+                     std::to_string(r.plane_bytes) + " bytes per z-plane: " + r.plane_contents +
+                     " per cell); raise numerics.device_memory_limit" + (k > 1 ? " or lower numerics.time_block" : ""));
   }
   if (n > r.nz) {
     throw InputError("numerics.slabs = " + std::to_string(n) + " is more than the block's " + std::to_string(r.nz) +

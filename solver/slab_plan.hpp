@@ -7,6 +7,14 @@
 // device block's end. So each slab carries halo = k + 1 planes of its neighbours on each side that is not a wall (a
 // wall side carries only the block's own ghost plane), and after k steps its own planes equal an in-core run's bit for
 // bit (tests/physics/test_out_of_core.cpp; with k planes those tests fail).
+//
+// With a temperature field ([thermal], S sub-steps per step) the wrong values travel S planes per step instead: each
+// sub-step of the scalar transport reads its face neighbours' T and u, and the outermost plane's T and u are never
+// updated. Counting the wrong depth L (planes from the device block's end) of f, u and T through a step: u reads the
+// cell's slots (even step) or its neighbours' (odd), and T at the cell (the buoyancy), L_u = max(L_f (+1 odd), L_T,
+// 1); the odd step writes the neighbours' slots from the cell's T too, L_f -> max(L_f + 2, L_T + 1, 2) (even:
+// max(L_f, L_T, 1)); and L_T -> max(L_T, L_u) + S. From L = 0 these give at most k S + 1 after k steps, reached for
+// every k, S and parity: the halo is k S + 1 planes (SlabRequest::reach = S; the thermal tests fail with k S).
 #pragma once
 
 #include <cstddef>
@@ -19,8 +27,10 @@ namespace eddy {
 /// Inputs of plan_slabs: one block of nz interior z-planes; sizes in bytes.
 struct SlabRequest {
   int nz = 0;                  ///< interior z-planes of the block
-  std::size_t plane_bytes = 0; ///< device bytes of one z-plane of a slab buffer: cells of the plane (ghosts, padding)
-                               ///< times (19 population values + 1 flag)
+  std::size_t plane_bytes = 0;  ///< device bytes of one z-plane of a slab buffer: cells of the plane (ghosts, padding)
+                                ///< times (19 population values + 1 flag, with [thermal] + 2 T + 3 u values)
+  std::string plane_contents = "19 populations and a flag";  ///< what plane_bytes holds per cell, for messages
+  int reach = 1;               ///< planes the wrong values travel per step: 1, or the thermal sub-steps S
   bool wall_below = true;      ///< the block's lower z side is a wall face (else a periodic face or another rank)
   bool wall_above = true;
   std::int64_t budget = 0;     ///< device bytes the slab buffers may take (> 0)
@@ -39,9 +49,12 @@ struct SlabRequest {
 /// sweep, never after it was written back, and no slab waits for its neighbour's copy.
 inline constexpr int kSlabBuffers = 2;
 
+/// Planes a slab carries beyond its own on each non-wall side for time_block k: k reach + 1 (the file's head).
+inline int halo_planes(int time_block, int reach) { return time_block * reach + 1; }
+
 struct SlabPlan {
   int time_block = 1;             ///< k: steps per visit
-  int halo = 2;                   ///< k + 1: planes carried beyond a slab's own on each non-wall side
+  int halo = 2;  ///< k reach + 1 (halo_planes): planes carried beyond a slab's own on each non-wall side
   std::vector<int> first;         ///< first interior plane (1-based) of each slab, then nz + 1
   int buffer_planes = 0;          ///< z-planes of each device buffer (ghost planes included)
   /// (kSlabBuffers * buffer_planes + 2 halo) * plane_bytes: buffers and carry (no carry with one slab)
@@ -58,9 +71,9 @@ struct SlabPlan {
 };
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:
-///   - default time_block: the largest k <= 32 whose slabs still have at least 2 (k + 1) own planes (redundant
-///     halo work at most the useful work), at least 1; with a z side that is not a wall also k + 1 <= nz / 4,
-///     and k + 1 <= neighbour_planes when the halo comes from another rank;
+///   - default time_block: the largest k <= 32 whose slabs still have at least 2 halo own planes (redundant
+///     halo work at most the useful work), at least 1; with a z side that is not a wall also halo <= nz / 4,
+///     and halo <= neighbour_planes when the halo comes from another rank (halo = halo_planes(k, reach));
 ///   - default slabs: as few as fit the budget, sizes differing by at most one plane.
 /// Throws InputError naming request.budget_name and the minimum budget when even one slab does not fit, and naming
 /// numerics.slabs / numerics.time_block when the given values do not fit together.

@@ -31,26 +31,34 @@ std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_ce
 }
 
 template <class R>
-ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape,
-                              const std::vector<CellFlag>& flags)
-    : decomposition_(decomposition),
-      shape_(shape),
-      flags_(flags),
-      kappa_(R(config.thermal.diffusivity)),
-      dt_(R(1.0 / config.thermal.substeps)),
-      substeps_(config.thermal.substeps),
-      reference_(R(config.thermal.reference_temperature)),
-      buoyant_(config.thermal.buoyancy != 0.0),
-      halo_(decomposition, shape) {
-  const ThermalConfig& th = config.thermal;
+ThermalParameters<R>::ThermalParameters(const ThermalConfig& th)
+    : kappa(R(th.diffusivity)),
+      dt(R(1.0 / th.substeps)),
+      substeps(th.substeps),
+      reference(R(th.reference_temperature)),
+      buoyant(th.buoyancy != 0.0) {
   for (int face = 0; face < 6; ++face) {
-    walls_.fixed[face] = th.walls[face] == ThermalWall::fixed;
-    walls_.value[face] = R(th.wall_temperature[face]);
+    walls.fixed[face] = th.walls[face] == ThermalWall::fixed;
+    walls.value[face] = R(th.wall_temperature[face]);
   }
-  for (int d = 0; d < 3; ++d) buoyancy_[d] = R(-th.buoyancy * th.gravity_direction[d]);
-  const std::size_t cells = std::size_t(shape.n_cells());
-  // T everywhere (ghosts and solid cells included, so no cell holds garbage); u = 0 until the first kernel step.
-  std::vector<R> t(cells, R(th.initial_temperature));
+  for (int d = 0; d < 3; ++d) buoyancy[d] = R(-th.buoyancy * th.gravity_direction[d]);
+}
+
+template <class R>
+ForceFieldView<R> ThermalParameters<R>::with_buoyancy(ForceFieldView<R> force, const R* t) const {
+  if (!buoyant) return force;
+  force.scalar = t;
+  for (int d = 0; d < 3; ++d) force.buoyancy[d] = buoyancy[d];
+  force.reference = reference;
+  return force;
+}
+
+template <class R>
+std::vector<R> initial_temperature(const CaseConfig& config, const Decomposition& decomposition,
+                                   const BlockShape& shape) {
+  const ThermalConfig& th = config.thermal;
+  // T everywhere (ghosts and solid cells included, so no cell holds garbage).
+  std::vector<R> t(std::size_t(shape.n_cells()), R(th.initial_temperature));
   if (th.perturbation > 0.0) {
     const auto& g = decomposition.global_size;
     for (int z = 1; z <= shape.n[2]; ++z)
@@ -63,11 +71,20 @@ ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& dec
           t[shape.index(x, y, z)] = R(th.initial_temperature + th.perturbation * hashed_unit(global));
         }
   }
+  return t;
+}
+
+template <class R>
+ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& decomposition, const BlockShape& shape,
+                              const std::vector<CellFlag>& flags)
+    : decomposition_(decomposition), shape_(shape), flags_(flags), p_(config.thermal), halo_(decomposition, shape) {
+  const std::size_t cells = std::size_t(shape.n_cells());
+  const std::vector<R> t = initial_temperature<R>(config, decomposition, shape);
   for (auto& buffer : t_) {
     buffer = DeviceBuffer<R>(cells);
     buffer.upload(t);
   }
-  const std::vector<R> zero(cells, R(0));
+  const std::vector<R> zero(cells, R(0));  // u = 0 until the first kernel step
   for (auto& component : u_) {
     component = DeviceBuffer<R>(cells);
     component.upload(zero);
@@ -76,20 +93,16 @@ ThermalField<R>::ThermalField(const CaseConfig& config, const Decomposition& dec
 
 template <class R>
 ForceFieldView<R> ThermalField<R>::with_buoyancy(ForceFieldView<R> force) const {
-  if (!buoyant_) return force;
-  force.scalar = current();
-  for (int d = 0; d < 3; ++d) force.buoyancy[d] = buoyancy_[d];
-  force.reference = reference_;
-  return force;
+  return p_.with_buoyancy(force, current());
 }
 
 template <class R>
 void ThermalField<R>::step(const FlagView& flags, const backend::Stream* stream) {
   for (auto& component : u_) halo_.fill_ghosts(component.data(), stream);
   const R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
-  for (int s = 0; s < substeps_; ++s) {
+  for (int s = 0; s < p_.substeps; ++s) {
     halo_.fill_ghosts(t_[current_].data(), stream);
-    advance_scalar(t_[current_].data(), t_[1 - current_].data(), u, flags, shape_, walls_, kappa_, dt_, stream);
+    advance_scalar(t_[current_].data(), t_[1 - current_].data(), u, flags, shape_, p_.walls, p_.kappa, p_.dt, stream);
     current_ = 1 - current_;
   }
 }
@@ -145,49 +158,56 @@ void ThermalField<R>::set_interior_raw(const std::vector<R>& t) {
 }
 
 template <class R>
-std::array<double, 6> ThermalField<R>::face_inflow() const {
-  const std::vector<R> t = t_[current_].download();
-  const std::vector<CellFlag>& flags = flags_;
+std::array<double, 6> wall_heat_inflow(const R* t, const CellFlag* flags, const BlockShape& shape,
+                                       const ThermalParameters<R>& p, const Decomposition& decomposition) {
   std::array<double, 6> inflow{};
-  for (int z = 1; z <= shape_.n[2]; ++z)
-    for (int y = 1; y <= shape_.n[1]; ++y)
-      for (int x = 1; x <= shape_.n[0]; ++x) {
-        const std::int64_t p = shape_.index(x, y, z);
-        if (flags[std::size_t(p)] == kFluid || is_solid(flags[std::size_t(p)])) continue;
+  for (int z = 1; z <= shape.n[2]; ++z)
+    for (int y = 1; y <= shape.n[1]; ++y)
+      for (int x = 1; x <= shape.n[0]; ++x) {
+        const std::int64_t c = shape.index(x, y, z);
+        if (flags[c] == kFluid || is_solid(flags[c])) continue;
         for (int a = 0; a < 3; ++a) {
-          const std::int64_t step = shape_.offset(a == 0, a == 1, a == 2);
+          const std::int64_t step = shape.offset(a == 0, a == 1, a == 2);
           for (int s = -1; s <= 1; s += 2) {
             const int face = 2 * a + (s > 0 ? 1 : 0);
-            if (!walls_.fixed[face] || !is_solid(flags[std::size_t(p + s * step)])) continue;
-            const std::int64_t pp = p - s * step;
-            inflow[face] += double(wall_inflow(kappa_, walls_.value[face], t[std::size_t(p)], t[std::size_t(pp)],
-                                               !is_solid(flags[std::size_t(pp)])));
+            if (!p.walls.fixed[face] || !is_solid(flags[c + s * step])) continue;
+            const std::int64_t pp = c - s * step;
+            inflow[face] += double(wall_inflow(p.kappa, p.walls.value[face], t[c], t[pp], !is_solid(flags[pp])));
           }
         }
       }
-  if (!decomposition_.serial() && decomposition_.size > 1) {
+  if (!decomposition.serial() && decomposition.size > 1) {
     std::array<double, 6> total{};
-    EDDY_MPI_CHECK(MPI_Allreduce(inflow.data(), total.data(), 6, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(inflow.data(), total.data(), 6, MPI_DOUBLE, MPI_SUM, decomposition.comm));
     inflow = total;
   }
   return inflow;
 }
 
 template <class R>
+std::array<double, 6> ThermalField<R>::face_inflow() const {
+  const std::vector<R> t = t_[current_].download();
+  return wall_heat_inflow(t.data(), flags_.data(), shape_, p_, decomposition_);
+}
+
+template <class R>
 ThermalDiagnostics ThermalField<R>::diagnose() const {
-  const std::vector<double> t = interior();
+  return temperature_diagnostics(interior(), decomposition_);
+}
+
+ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const Decomposition& decomposition) {
   // Solid interior cells do not exist (walls are in the ghost layer), so every interior value is a fluid cell's.
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0.0;
   long long first_bad = std::numeric_limits<long long>::max();  // global linear index
-  const auto& g = decomposition_.global_size;
-  const auto& n = decomposition_.local_size;
+  const auto& g = decomposition.global_size;
+  const auto& n = decomposition.local_size;
   for (std::size_t k = 0; k < t.size(); ++k) {
     const double v = t[k];
     if (!std::isfinite(v)) {
       if (first_bad == std::numeric_limits<long long>::max()) {
-        const long long x = decomposition_.offset[0] + static_cast<long long>(k % n[0]);
-        const long long y = decomposition_.offset[1] + static_cast<long long>((k / n[0]) % n[1]);
-        const long long z = decomposition_.offset[2] + static_cast<long long>(k / (std::size_t(n[0]) * n[1]));
+        const long long x = decomposition.offset[0] + static_cast<long long>(k % n[0]);
+        const long long y = decomposition.offset[1] + static_cast<long long>((k / n[0]) % n[1]);
+        const long long z = decomposition.offset[2] + static_cast<long long>(k / (std::size_t(n[0]) * n[1]));
         first_bad = x + g[0] * (y + (long long)g[1] * z);
       }
       continue;
@@ -196,13 +216,13 @@ ThermalDiagnostics ThermalField<R>::diagnose() const {
     hi = std::max(hi, v);
     sum += v;
   }
-  if (!decomposition_.serial() && decomposition_.size > 1) {
+  if (!decomposition.serial() && decomposition.size > 1) {
     double in[2] = {-lo, hi}, out[2];
-    EDDY_MPI_CHECK(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, decomposition.comm));
     double total = 0.0;
-    EDDY_MPI_CHECK(MPI_Allreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, decomposition.comm));
     long long bad = first_bad;
-    EDDY_MPI_CHECK(MPI_Allreduce(&bad, &first_bad, 1, MPI_LONG_LONG, MPI_MIN, decomposition_.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(&bad, &first_bad, 1, MPI_LONG_LONG, MPI_MIN, decomposition.comm));
     lo = -out[0];
     hi = out[1];
     sum = total;
@@ -229,7 +249,14 @@ double nusselt_number(const CaseConfig& config, int face, double inflow) {
   return inflow / face_cells(config, face) * config.length / (th.diffusivity * th.temperature_difference);
 }
 
-template class ThermalField<float>;
-template class ThermalField<double>;
+#define EDDY_INSTANTIATE(R)                                                                                   \
+  template struct ThermalParameters<R>;                                                                       \
+  template class ThermalField<R>;                                                                             \
+  template std::vector<R> initial_temperature<R>(const CaseConfig&, const Decomposition&, const BlockShape&); \
+  template std::array<double, 6> wall_heat_inflow<R>(const R*, const CellFlag*, const BlockShape&,            \
+                                                     const ThermalParameters<R>&, const Decomposition&);
+EDDY_INSTANTIATE(float)
+EDDY_INSTANTIATE(double)
+#undef EDDY_INSTANTIATE
 
 }  // namespace eddy

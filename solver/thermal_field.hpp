@@ -33,6 +33,36 @@ struct ThermalDiagnostics {
   std::array<int, 3> first_nonfinite_cell{};  ///< 0-based global coordinates of the first one (lowest global index)
 };
 
+/// The scheme's constants of thermal (lattice units): the six faces' walls, kappa, dt = 1 / substeps, the buoyancy
+/// -g beta g_hat per unit of T - T_ref (zero and `buoyant` false when Ra = 0: a passive scalar).
+template <class R>
+struct ThermalParameters {
+  ScalarWalls<R> walls{};
+  R kappa = R(0), dt = R(1);
+  int substeps = 1;
+  R buoyancy[3] = {R(0), R(0), R(0)};
+  R reference = R(0);
+  bool buoyant = false;
+  explicit ThermalParameters(const ThermalConfig& th);
+  /// `force` with the buoyancy of the cell field `t` added (unchanged when not buoyant).
+  ForceFieldView<R> with_buoyancy(ForceFieldView<R> force, const R* t) const;
+};
+
+/// The initial T of every cell of a block of `shape` (ghost layer included, BlockShape::index order):
+/// thermal.initial_temperature, plus on interior cells the perturbation hashed from the global cell index (so
+/// independent of the decomposition).
+template <class R>
+std::vector<R> initial_temperature(const CaseConfig& config, const Decomposition& decomposition,
+                                   const BlockShape& shape);
+
+/// ThermalComponent::face_inflow of the block field `t` (host memory, block layout) with host `flags`. Collective.
+template <class R>
+std::array<double, 6> wall_heat_inflow(const R* t, const CellFlag* flags, const BlockShape& shape,
+                                       const ThermalParameters<R>& p, const Decomposition& decomposition);
+
+/// ThermalComponent::diagnose of T on this rank's interior cells (MacroscopicFields order). Collective.
+ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const Decomposition& decomposition);
+
 /// Device bytes the thermal fields of a block of `shape` take: two T buffers and the three velocity components,
 /// one R each per block cell.
 std::size_t thermal_device_bytes(const CaseConfig& config, std::int64_t block_cells);
@@ -97,12 +127,7 @@ class ThermalField final : public ThermalComponent {
   Decomposition decomposition_;
   BlockShape shape_;
   std::vector<CellFlag> flags_;  // host copy: the flags never change
-  ScalarWalls<R> walls_{};
-  R kappa_, dt_;
-  int substeps_;
-  R buoyancy_[3];
-  R reference_;
-  bool buoyant_;
+  ThermalParameters<R> p_;
   DeviceBuffer<R> t_[2];
   int current_ = 0;
   DeviceBuffer<R> u_[3];

@@ -118,7 +118,7 @@ void read_numerics(const Section& section, CaseConfig& config) {
           .choice<Precision>(
               "storage", {{"float", Precision::float32}, {"fp16", Precision::float16}, {"double", Precision::float64}})
           .value_or(Precision::float32);
-  // Out-of-core: the cross-key checks (mode off, [particles], [thermal], fields, slabs against nz, ranks) are in
+  // Out-of-core: the cross-key checks (mode off, [particles], open faces, slabs against nz, ranks) are in
   // finalize_out_of_core, shared with structs built in code.
   OutOfCoreConfig& ooc = config.out_of_core;
   ooc.mode = read_out_of_core_mode(section);
@@ -137,8 +137,8 @@ void finalize_numerics(const CaseConfig& config, const Source& source) {
 }
 
 /// [numerics] out-of-core keys on the plain struct (shared with cases built in code): ranges (0 = chosen at run time),
-/// the keys that need out_of_core = true or "auto", and what out_of_core = true does not support yet: [particles],
-/// [thermal], derived output fields, a split along x or y. Changes nothing (idempotent).
+/// the keys that need out_of_core = true or "auto", and what out_of_core = true does not support: [particles], open
+/// boundaries, a split along x or y ([thermal] travels with the slabs). Changes nothing (idempotent).
 void finalize_out_of_core(const CaseConfig& config, const Source& source) {
   const OutOfCoreConfig& ooc = config.out_of_core;
   require_in(Entry(source, "numerics.device_memory_limit", std::to_string(ooc.device_memory_limit)),
@@ -179,11 +179,8 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
   const auto conflict_key = [&](const char* other) {
     return source.overridden("numerics.out_of_core") ? "numerics.out_of_core" : other;
   };
-  const std::string unsupported =
-      " is not supported with numerics.out_of_core = true: out-of-core runs support neither particles nor "
-      "[thermal] yet (fluid only)";
   if (config.particles.enabled) {
-    // Not "yet": particles couple to the whole block at every step, which the slab sweeps never hold at once.
+    // Particles couple to the whole block at every step, which the slab sweeps never hold at once.
     source.fail(conflict_key("particles"),
                 "[particles] is not supported with numerics.out_of_core = true: particles couple to the fluid at "
                 "every step (they interpolate the velocity anywhere in their block, deposit their drag there with "
@@ -191,10 +188,6 @@ void finalize_out_of_core(const CaseConfig& config, const Source& source) {
                 "the device and advances each one time_block steps per visit, so the block's velocity at one step is "
                 "never on the device at once; remove [particles] or set numerics.out_of_core = false (in core; more "
                 "ranks or GPUs when the block does not fit)");
-  }
-  if (config.thermal.enabled) {
-    source.fail(conflict_key("thermal"),
-                "[thermal]" + unsupported + "; remove [thermal] or set numerics.out_of_core = false");
   }
   for (int face = 0; face < 6; ++face) {
     if (!is_open_face(config.faces[face].kind)) continue;

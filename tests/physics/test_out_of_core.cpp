@@ -5,7 +5,11 @@
 // y, driven by a body force) and a fully periodic Taylor-Green vortex; fp16's stochastic rounding makes the keys of
 // halo cells across the periodic z face count. Also: a budget too small for one slab names the minimum, and that
 // minimum runs; slabs thinner than their halo work; derived output fields (vorticity, Q, |S|) are the same;
-// restarts between in-core and out-of-core runs continue bit for bit.
+// restarts between in-core and out-of-core runs continue bit for bit. With [thermal] (the temperature travels with
+// the slabs): the heated cavity (cases/heated_cavity_2d.toml, shrunk, and turned so that its 2D plane is cut by the
+// slabs), a Rayleigh-Benard layer (cases/rayleigh_benard_3d.toml, shrunk) and a heated box periodic in z give the
+// in-core T, fields and wall heat flux bit for bit, with one and two sub-steps; the memory plan counts T;
+// restarts carry T; particles are refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include <string>
 #include <tuple>
 
+#include "io/case_config.hpp"
 #include "io/solid_files.hpp"
 #include "solver/out_of_core.hpp"
 #include "solver/simulation.hpp"
@@ -26,9 +31,7 @@ namespace {
 
 enum class Flow { cavity, channel, taylor_green };
 
-const char* flow_name(Flow f) {
-  return f == Flow::cavity ? "cavity" : f == Flow::channel ? "channel" : "taylor_green";
-}
+const char* flow_name(Flow f) { return f == Flow::cavity ? "cavity" : f == Flow::channel ? "channel" : "taylor_green"; }
 
 /// 35 z-planes: 7 slabs of 5, each deep enough for the halo of k = 4.
 CaseConfig flow_case(Flow flow, Precision precision) {
@@ -117,17 +120,20 @@ TEST_P(OutOfCore, EqualsInCoreBitwise) {
   EXPECT_GT(out->diagnose().max_speed, 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    KAndSlabs, OutOfCore,
-    ::testing::Combine(::testing::Values(Flow::cavity, Flow::channel, Flow::taylor_green),
-                       ::testing::Values(Precision::float32, Precision::float16, Precision::float64),
-                       ::testing::Values(1, 2, 4), ::testing::Values(2, 3, 7)),
-    [](const ::testing::TestParamInfo<Params>& info) {
-      const Precision p = std::get<1>(info.param);
-      return std::string(flow_name(std::get<0>(info.param))) + "_" +
-             (p == Precision::float16 ? "fp16" : p == Precision::float64 ? "double" : "float") + "_k" +
-             std::to_string(std::get<2>(info.param)) + "_slabs" + std::to_string(std::get<3>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(KAndSlabs, OutOfCore,
+                         ::testing::Combine(::testing::Values(Flow::cavity, Flow::channel, Flow::taylor_green),
+                                            ::testing::Values(Precision::float32, Precision::float16,
+                                                              Precision::float64),
+                                            ::testing::Values(1, 2, 4), ::testing::Values(2, 3, 7)),
+                         [](const ::testing::TestParamInfo<Params>& info) {
+                           const Precision p = std::get<1>(info.param);
+                           return std::string(flow_name(std::get<0>(info.param))) + "_" +
+                                  (p == Precision::float16   ? "fp16"
+                                   : p == Precision::float64 ? "double"
+                                                             : "float") +
+                                  "_k" + std::to_string(std::get<2>(info.param)) + "_slabs" +
+                                  std::to_string(std::get<3>(info.param));
+                         });
 
 // Solid bodies: the host planes' flags come from build_flags on an extended block (solver/out_of_core_simulation.cpp),
 // decided by global position like every block's, so a sphere cut by the slab boundaries, and one cut off by the
@@ -391,6 +397,254 @@ TEST(OutOfCoreRestart, StatesMoveBetweenInCoreAndOutOfCoreRuns) {
   back->advance(4);
   reference->advance(4);
   expect_identical(*reference, *back, "out-of-core state continued in core");
+}
+
+// ---- Heat transport out of core ------------------------------------------------------------------------------
+
+enum class Heat { cavity, rayleigh_benard, periodic_box };
+
+const char* heat_name(Heat h) {
+  return h == Heat::cavity ? "heated_cavity" : h == Heat::rayleigh_benard ? "rayleigh_benard" : "periodic_box";
+}
+
+/// The thermal cases, 35 z-planes (as flow_case), not finalized:
+///   cavity:          cases/heated_cavity_2d.toml (hot x_min, cold x_max, adiabatic walls, Ra 1e5) turned into the
+///                    x-z plane (one periodic cell in y, gravity -z), so that the slabs cut the 2D cavity;
+///   rayleigh_benard: cases/rayleigh_benard_3d.toml (hot bottom z_min, cold top z_max, periodic x and y, Ra 1e4,
+///                    a hashed initial perturbation) on 12 x 10 x 35;
+///   periodic_box:    hot x_min, cold x_max, gravity -y, periodic z (T crosses the periodic z face in the halos).
+/// `more`: further --set overrides.
+CaseConfig heat_case(Heat heat, Precision precision, const std::vector<std::string>& more = {}) {
+  const std::string cases = std::string(EDDY_SOURCE_DIR) + "/cases/";
+  std::vector<std::string> sets;
+  std::string file = "heated_cavity_2d.toml";
+  if (heat == Heat::cavity) {
+    sets = {"domain.size=[16,1,35]", "domain.periodic=[false,true,false]", "thermal.gravity=[0.0,0.0,-1.0]",
+            "physics.length=35"};
+  } else if (heat == Heat::rayleigh_benard) {
+    file = "rayleigh_benard_3d.toml";
+    sets = {"domain.size=[12,10,35]", "physics.length=35", "thermal.perturbation=0.05"};
+  } else {
+    sets = {"domain.size=[12,10,35]", "domain.periodic=[false,false,true]", "physics.length=12", "thermal.rayleigh=1e4",
+            "thermal.perturbation=0.05"};
+  }
+  sets.insert(sets.end(), more.begin(), more.end());
+  CaseConfig c = load_case(cases + file, sets);
+  c.write_vtk = false;
+  c.precision = precision;
+  return c;
+}
+
+/// Asserts bitwise equality of two thermal runs: expect_identical, the vorticity (from the velocity with the
+/// buoyancy's F/2), and T, its range and total, the heat through each face.
+void expect_identical_heat(Simulation& in_core, Simulation& out_of_core, const std::string& what) {
+  expect_identical(in_core, out_of_core, what);
+  EXPECT_TRUE(in_core.derived_field("vorticity") == out_of_core.derived_field("vorticity")) << what << ": vorticity";
+  EXPECT_TRUE(in_core.temperature() == out_of_core.temperature()) << what << ": temperature differs";
+  EXPECT_EQ(in_core.face_heat_inflow(), out_of_core.face_heat_inflow()) << what << ": wall heat flux differs";
+  const ThermalDiagnostics a = in_core.thermal_diagnostics(), b = out_of_core.thermal_diagnostics();
+  EXPECT_EQ(a.total, b.total) << what;
+  EXPECT_EQ(a.min, b.min) << what;
+  EXPECT_EQ(a.max, b.max) << what;
+}
+
+/// The largest |T - T(t = 0)| over the cells: a test whose T has not moved proves nothing.
+double temperature_change(Simulation& sim, const std::vector<double>& initial) {
+  const std::vector<double> t = sim.temperature();
+  double change = 0.0;
+  for (std::size_t k = 0; k < t.size(); ++k) change = std::max(change, std::abs(t[k] - initial[k]));
+  return change;
+}
+
+/// Runs `heat` in core and out of core with time_block k and `slabs` for 8 and then 3 more steps, comparing both.
+void expect_heat_equal(CaseConfig base, int k, int slabs, const std::string& what) {
+  CaseConfig in = base;
+  in.out_of_core.mode = OutOfCoreMode::off;
+  CaseConfig ooc = out_of_core_case(base, k, slabs);
+  finalize_case(in);
+  finalize_case(ooc);
+  auto in_core = Simulation::create(in);
+  auto out = Simulation::create(ooc);
+  OutOfCoreStats stats;
+  ASSERT_TRUE(out->out_of_core(stats)) << what;
+  EXPECT_EQ(stats.time_block, k) << what;
+  EXPECT_EQ(stats.slabs, slabs) << what;
+  const std::vector<double> initial = in_core->temperature();
+  expect_identical_heat(*in_core, *out, what + ", initial state");
+  in_core->advance(8);
+  out->advance(8);
+  expect_identical_heat(*in_core, *out, what + ", after 8 steps");
+  in_core->advance(3);
+  out->advance(3);
+  expect_identical_heat(*in_core, *out, what + ", after 11 steps");
+  EXPECT_GT(out->diagnose().max_speed, 1e-5) << what << ": buoyancy should have set the fluid in motion";
+  EXPECT_GT(temperature_change(*out, initial), 1e-3) << what << ": T should have moved";
+}
+
+using HeatParams = std::tuple<Heat, Precision, int, int>;  // case, storage, time_block, slabs
+
+class OutOfCoreThermal : public ::testing::TestWithParam<HeatParams> {};
+
+TEST_P(OutOfCoreThermal, EqualsInCoreBitwise) {
+  EDDY_REQUIRE_DEVICE();
+  const auto [heat, precision, k, slabs] = GetParam();
+  CaseConfig c = heat_case(heat, precision);
+  finalize_case(c);
+  ASSERT_EQ(c.thermal.substeps, 1);  // two sub-steps: OutOfCoreThermalSubsteps
+  expect_heat_equal(heat_case(heat, precision), k, slabs,
+                    std::string(heat_name(heat)) + ", k " + std::to_string(k) + ", " + std::to_string(slabs) +
+                        " slabs, storage " + std::to_string(int(precision)));
+}
+
+INSTANTIATE_TEST_SUITE_P(KAndSlabs, OutOfCoreThermal,
+                         ::testing::Combine(::testing::Values(Heat::cavity, Heat::rayleigh_benard, Heat::periodic_box),
+                                            ::testing::Values(Precision::float32, Precision::float16,
+                                                              Precision::float64),
+                                            ::testing::Values(1, 2, 4), ::testing::Values(2, 7)),
+                         [](const ::testing::TestParamInfo<HeatParams>& info) {
+                           const Precision p = std::get<1>(info.param);
+                           return std::string(heat_name(std::get<0>(info.param))) + "_" +
+                                  (p == Precision::float16   ? "fp16"
+                                   : p == Precision::float64 ? "double"
+                                                             : "float") +
+                                  "_k" + std::to_string(std::get<2>(info.param)) + "_slabs" +
+                                  std::to_string(std::get<3>(info.param));
+                         });
+
+// Two sub-steps per step move T two planes per step: the halo is k S + 1 planes (solver/slab_plan.hpp), which the
+// slab buffers show, and the runs stay bitwise.
+TEST(OutOfCoreThermalSubsteps, TwoSubstepsEqualInCoreBitwise) {
+  EDDY_REQUIRE_DEVICE();
+  for (const Heat heat : {Heat::rayleigh_benard, Heat::periodic_box}) {
+    // kappa = U L / sqrt(Pr Ra) above 1/8: the diffusion limit asks for two sub-steps.
+    const std::vector<std::string> sets =
+        heat == Heat::rayleigh_benard ? std::vector<std::string>{"thermal.prandtl=0.02"}
+                                      : std::vector<std::string>{"thermal.prandtl=0.05", "thermal.rayleigh=1e3"};
+    CaseConfig base = heat_case(heat, Precision::float16, sets);
+    CaseConfig check = base;
+    finalize_case(check);
+    ASSERT_EQ(check.thermal.substeps, 2) << heat_name(heat);
+    for (const auto [k, slabs] : {std::pair<int, int>{1, 7}, {3, 3}}) {
+      expect_heat_equal(base, k, slabs,
+                        std::string(heat_name(heat)) + " with 2 sub-steps, k " + std::to_string(k) + ", " +
+                            std::to_string(slabs) + " slabs");
+      CaseConfig ooc = out_of_core_case(base, k, slabs);
+      finalize_case(ooc);
+      OutOfCoreStats stats;
+      Simulation::create(ooc)->out_of_core(stats);
+      // 35 planes in 3 or 7 slabs: a middle slab is the largest, 35 / slabs (rounded up) own planes and a halo of
+      // k S + 1 planes on each side.
+      const int own = (35 + slabs - 1) / slabs, halo = 2 * k + 1;
+      EXPECT_EQ(stats.buffer_planes, own + 2 * halo) << heat_name(heat) << ", k " << k;
+    }
+  }
+}
+
+// The heated cavity as the case file has it: 2D, one periodic cell in z; the halo wraps the block several times.
+TEST(OutOfCoreThermal, TwoDimensionalCavityWrapsItsHalo) {
+  EDDY_REQUIRE_DEVICE();
+  for (const Precision precision : {Precision::float32, Precision::float16}) {
+    for (const int k : {1, 4}) {
+      CaseConfig c = load_case(std::string(EDDY_SOURCE_DIR) + "/cases/heated_cavity_2d.toml",
+                               {"domain.size=[20,20,1]", "physics.length=20"});
+      c.write_vtk = false;
+      c.precision = precision;
+      expect_heat_equal(c, k, 1, "2D cavity, k " + std::to_string(k) + ", storage " + std::to_string(int(precision)));
+    }
+  }
+}
+
+// The memory plan counts T: the budget that holds the fluid-only minimum is too small with [thermal]; the message
+// names the minimum with T (5 values of 4 bytes more per cell), and that minimum runs.
+TEST(OutOfCoreThermal, BudgetCountsTheTemperature) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = out_of_core_case(heat_case(Heat::periodic_box, Precision::float32), 2, 0);
+  // A 12 x 10 plane (pitch 16) takes 16 * 12 * 77 = 14784 bytes for the fluid, 16 * 12 * 97 = 18624 with T;
+  // slabs of one plane: buffers of 1 + 2 (k + 1) = 7 planes and a carry of 6.
+  const std::int64_t fluid_minimum = (2 * 7 + 6) * 16 * 12 * 77, minimum = (2 * 7 + 6) * 16 * 12 * 97;
+  c.out_of_core.device_memory_limit = fluid_minimum;
+  finalize_case(c);
+  std::string message;
+  try {
+    Simulation::create(c);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  ASSERT_NE(message, "") << "the fluid-only minimum was accepted with [thermal]";
+  EXPECT_NE(message.find("too small for even one slab"), std::string::npos) << message;
+  EXPECT_NE(message.find("(" + std::to_string(minimum) + " bytes)"), std::string::npos) << message;
+  EXPECT_NE(message.find("for T and u"), std::string::npos) << message;
+  c.out_of_core.device_memory_limit = minimum;
+  auto out = Simulation::create(c);
+  OutOfCoreStats stats;
+  out->out_of_core(stats);
+  EXPECT_LE(stats.device_bytes, minimum);
+  EXPECT_EQ(stats.slabs, 35);
+  CaseConfig in = heat_case(Heat::periodic_box, Precision::float32);
+  in.out_of_core.mode = OutOfCoreMode::off;
+  finalize_case(in);
+  auto in_core = Simulation::create(in);
+  in_core->advance(5);
+  out->advance(5);
+  expect_identical_heat(*in_core, *out, "at the minimum budget with T");
+  c.out_of_core.device_memory_limit = minimum - 1;
+  EXPECT_THROW(Simulation::create(c), InputError);
+}
+
+// Checkpoints carry T (Simulation::raw_state): states move between in-core and out-of-core runs bit for bit.
+TEST(OutOfCoreThermal, RestartsCarryTheTemperature) {
+  EDDY_REQUIRE_DEVICE();
+  for (const Precision precision : {Precision::float32, Precision::float16}) {
+    CaseConfig in = heat_case(Heat::rayleigh_benard, precision);
+    in.out_of_core.mode = OutOfCoreMode::off;
+    finalize_case(in);
+    CaseConfig ooc = out_of_core_case(heat_case(Heat::rayleigh_benard, precision), 2, 3);
+    finalize_case(ooc);
+    auto reference = Simulation::create(in);
+    reference->advance(5);  // odd: the "swapped" layout
+    const RawState at5 = reference->raw_state();
+    ASSERT_FALSE(at5.temperature.empty());
+    reference->advance(6);
+    auto out = Simulation::create(ooc);
+    out->set_raw_state(at5);
+    out->advance(6);
+    expect_identical_heat(*reference, *out, "in-core state continued out of core");
+    auto again = Simulation::create(ooc);  // out of core to out of core
+    again->set_raw_state(out->raw_state());
+    auto back = Simulation::create(in);
+    back->set_raw_state(out->raw_state());
+    back->advance(4);
+    again->advance(4);
+    reference->advance(4);
+    expect_identical_heat(*reference, *back, "out-of-core state continued in core");
+    expect_identical_heat(*reference, *again, "out-of-core state continued out of core");
+  }
+}
+
+// Particles couple to the whole block at every step: out of core refuses them with that reason (a case built in
+// code that skipped the reader's check), and "auto" keeps a particle case in core whatever the budget.
+TEST(OutOfCoreParticles, RefusedWithTheReasonAndAutoStaysInCore) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig base = flow_case(Flow::cavity, Precision::float32);
+  base.particles.enabled = true;
+  base.particles.count = 20;
+  base.particles.diameter = 0.5;
+  CaseConfig automatic = out_of_core_case(base, 0, 0);
+  automatic.out_of_core.mode = OutOfCoreMode::automatic;
+  automatic.out_of_core.device_memory_limit = 1000;  // far below the block: "auto" would go out of core
+  finalize_case(automatic);
+  OutOfCoreStats stats;
+  EXPECT_FALSE(Simulation::create(automatic)->out_of_core(stats));
+  CaseConfig on = automatic;
+  on.out_of_core.mode = OutOfCoreMode::on;  // past the reader's check (tests/unit/test_case_config.cpp)
+  std::string message;
+  try {
+    Simulation::create(on);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("[particles] is not supported out of core"), std::string::npos) << message;
+  EXPECT_NE(message.find("whole block at every step"), std::string::npos) << message;
 }
 
 }  // namespace

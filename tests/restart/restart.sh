@@ -6,11 +6,14 @@
 #           beyond run.steps with code 2, and the earlier checkpoints stay intact.
 #           Particles (two-way coupled) restart bit for bit too, and so do a sphere with interpolated walls (the
 #           checkpoint holds the state after the walls' pass), after an odd and an even step count, and open
-#           boundaries (channel_2d.toml, with the pressure outlet and with a convective outflow).
+#           boundaries (channel_2d.toml, with the pressure outlet and with a convective outflow). Out of core with a
+#           temperature field (Rayleigh-Benard, shrunk): the checkpoint equals the in-core run's, and a restart out of
+#           core after an odd step count continues bit for bit.
 #   mpi:    2 ranks write, 1 rank restarts, and 1 rank writes, 2 ranks restart: bit for bit (with particles, whose
 #           records the ranks store in their own order, the manifests' order-independent checksums are compared;
 #           with a sphere of interpolated walls cut by the rank boundary; the open-boundary channel 2 -> 1, 1 -> 2);
-#           3 ranks along x write the same data file as 1 rank (three runs).
+#           3 ranks along x write the same data file as 1 rank (three runs); out of core with T on 2 ranks along z
+#           writes the 1-rank in-core state, which 1 rank in core continues.
 # "Bit for bit" compares the final checkpoint's data file of the restarted run with an uninterrupted run's.
 # Usage: restart.sh EDDY CASES_DIR serial|mpi [MPIEXEC NP_FLAG "MPI FLAGS"]
 eddy=$1 cases=$2 mode=$3 mpiexec=${4:-} np_flag=${5:-} mpi_flags=${6:-}
@@ -28,6 +31,11 @@ fp16=(--set 'domain.size=[32,32,1]' --set output.vtk=false --set output.centerli
 # A sphere off the lattice with interpolated walls (the default) in a smaller sphere channel, cut by x = 12.
 sphere=(--set 'domain.size=[24,16,12]' --set output.vtk=false --set checkpoint.every=25 --set forces.every=5
         --set 'solid=[{name="ball", shape="sphere", center=[10.3, 7.6, 6.2], radius=3.7, forces=true}]')
+
+# Rayleigh-Benard out of core: 3 slabs, 2 steps per visit (the checkpoints at 25 and 60 end partial sweeps).
+rb=(--set 'domain.size=[8,8,12]' --set physics.length=12 --set output.vtk=false --set checkpoint.every=25)
+ooc=(--set numerics.out_of_core=true --set numerics.time_block=2 --set numerics.slabs=3
+     --set 'numerics.device_memory_limit="64 MiB"')
 
 # run NAME STEPS CASE ARGS...: eddy run into directory NAME, log in NAME.log; returns eddy's exit code.
 run() {
@@ -58,6 +66,18 @@ if [[ $mode == serial ]]; then
     "float + temperature: restart after an even step count equals the uninterrupted run"
   [[ ! -e $(ckpt full heated_cavity_2d 25).toml && -e $(ckpt full heated_cavity_2d 50).toml ]] &&
     pass "the newest two checkpoints are kept" || fail "checkpoint 25 should be removed, 50 kept"
+
+  R=$cases/rayleigh_benard_3d.toml
+  run rbin 60 "$R" "${rb[@]}" || fail "Rayleigh-Benard in core (see $work/rbin.log)"
+  run rbfull 60 "$R" "${rb[@]}" "${ooc[@]}" || fail "Rayleigh-Benard out of core (see $work/rbfull.log)"
+  grep -q "out-of-core" rbfull.log || fail "Rayleigh-Benard: the run did not say it ran out of core"
+  same "$(ckpt rbin rayleigh_benard_3d 60).data" "$(ckpt rbfull rayleigh_benard_3d 60).data" \
+    "out of core + temperature: the checkpoint equals the in-core run's"
+  run rbfirst 25 "$R" "${rb[@]}" "${ooc[@]}" || fail "Rayleigh-Benard out of core, first 25"
+  run rbrest 60 "$R" "${rb[@]}" "${ooc[@]}" --restart "$(ckpt rbfirst rayleigh_benard_3d 25).toml" ||
+    fail "Rayleigh-Benard out of core, restart"
+  same "$(ckpt rbfull rayleigh_benard_3d 60).data" "$(ckpt rbrest rayleigh_benard_3d 60).data" \
+    "out of core + temperature: restart after an odd step count equals the uninterrupted run"
 
   run lfull 60 "$L" "${fp16[@]}" || fail "fp16 uninterrupted"
   run lfirst 25 "$L" "${fp16[@]}" || fail "fp16 first 25"
@@ -222,6 +242,17 @@ else
     same "$(ckpt tfull lid_driven_cavity_2d 100).data" "$(ckpt "three$attempt" lid_driven_cavity_2d 100).data" \
       "3 ranks along x write the same checkpoint as 1 (run $attempt)"
   done
+  # Out of core with T on 2 ranks along z, and 1 rank in core continuing its checkpoint.
+  R=$cases/rayleigh_benard_3d.toml
+  run rbin 60 "$R" "${rb[@]}" || fail "Rayleigh-Benard in core, 1 rank"
+  mpirun 2 "$eddy" run "$R" --set run.steps=60 "${rb[@]}" "${ooc[@]}" --set 'parallel.ranks=[1,1,2]' \
+    --output rbtwo >rbtwo.log 2>&1 || fail "Rayleigh-Benard out of core on 2 ranks (see $work/rbtwo.log)"
+  same "$(ckpt rbin rayleigh_benard_3d 60).data" "$(ckpt rbtwo rayleigh_benard_3d 60).data" \
+    "out of core + temperature, 2 ranks along z: the checkpoint equals 1 rank in core"
+  run rbone 60 "$R" "${rb[@]}" --restart "$(ckpt rbtwo rayleigh_benard_3d 50).toml" ||
+    fail "Rayleigh-Benard: 2 ranks out of core -> 1 rank in core"
+  same "$(ckpt rbin rayleigh_benard_3d 60).data" "$(ckpt rbone rayleigh_benard_3d 60).data" \
+    "out of core + temperature: 2 ranks out of core -> 1 rank in core restart"
   two_to_one p "$cases/particles_cavity_2d.toml" particles_cavity_2d same_checksum toml "particles: " "${parts[@]}"
   # Open boundaries: the inlet on one rank, the convective outflow on the other; then 1 -> 2 ranks across the faces.
   two_to_one c "$cases/channel_2d.toml" channel_2d same data "open boundaries: " "${chan[@]}" "${convective[@]}"

@@ -576,6 +576,23 @@ TEST_F(CliErrors, BenchSolidSphereCountsItsCellsAndTimesTheCavity) {
   EXPECT_NE(unknown.err.find("--solid"), std::string::npos) << unknown.err;
 }
 
+TEST_F(CliErrors, BenchOutOfCoreWithThermalReportsBothRates) {
+  // --out-of-core --thermal: the temperature travels with the slabs; the thermal line gives the rate against the
+  // same grid out of core without T, the in-core line against T in core. 80 x 80 cells across: Ra 1e5 at tau 0.6
+  // needs L >= 72 for a free-fall Mach number below 0.3; 12 MiB hold slabs of a few planes.
+  const CliResult result = bench_eddy({"--grid", "80", "80", "8", "--out-of-core", "--thermal", "--memory-limit",
+                                       "12 MiB", "--steps", "2", "--repeat", "1", "--warmup", "0"});
+  ASSERT_TRUE(result.exited);
+  ASSERT_EQ(result.exit_code, 0) << "stderr:\n" << result.err;
+  for (const char* text :
+       {"thermal step", "fluid only out of core", "with T", "out-of-core    time_block", "in-core", "state finite"}) {
+    EXPECT_NE(result.out.find(text), std::string::npos) << text << ":\n" << result.out;
+  }
+  // Particles are refused out of core, with the reason.
+  expect_input_error(bench_eddy({"--size", "8", "--out-of-core", "--particles", "10", "--steps", "2", "--repeat", "1"}),
+                     {"--out-of-core", "no particles", "refuses them"});
+}
+
 TEST_F(CliErrors, BenchBlockWidthOutOfRange) {
   for (const char* width : {"0", "-32", "33", "1024"}) {
     expect_input_error(bench_eddy({"--size", "4", "--steps", "2", "--repeat", "1", "--block-x", width}),
