@@ -125,6 +125,9 @@ struct FaceBoundary {
   // it by finalize_case: rho = 1 + p / c_s^2 (lattice), 1 + 3 p dt^2 / (rho_si dx^2) (Pa under [units]).
   double density = 1.0;
   double pressure = std::numeric_limits<double>::quiet_NaN();
+  /// The pressure as the case gave it (Pa under [units], else lattice units), kept for the messages of the density
+  /// it became; NaN where the case gave `density`.
+  double pressure_given = std::numeric_limits<double>::quiet_NaN();
 
   // outflow
   OutflowScheme scheme = OutflowScheme::zero_gradient;
@@ -135,6 +138,11 @@ struct FaceBoundary {
   /// lattice units with units.dx and dt and clears it.
   bool in_si = false;
 };
+
+/// How far a pressure outlet's density may lie from rho0 = 1 (lattice units): the domain starts at rho0, and a larger
+/// step at the face sends a pressure wave of that size through it (lattice Boltzmann is weakly compressible: density
+/// changes of order Ma^2, 0.09 at the Mach limit 0.3).
+inline constexpr double kMaxOutletDensityChange = 0.1;
 
 /// Initial macroscopic field; populations start at equilibrium f_eq(rho, u).
 enum class InitialKind { rest, taylor_green_2d, taylor_green_3d };
@@ -161,8 +169,8 @@ struct ParallelConfig {
   /// Each nonzero entry is <= the domain size on its axis (every rank needs at least one cell per axis).
   std::array<int, 3> ranks = {0, 0, 0};
   HaloTransport transport = HaloTransport::host;  ///< halo exchange path
-  bool overlap = true;  ///< update interior cells while the halos are in flight
-  int device = -1;      ///< GPU index for this rank; -1 = local rank on the node modulo the visible GPUs
+  bool overlap = true;                            ///< update interior cells while the halos are in flight
+  int device = -1;  ///< GPU index for this rank; -1 = local rank on the node modulo the visible GPUs
 };
 
 /// [particles]: Lagrangian particles carried by the flow (solver/particle_system.hpp). Lattice units.
@@ -185,15 +193,15 @@ struct ParticleConfig {
   std::array<double, 3> box_max = {0.0, 0.0, 0.0};  ///< 0, 0, 0: the domain size
   std::uint64_t seed = 1;
   std::string positions_file;
-  double diameter = 1.0;  ///< particle diameter d (cells), > 0
-  double density = 1.0;   ///< rho_p / rho_f, > 0 (inertial)
+  double diameter = 1.0;                            ///< particle diameter d (cells), > 0
+  double density = 1.0;                             ///< rho_p / rho_f, > 0 (inertial)
   std::array<double, 3> gravity = {0.0, 0.0, 0.0};  ///< acceleration g (lattice units, inertial)
-  bool two_way = false;  ///< drag reaction on the fluid through the Guo force (inertial)
+  bool two_way = false;                             ///< drag reaction on the fluid through the Guo force (inertial)
   ParticleWalls walls = ParticleWalls::bounce;
   /// Soft-sphere contacts (cell list or all pairs): F = k delta n - gamma v_n for overlap delta > 0.
   bool contacts = false;
-  double contact_stiffness = 0.0;  ///< k (lattice force per cell of overlap)
-  double contact_damping = 0.0;    ///< gamma
+  double contact_stiffness = 0.0;                           ///< k (lattice force per cell of overlap)
+  double contact_damping = 0.0;                             ///< gamma
   ContactSearch contact_search = ContactSearch::cell_list;  ///< how partners are found (only with contacts)
   /// Long-range pair force over all pairs (softened gravity, small counts): F = G m_i m_j r / (|r|^2 + eps^2)^(3/2).
   PairForce pair_force = PairForce::none;
@@ -252,14 +260,14 @@ struct ThermalConfig {
 ///   dt = U_lat dx / velocity,  nu_lat = viscosity dt / dx^2,  tau = 3 nu_lat + 1/2.
 /// Re = velocity length / viscosity is the same in both unit systems.
 struct UnitsConfig {
-  bool enabled = false;          ///< true when the case has a [units] section
-  double length = 0.0;           ///< characteristic length L in m (or 0 when dx is given)
-  double dx = 0.0;               ///< cell size in m (derived from length when not given)
-  double velocity = 0.0;         ///< characteristic velocity U in m/s
-  double viscosity = 0.0;        ///< kinematic viscosity nu in m^2/s
-  double density = 1.0;          ///< fluid density rho in kg/m^3 (the lattice density 1 stands for it)
+  bool enabled = false;           ///< true when the case has a [units] section
+  double length = 0.0;            ///< characteristic length L in m (or 0 when dx is given)
+  double dx = 0.0;                ///< cell size in m (derived from length when not given)
+  double velocity = 0.0;          ///< characteristic velocity U in m/s
+  double viscosity = 0.0;         ///< kinematic viscosity nu in m^2/s
+  double density = 1.0;           ///< fluid density rho in kg/m^3 (the lattice density 1 stands for it)
   double lattice_velocity = 0.1;  ///< U in lattice units (sets dt and Ma)
-  double dt = 0.0;               ///< time step in s (derived)
+  double dt = 0.0;                ///< time step in s (derived)
 };
 
 /// [[solid]]: a solid body inside the domain: an analytic shape (solver/solid_shapes.hpp), a surface mesh read from a
@@ -286,7 +294,7 @@ struct VoxelGrid;     // io/solid_files.hpp
 enum class SolidWall { interpolated, halfway };
 
 struct SolidConfig {
-  std::string name;                                ///< unique, non-empty (messages and warnings)
+  std::string name;  ///< unique, non-empty (messages and warnings)
   SolidShape shape = SolidShape::sphere;
   std::array<double, 3> center = {0.0, 0.0, 0.0};  ///< sphere: centre (cells)
   std::array<double, 3> start = {0.0, 0.0, 0.0};   ///< cylinder: one end of the axis (cells)
@@ -359,11 +367,11 @@ struct CaseConfig {
 
   // [physics]: exactly one of reynolds / tau / viscosity fixes nu, or, with [thermal] and Ra > 0, none: then U is the
   // free-fall velocity and nu = U L sqrt(Pr / Ra)
-  double velocity = 0.0;   ///< characteristic lattice velocity U (lid speed for cavities), |U| <= 0.3 * c_s-ish
-  double length = 0.0;     ///< characteristic length L in cells (default: size[0])
-  double reynolds = 0.0;   ///< Re = U L / nu (derived when tau, viscosity or the free-fall velocity fixes nu)
-  double nu = 0.0;         ///< lattice kinematic viscosity, nu = (tau - 1/2) / 3
-  double tau = 0.0;        ///< BGK relaxation time, tau = 3 nu + 1/2; must be >= min_tau (> 0.5)
+  double velocity = 0.0;  ///< characteristic lattice velocity U (lid speed for cavities), |U| <= 0.3 * c_s-ish
+  double length = 0.0;    ///< characteristic length L in cells (default: size[0])
+  double reynolds = 0.0;  ///< Re = U L / nu (derived when tau, viscosity or the free-fall velocity fixes nu)
+  double nu = 0.0;        ///< lattice kinematic viscosity, nu = (tau - 1/2) / 3
+  double tau = 0.0;       ///< BGK relaxation time, tau = 3 nu + 1/2; must be >= min_tau (> 0.5)
   std::array<double, 3> body_force = {0.0, 0.0, 0.0};  ///< force density F (lattice units), Guo forcing
 
   InitialCondition initial{};
@@ -386,10 +394,10 @@ struct CaseConfig {
   std::int64_t report_every = 0;  ///< progress line interval in steps (default: max(1, steps / 10))
 
   // [output]
-  std::int64_t output_every = 0;    ///< VTK snapshot interval in steps; 0 = only the final state
+  std::int64_t output_every = 0;  ///< VTK snapshot interval in steps; 0 = only the final state
   std::string output_directory = "output";
-  bool write_vtk = true;            ///< write .vti snapshots and the .pvd collection
-  bool write_centerlines = false;   ///< write <name>_centerlines.csv at the end (cavity cases)
+  bool write_vtk = true;           ///< write .vti snapshots and the .pvd collection
+  bool write_centerlines = false;  ///< write <name>_centerlines.csv at the end (cavity cases)
   /// Point fields of the VTK snapshots ([output] fields), in this order: density, velocity, vorticity (curl u, 3
   /// components), q_criterion (Q = (Omega_ij Omega_ij - S_ij S_ij) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)),
   /// temperature (T; only with [thermal]). The derived fields vorticity, q_criterion and strain_rate are differenced

@@ -330,6 +330,7 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
         for (double& component : v) component *= per_velocity;
       if (b.kind == FaceKind::pressure_outlet) {
         if (std::isfinite(b.pressure)) {
+          b.pressure_given = b.pressure;
           b.density = 1.0 + 3.0 * b.pressure * per_velocity * per_velocity / config.units.density;
           b.pressure = std::numeric_limits<double>::quiet_NaN();
         } else {
@@ -339,6 +340,7 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
       b.in_si = false;
     }
     if (std::isfinite(b.pressure)) {  // lattice units: p = c_s^2 (rho - 1)
+      b.pressure_given = b.pressure;
       b.density = 1.0 + 3.0 * b.pressure;
       b.pressure = std::numeric_limits<double>::quiet_NaN();
     }
@@ -358,11 +360,15 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
                                               "domain are not removed); use walls or periodic faces, or remove "
                                               "[particles]");
     }
-    if ((b.kind == FaceKind::pressure_outlet || b.kind == FaceKind::outflow) && config.size[axis] < 2) {
-      source.fail(face_key(face, "type"), "boundary." + name + " needs at least 2 cells along " + kAxisNames[axis] +
-                                              " (domain.size " + kAxisNames[axis] + " = " +
-                                              std::to_string(config.size[axis]) +
-                                              "): the rule reads the next cell inwards");
+    if ((b.kind == FaceKind::pressure_outlet || b.kind == FaceKind::outflow || b.kind == FaceKind::velocity_inlet) &&
+        config.size[axis] < 2) {
+      source.fail(
+          face_key(face, "type"),
+          "boundary." + name + " needs at least 2 cells along " + kAxisNames[axis] + " (domain.size " +
+              kAxisNames[axis] + " = " + std::to_string(config.size[axis]) +
+              (b.kind == FaceKind::velocity_inlet ? "): a flow through a face one cell from its opposite face has "
+                                                    "nowhere to go; make the axis periodic or longer"
+                                                  : "): the rule reads the next cell inwards"));
     }
     for (double v : b.velocity) require_finite(source, face_key(face, "velocity"), v);
     switch (b.kind) {
@@ -421,15 +427,28 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
         }
         break;
       }
-      case FaceKind::pressure_outlet:
-        require_finite(source, face_key(face, "density"), b.density);
-        if (!(b.density > 0)) {
-          Entry(source, face_key(face, "density"), fmt(b.density))
-              .out_of_range(
-                  "the outlet density must be > 0 (lattice units, rho0 = 1; from pressure: rho = 1 + "
-                  "p / c_s^2)");
+      case FaceKind::pressure_outlet: {
+        // The key the case gave (density, or pressure turned into it), quoted as given.
+        const bool from_pressure = std::isfinite(b.pressure_given);
+        const std::string key = face_key(face, from_pressure ? "pressure" : "density");
+        const std::string given = from_pressure
+                                      ? fmt(b.pressure_given) + (config.units.enabled ? " Pa" : " (lattice units)")
+                                      : fmt(b.density);
+        require_finite(source, key, b.density);
+        if (!(std::abs(b.density - 1.0) <= kMaxOutletDensityChange)) {
+          Entry(source, key, given)
+              .out_of_range(std::string(from_pressure ? "it gives " : "") + "the outlet density " + fmt(b.density) +
+                            " (lattice units, rho0 = 1" +
+                            (from_pressure
+                                 ? std::string(config.units.enabled ? "; rho = 1 + p dt^2 / (c_s^2 rho_si dx^2)"
+                                                                    : "; rho = 1 + p / c_s^2")
+                                 : std::string(config.units.enabled ? "; kg/m^3 / units.density" : "")) +
+                            "), which must lie within " + fmt(kMaxOutletDensityChange) +
+                            " of 1: the domain starts at rho0, and a larger step at the face sends a pressure "
+                            "wave of that size through it (lattice Boltzmann is weakly compressible)");
         }
         break;
+      }
       case FaceKind::outflow:
         if (b.scheme == OutflowScheme::convective) {
           if (b.convection_velocity == 0.0) b.convection_velocity = config.velocity;
@@ -438,6 +457,12 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
                         "boundary." + name +
                             ".scheme = \"convective\" needs a convection velocity: give "
                             "convection_velocity, or physics.velocity > 0 (its default)");
+          }
+          if (b.convection_velocity > 1.0) {  // the implicit upwind step's lambda = U_c dt / dx
+            Entry(source, face_key(face, "convection_velocity"), fmt(b.convection_velocity) + " (lattice units)")
+                .out_of_range(
+                    "the convective outflow carries the populations at most one cell per step "
+                    "(lambda = U_c dt / dx <= 1); the flow's own speed, its default, is the usual choice");
           }
         }
         break;
