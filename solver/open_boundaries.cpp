@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "kernels/d3q19.hpp"
+#include "solver/errors.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/mpi_check.hpp"
 
 namespace eddy {
 namespace {
@@ -195,12 +197,35 @@ void check_open_decomposition(const CaseConfig& config, const Decomposition& d) 
   }
 }
 
+void check_open_faces_reach_fluid(const CaseConfig& config, const Decomposition& d,
+                                  const std::vector<OpenLink>& links) {
+  long long count[6] = {0, 0, 0, 0, 0, 0};
+  for (const OpenLink& link : links) ++count[link.face];
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, count, 6, MPI_LONG_LONG, MPI_SUM, d.comm));
+  for (int face = 0; face < 6; ++face) {
+    const FaceKind kind = config.faces[face].kind;
+    if (count[face] > 0 ||
+        !(kind == FaceKind::velocity_inlet || kind == FaceKind::pressure_outlet || kind == FaceKind::outflow)) {
+      continue;
+    }
+    const char* type = kind == FaceKind::velocity_inlet    ? "velocity_inlet"
+                       : kind == FaceKind::pressure_outlet ? "pressure_outlet"
+                                                           : "outflow";
+    throw CollectiveInputError(source_prefix(config) + "boundary." + kFaceNames[face] + ".type = \"" + type +
+                               "\" has no fluid cell next to it: the [[solid]] bodies cover the whole face, so "
+                               "nothing can flow " +
+                               (kind == FaceKind::velocity_inlet ? "in" : "out") +
+                               " there; move or shrink the solids, or make the face a wall");
+  }
+}
+
 template <class T>
 OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposition,
                         const std::vector<CellFlag>& flags)
     : shape_(block_shape(decomposition)) {
   check_open_decomposition(config, decomposition);
   host_links_ = open_links(config, decomposition, flags);
+  check_open_faces_reach_fluid(config, decomposition, host_links_);
   n_links_ = std::int64_t(host_links_.size());
   for (int face = 0; face < 6; ++face) {
     const FaceBoundary& b = config.faces[face];

@@ -54,6 +54,11 @@ std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& 
 /// reads the next cell inwards, which must lie in the block): RankCountError, on every rank alike.
 void check_open_decomposition(const CaseConfig& config, const Decomposition& decomposition);
 
+/// Refuses (CollectiveInputError, on every rank alike) a velocity inlet, pressure outlet or outflow face with no link
+/// into a fluid cell on any rank: solids cover the whole face. `links`: this block's open_links.
+void check_open_faces_reach_fluid(const CaseConfig& config, const Decomposition& decomposition,
+                                  const std::vector<OpenLink>& links);
+
 /// The device side of the open faces of one block: the links, the convective history, and the pass.
 template <class T>
 class OpenFaces {
