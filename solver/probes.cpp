@@ -19,7 +19,7 @@ namespace {
 
 std::string number(double v) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.17g", v);
+  std::snprintf(text, sizeof text, "%.12g", v);
   return text;
 }
 
