@@ -144,7 +144,7 @@ void finalize_probes(CaseConfig& config, const Source& source) {
         if (!(p[a] >= 0.0 && p[a] <= n_a)) {
           char limit[160];
           std::snprintf(limit, sizeof limit, "%.9g", metres ? n_a * config.units.dx : n_a);
-          source.fail(path + ".points", path + " '" + probe.name + "': point " + std::to_string(k) + " = " +
+          source.fail(path + ".points", path + ".points of '" + probe.name + "': point " + std::to_string(k) + " = " +
                                             point_text(probe.points_as_given[k]) + " lies outside the domain (" +
                                             "xyz"[a] + " must be in [0, " + limit + "] " + (metres ? "m" : "cells") +
                                             ")");
