@@ -118,6 +118,7 @@ void expect_samples_match_read_outs(CaseConfig c) {
 }
 
 TEST(ProbeSamples, MatchTheFieldsAndTemperatureReadOuts) {
+  EDDY_REQUIRE_DEVICE();
   // A channel around a sphere (interpolated walls), driven along x.
   CaseConfig c = test::box_case(12, 10, 6, 0.8);
   test::make_periodic(c, 0);
@@ -190,6 +191,7 @@ std::string probe_points(double scale) {
 }
 
 TEST(Probes, PoiseuilleProfileInLatticeAndSiUnits) {
+  EDDY_REQUIRE_DEVICE();
   TempDir dir;
   write_text(dir.file("case.toml"), channel(probe_points(1.0)));
   std::string out;
@@ -226,6 +228,7 @@ TEST(Probes, PoiseuilleProfileInLatticeAndSiUnits) {
 }
 
 TEST(Probes, FileFormatAndFields) {
+  EDDY_REQUIRE_DEVICE();
   TempDir dir;
   write_text(dir.file("case.toml"),
              "[domain]\nsize = [16, 16, 1]\nperiodic = [false, false, true]\n[boundary.x_min]\ntemperature = 0.5\n"
@@ -301,6 +304,7 @@ TEST(Probes, BadInputIsRefusedNamingTheKey) {
                     "point 0 = [0.001, 0.009, 0.0005] lies outside the domain (y must be in [0, 0.008] m)");
 
   // Through eddy: exit status 2, one line; a point in a solid found at the set-up.
+  EDDY_REQUIRE_DEVICE();
   TempDir dir;
   std::string out;
   write_text(dir.file("case.toml"), channel(p + "points = [[1, 2, 0.5], [1, 9, 0.5]]\n"));
@@ -317,6 +321,7 @@ TEST(Probes, BadInputIsRefusedNamingTheKey) {
 }
 
 TEST(Probes, ARestartContinuesTheFileBitwise) {
+  EDDY_REQUIRE_DEVICE();
   TempDir dir;
   write_text(dir.file("case.toml"),
              channel("[[output.probe]]\nname = \"p\"\npoints = [[1, 2, 0.5], [3.3, 6.1, 0.2]]\nevery = 3\n"
