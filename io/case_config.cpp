@@ -86,6 +86,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_parallel(config, source);
   finalize_particles(config, source);
   finalize_solids(config, source);  // metres to cells needs units.dx
+  finalize_probes(config, source);  // likewise
   finalize_out_of_core(config, source);
 }
 

@@ -357,6 +357,19 @@ struct ForcesConfig {
   double statistics_from = std::numeric_limits<double>::quiet_NaN();
 };
 
+/// One [[output.probe]]: points whose fields are interpolated (trilinear from the node centres) and written to
+/// <output>/<case>_probe_<name>.csv every `every` steps (solver/probes.hpp).
+struct ProbeConfig {
+  std::string name;  ///< unique among the probes; letters, digits, '_', '-', '.' (it is part of a file name)
+  /// The points in global lattice coordinates (cells: the domain spans [0, n] per axis, node i at i + 0.5);
+  /// metres in the file under [units], divided by units.dx when the case is finalized.
+  std::vector<std::array<double, 3>> points;
+  /// The points as the file gave them (m under [units], cells otherwise), for messages and the CSV's comments.
+  std::vector<std::array<double, 3>> points_as_given;
+  std::int64_t every = 1;           ///< steps between samples (>= 1)
+  std::vector<std::string> fields;  ///< names from kOutputFields whose source is moments or thermal, in list order
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -423,6 +436,8 @@ struct CaseConfig {
   std::vector<SolidConfig> solids;
   /// [forces]: the sampling of the solids' forces.
   ForcesConfig forces{};
+  /// [[output.probe]] entries, in file order (empty: none).
+  std::vector<ProbeConfig> probes;
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 

@@ -35,11 +35,11 @@ bool parse_cell(std::string_view cell, double& value) {
 
 /// The rows of the earlier file `text` to keep (step <= start), as text and as numbers. Throws std::runtime_error
 /// naming what is wrong when the file is not a forces CSV of `names`.
-std::string kept_rows(const std::string& text, const std::vector<std::string>& names, std::int64_t start,
-                      CsvTable& kept) {
-  const std::string header = header_line(names);
+std::string kept_rows(const std::string& text, const std::string& header, const std::vector<std::string>& names,
+                      std::int64_t start, CsvTable& kept, const std::string& kind) {
   if (text.compare(0, header.size(), header) != 0) {
-    throw std::runtime_error("its columns are not those of this case's solids");
+    throw std::runtime_error(kind == "forces" ? "its columns are not those of this case's solids"
+                                              : "its header is not that of this run's " + kind);
   }
   kept.names = names;
   kept.columns.assign(names.size(), {});
@@ -69,12 +69,13 @@ std::string kept_rows(const std::string& text, const std::vector<std::string>& n
 }  // namespace
 
 ForcesCsvFile::ForcesCsvFile(std::string path, std::vector<std::string> names, std::int64_t start, CsvTable& kept,
-                             std::string& warning)
-    : path_(std::move(path)), columns_(names.size()) {
+                             std::string& warning, const std::string& comments, const std::string& kind)
+    : path_(std::move(path)), kind_(kind), columns_(names.size()) {
   namespace fs = std::filesystem;
   kept = CsvTable{};
   std::error_code ec;
-  std::string contents = header_line(names);
+  const std::string header = comments + header_line(names);
+  std::string contents = header;
   if (start > 0 && fs::exists(path_, ec)) {
     try {
       std::ifstream in(path_, std::ios::binary);
@@ -82,16 +83,16 @@ ForcesCsvFile::ForcesCsvFile(std::string path, std::vector<std::string> names, s
       std::stringstream text;
       text << in.rdbuf();
       if (in.bad()) throw std::runtime_error("it cannot be read");
-      contents += kept_rows(text.str(), names, start, kept);
+      contents += kept_rows(text.str(), header, names, start, kept, kind_);
     } catch (const std::runtime_error& e) {
       const std::string moved = path_ + ".before_step_" + std::to_string(start);
       if (std::rename(path_.c_str(), moved.c_str()) != 0) {
-        throw OutputError("cannot keep the earlier forces file " + path_ + " (" + e.what() + "): renaming it to " +
-                          moved + " failed: " + std::strerror(errno));
+        throw OutputError("cannot keep the earlier " + kind_ + " file " + path_ + " (" + e.what() +
+                          "): renaming it to " + moved + " failed: " + std::strerror(errno));
       }
       kept = CsvTable{};
-      contents = header_line(names);
-      warning = "the forces file " + path_ + " cannot be continued (" + e.what() + "); kept as " + moved;
+      contents = header;
+      warning = "the " + kind_ + " file " + path_ + " cannot be continued (" + e.what() + "); kept as " + moved;
     }
   }
   write_file_atomically(path_, contents);
@@ -100,7 +101,7 @@ ForcesCsvFile::ForcesCsvFile(std::string path, std::vector<std::string> names, s
 
 void ForcesCsvFile::open_for_append() {
   file_ = std::fopen(path_.c_str(), "ab");
-  if (!file_) throw OutputError("cannot write the forces file '" + path_ + "': " + std::strerror(errno));
+  if (!file_) throw OutputError("cannot write the " + kind_ + " file '" + path_ + "': " + std::strerror(errno));
 }
 
 ForcesCsvFile::~ForcesCsvFile() {
@@ -131,7 +132,7 @@ void ForcesCsvFile::flush() {
   const int error = errno;
   if (written != buffer_.size() || std::fflush(file_) != 0) {
     buffer_.erase(0, written);
-    throw OutputError("cannot write the forces file '" + path_ + "': " + std::strerror(error ? error : errno));
+    throw OutputError("cannot write the " + kind_ + " file '" + path_ + "': " + std::strerror(error ? error : errno));
   }
   buffer_.clear();
 }

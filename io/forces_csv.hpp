@@ -1,5 +1,6 @@
-// io/forces_csv.hpp: the <case>_forces.csv file of a run, written as the samples come: a header line of column
-// names, then one line per sample, every value with 17 significant digits (format_exact, as write_csv), appended
+// io/forces_csv.hpp: the <case>_forces.csv file of a run (and the <case>_probe_<name>.csv files of the probes,
+// solver/probes.hpp), written as the samples come: optional '#' comment lines, a header line of column names, then
+// one line per sample, every value with 17 significant digits (format_exact, as write_csv), appended
 // through a buffer (one write for many samples), and continued by a restarted run without duplicates or gaps.
 #pragma once
 
@@ -25,8 +26,11 @@ class ForcesCsvFile {
   /// kept part is rewritten atomically. A file of another header, or one that is not a numeric CSV, is renamed
   /// "<path>.before_step_<start>" (never overwritten), `warning` says so, and a new file is started.
   /// Throws OutputError when the file cannot be written (or renamed).
+  /// `comments`: lines written before the header, each starting with "# " and ending with a newline (read_csv skips
+  /// them); part of what a continued file must match. `kind` names the file in messages ("forces": "the forces
+  /// file ...").
   ForcesCsvFile(std::string path, std::vector<std::string> names, std::int64_t start, CsvTable& kept,
-                std::string& warning);
+                std::string& warning, const std::string& comments = std::string(), const std::string& kind = "forces");
   /// Writes what is buffered (errors swallowed: use flush() to see them).
   ~ForcesCsvFile();
   ForcesCsvFile(const ForcesCsvFile&) = delete;
@@ -43,6 +47,7 @@ class ForcesCsvFile {
  private:
   void open_for_append();
   std::string path_;
+  std::string kind_;
   std::size_t columns_;
   std::string buffer_;
   std::FILE* file_ = nullptr;

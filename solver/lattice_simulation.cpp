@@ -37,6 +37,7 @@
 #include "kernels/interpolated_walls.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/open_boundaries.hpp"
+#include "kernels/probe_samples.hpp"
 #include "kernels/solid_forces.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
@@ -387,6 +388,29 @@ class LatticeSimulation final : public Simulation {
                     &compute_, force_field());
   }
 
+  std::vector<double> probe_values(const std::vector<std::int64_t>& cells) override {
+    settle();  // on every rank: the pending halo exchange is collective
+    if (cells.empty()) return {};
+    if (cells != probe_host_cells_) {
+      std::vector<std::int64_t> block(cells.size());
+      const std::int64_t nx = shape_.n[0], ny = shape_.n[1];
+      for (std::size_t j = 0; j < cells.size(); ++j) {
+        const std::int64_t k = cells[j];
+        block[j] = shape_.index(int(k % nx) + 1, int(k / nx % ny) + 1, int(k / (nx * ny)) + 1);
+      }
+      probe_cells_ = DeviceBuffer<std::int64_t>(block.size());
+      probe_cells_.upload(block);
+      probe_out_ = DeviceBuffer<R>(block.size() * kProbeValues);
+      probe_host_cells_ = cells;
+    }
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    sample_probe_cells(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, force_field(),
+                       thermal_ ? static_cast<const R*>(thermal_->current_field()) : nullptr, probe_cells_.data(),
+                       int(cells.size()), probe_out_.data(), &compute_);
+    const std::vector<R> values = probe_out_.download();
+    return std::vector<double>(values.begin(), values.end());
+  }
+
   void particles_to_device(double* out) override {
     if (!particles_) throw std::logic_error("particles: the case has no [particles] section");
     particles_->copy_state_to_device(out, compute_);
@@ -537,6 +561,9 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
+  DeviceBuffer<std::int64_t> probe_cells_;       // probe_values(): the listed cells (block indices)
+  DeviceBuffer<R> probe_out_;                    // and their kProbeValues values each
+  std::vector<std::int64_t> probe_host_cells_;   // the list as given (local interior indices)
   DeviceBuffer<R> user_force_;                   // force_array(): 3 components of n_cells values; empty until asked for
   DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid

@@ -13,6 +13,7 @@
 #include "solver/decomposition.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/output_directory.hpp"
+#include "solver/probes.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
@@ -67,6 +68,18 @@ std::int64_t next_due_step(const CaseConfig& config, std::int64_t t) {
   return next;
 }
 
+/// Advances `steps` steps with the force samples (ForceSeries::advance) and the probe samples due on the way.
+void advance_sampled(Simulation& sim, std::int64_t steps, ForceSeries& forces, ProbeSeries& probes) {
+  while (steps > 0) {
+    const std::int64_t t = sim.time_step();
+    const std::int64_t due = probes.next_due(t);
+    const std::int64_t n = std::min(steps, due - t);
+    forces.advance(sim, n);
+    steps -= n;
+    if (sim.time_step() == due) probes.sample(sim);
+  }
+}
+
 /// Reads the checkpoint `restart` into `sim` (collective) and says so.
 void restore(const CaseConfig& config, Simulation& sim, const std::string& restart, std::ostream& log) {
   const auto begin = Clock::now();
@@ -77,12 +90,13 @@ void restore(const CaseConfig& config, Simulation& sim, const std::string& resta
 /// Ends the run on stop signal `signal`: a run that is unstable already stops as one (exit 3) and keeps its last
 /// good checkpoint; a sound one writes the snapshot due at this step (`output`), then the checkpoint to resume from.
 void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool output, SnapshotWriter& snapshots,
-                    CheckpointSeries& checkpoints, ForceSeries& forces, std::ostream& log) {
+                    CheckpointSeries& checkpoints, ForceSeries& forces, ProbeSeries& probes, std::ostream& log) {
   sim.synchronize();
   guard_current_state(config, sim, snapshots, log);
   const std::int64_t now = sim.time_step();
   if (output && snapshots.last_step() != now) snapshots.write(sim, log);
   forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
+  probes.flush();
   const std::string path = checkpoints.last_step() == now ? checkpoints.newest() : checkpoints.write(config, sim, log);
   print_stop(config, signal, now, path, log);
 }
@@ -108,6 +122,7 @@ struct CaseRun::State {
   SnapshotWriter snapshots;
   CheckpointSeries checkpoints;
   std::unique_ptr<ForceSeries> forces;
+  std::unique_ptr<ProbeSeries> probes;
   std::unique_ptr<ProgressReport> progress;
   Diagnostics initial;
   std::int64_t chunk = 1;      // steps between checks: measured on the first, then about kCheckSeconds of them
@@ -133,6 +148,7 @@ CaseRun::CaseRun(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_l
   guard(s.config, s.initial, sim.thermal_diagnostics(), sim, s.snapshots, s.log);  // collective
   if (s.config.output_every > 0 && restart.empty()) s.snapshots.write(sim, s.log);
   s.forces = std::make_unique<ForceSeries>(s.config, sim, s.log);  // rank 0 opens (or continues) the forces file
+  s.probes = std::make_unique<ProbeSeries>(s.config, sim, s.log);  // and the probes' files
   s.progress = std::make_unique<ProgressReport>(s.config, sim.time_step());
   s.log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
 }
@@ -153,7 +169,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
     std::int64_t next = std::min({next_due_step(config, t), t + s.chunk, end});
     if (every > 0) next = std::min(next, (t / every + 1) * every);
     const auto chunk_start = Clock::now();
-    s.forces->advance(sim, next - t);  // sim.advance, with the force samples due on the way
+    advance_sampled(sim, next - t, *s.forces, *s.probes);  // sim.advance, with the samples due on the way
     s.progress->add_steps(next - t);
     const LoopCheck check = check_loop(sim, s.comm, seconds_since(chunk_start), next - t);
     s.chunk = next_chunk(check);
@@ -165,7 +181,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
     const std::int64_t now = sim.time_step();
     const bool output = config.output_every > 0 && now % config.output_every == 0;
     if (check.signal != 0) {
-      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, s.log);
+      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, s.log);
       return false;
     }
     const bool report = now % config.report_every == 0 || now == config.steps;
@@ -177,11 +193,13 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
       if (report) {
         s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
         s.forces->flush();
+        s.probes->flush();
       }
       guard(config, d, td, sim, s.snapshots, s.log);
       if (output) s.snapshots.write(sim, s.log);
       if (save) {
         s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
+        s.probes->flush();
         s.checkpoints.write(config, sim, s.log);
       }
     }
@@ -196,6 +214,7 @@ void CaseRun::finish() {
   sim.synchronize();
   const double total = s.progress->seconds();
   s.forces->flush();
+  s.probes->flush();
   if (s.snapshots.last_step() != sim.time_step()) s.snapshots.write(sim, s.log);
   if (s.config.write_centerlines) write_centerlines(s.config, sim, s.log);
   s.progress->print_done(total, s.log);
@@ -207,7 +226,7 @@ void CaseRun::advance(std::int64_t steps) {
   Simulation& sim = *s.simulation;
   while (steps > 0) {
     const std::int64_t chunk = std::min(steps, kStabilityCheckSteps - s.unwatched);
-    s.forces->advance(sim, chunk);
+    advance_sampled(sim, chunk, *s.forces, *s.probes);
     s.progress->add_steps(chunk);
     steps -= chunk;
     s.unwatched += chunk;
@@ -231,6 +250,7 @@ std::string CaseRun::write_checkpoint(const std::string& directory) {
   State& s = *state_;
   s.simulation->synchronize();
   s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
+  s.probes->flush();
   if (directory.empty()) return s.checkpoints.write(s.config, *s.simulation, s.log);
   CaseConfig config = s.config;
   config.checkpoint_directory = directory;

@@ -216,6 +216,18 @@ class Simulation {
   /// the same bits (out of core the walls are half-way: interpolated ones are refused there).
   virtual std::vector<unsigned long long> local_solid_force_sums() = 0;
 
+  // ---- Probes ([[output.probe]], solver/probes.hpp) ------------------------------------------------------------
+
+  /// kProbeValues values per cell (kernels/probe_samples.hpp: solid flag, rho, ux, uy, uz, T; lattice units, T 0
+  /// without [thermal]) of this rank's interior cells `cells` (0-based local indices, MacroscopicFields order) at
+  /// the current time, [j * kProbeValues + v]; the same values as fields() and temperature() there. Only the listed
+  /// cells are computed and copied to the host (a small kernel; the list is uploaded when it changes). Collective
+  /// (the pending halo exchange). Out of core: throws std::logic_error (no populations on the device to sample).
+  virtual std::vector<double> probe_values(const std::vector<std::int64_t>& cells) {
+    (void)cells;
+    throw not_in_core("probes");
+  }
+
   // ---- Device arrays for zero-copy views (the Python module, python/): in core only ------------------------------
   // Each describes memory the block owns for its whole life; out of core (no such arrays on the device) they throw
   // std::logic_error saying so. GPU builds: device memory, ordered on stream_handle()'s stream.

@@ -54,6 +54,7 @@ void read_output(const Section& section, CaseConfig& config) {
     }
     config.output_fields = fields;
   }
+  read_probes(section, config);
 }
 
 void read_checkpoint(const Section& section, CaseConfig& config) {

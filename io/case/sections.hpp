@@ -8,6 +8,7 @@
 //   parallel.cpp    [parallel]
 //   particles.cpp   [particles]
 //   solids.cpp      [[solid]], [forces]
+//   probes.cpp      [[output.probe]]
 // A reader takes the file's table (file values and units -> CaseConfig; checks that quote the value as written); a
 // finalizer takes the plain struct (checks shared with cases built in code, derived values). Each range rule is
 // written once, in its section's file. What a reader needs from another section is a parameter, so read_case
@@ -96,6 +97,14 @@ void read_output(const Section& section, CaseConfig& config);
 void read_checkpoint(const Section& section, CaseConfig& config);
 /// run.steps, run.report_every (default steps / 10), output.every and directory, checkpoint.every.
 void finalize_run_output(CaseConfig& config, const Source& source);
+
+// ---- probes.cpp ----------------------------------------------------------------------------------------------------
+/// [[output.probe]] inside [output] (`output`): names, points (cells; metres under [units]), every, fields.
+void read_probes(const Section& output, CaseConfig& config);
+/// After finalize_units and finalize_thermal_inputs: points to cells (metres / units.dx), each inside the domain
+/// [0, n] per axis, "temperature" only with [thermal]. A point in a solid cell is refused at the run's set-up
+/// (solver/probes.hpp), where the cells are known.
+void finalize_probes(CaseConfig& config, const Source& source);
 
 // ---- parallel.cpp --------------------------------------------------------------------------------------------------
 /// [parallel]; needs domain.size (each rank needs at least one cell per axis).
