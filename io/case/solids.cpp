@@ -406,13 +406,18 @@ void finalize_force_references(CaseConfig& config, const Source& source) {
     }
     if (s.reference_area == 0.0) s.reference_area = projected_area(s, s.drag_direction, config.size);
     if (!std::isfinite(s.reference_area)) {  // a sphere is not clipped to the domain: pi r^2 overflows for r ~ 1e154
-      source.fail(path + ".reference_area", path + "'s projected area (the default reference area) is not a finite "
-                                                   "number of cells: the shape is too large; give " +
-                                                   path + ".reference_area for its coefficients");
+      source.fail(path + ".reference_area", path +
+                                                "'s projected area (the default reference area) is not a finite "
+                                                "number of cells: the shape is too large; give " +
+                                                path + ".reference_area for its coefficients");
     }
     if (!(s.reference_area > 0.0)) {
-      source.fail(path + ".reference_area", path + " projects no area inside the domain (it lies outside it); give " +
-                                                path + ".reference_area for its coefficients");
+      source.fail(path + ".reference_area",
+                  path +
+                      " projects no area inside the domain: it lies outside it (check its position against "
+                      "domain.size, which counts cells of physics.length, or metres under [units]); if that is "
+                      "meant, give " +
+                      path + ".reference_area for its coefficients");
     }
     if (s.reference_length == 0.0) s.reference_length = default_reference_length(s, s.lift_direction, config.size);
     if (!(s.reference_length > 0.0)) {

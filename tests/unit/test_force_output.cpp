@@ -239,7 +239,7 @@ TEST(ForceReferences, BadInputNamesTheKey) {
   // A solid outside the domain projects no area: its coefficients need one given.
   EXPECT_CASE_ERROR(channel(kBall + "forces = true\n[[solid]]\nname = \"away\"\nshape = \"box\"\nmin = [40, 0, 0]\n"
                                     "max = [50, 4, 4]\nforces = true\n"),
-                    "solid[1] projects no area inside the domain");
+                    "solid[1] projects no area inside the domain: it lies outside it (check its position against");
   EXPECT_EQ(error_of(channel(kBall + "forces = true\n", "[forces]\nevery = 5\nstatistics_from = 20\n")), "");
 }
 
