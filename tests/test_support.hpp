@@ -9,14 +9,15 @@
 
 #include "io/case_config.hpp"
 #include "kernels/backend.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy::test {
 
 /// Skips the current test with a clear message when this build targets a GPU and none is visible.
-#define EDDY_REQUIRE_DEVICE()                                                                           \
-  do {                                                                                                  \
-    if (::eddy::backend::device_count() == 0)                                                           \
-      GTEST_SKIP() << "SKIPPED: no GPU visible to this " << ::eddy::backend::name()                     \
+#define EDDY_REQUIRE_DEVICE()                                                                              \
+  do {                                                                                                     \
+    if (::eddy::backend::device_count() == 0)                                                              \
+      GTEST_SKIP() << "SKIPPED: no GPU visible to this " << ::eddy::backend::name()                        \
                    << " build; run on a machine with a GPU (or use the cpu backend) to execute this test"; \
   } while (0)
 
@@ -57,6 +58,24 @@ inline double max_relative_difference(const std::vector<double>& a, const std::v
   }
   return diff / scale;
 }
+
+/// The InputError message of parsing the case text `text` read as `origin`, "" when it parses.
+inline std::string case_error(const std::string& text, const std::string& origin) {
+  try {
+    parse_case(text, origin);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Expects parsing `text` as `origin` to fail with a message that starts "<origin>: " and holds `fragment`.
+#define EDDY_EXPECT_CASE_ERROR(origin, text, fragment)                                                  \
+  do {                                                                                                  \
+    const std::string m_ = ::eddy::test::case_error(text, origin);                                      \
+    EXPECT_EQ(m_.rfind(std::string(origin) + ": ", 0), 0u) << m_;                                       \
+    EXPECT_NE(m_.find(fragment), std::string::npos) << "\"" << m_ << "\" lacks \"" << fragment << "\""; \
+  } while (0)
 
 /// Path of a file in tests/data.
 inline std::string data_file(const std::string& name) { return std::string(EDDY_TEST_DATA_DIR) + "/" + name; }

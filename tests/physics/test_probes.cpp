@@ -21,6 +21,7 @@
 #include "kernels/probe_samples.hpp"
 #include "solver/probe_interpolation.hpp"
 #include "solver/simulation.hpp"
+#include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
 #include "tests/test_support.hpp"
 
@@ -28,6 +29,7 @@ namespace eddy {
 namespace {
 
 using test::read_text;
+using test::run_eddy;
 using test::TempDir;
 using test::write_text;
 using P = std::array<double, 3>;
@@ -146,15 +148,6 @@ TEST(ProbeSamples, MatchTheFieldsAndTemperatureReadOuts) {
   expect_samples_match_read_outs(h);
 }
 
-/// Runs `eddy run case.toml --output out ARGS` in `dir`; returns the exit code, stdout and stderr in `out`.
-int run_eddy(const TempDir& dir, const std::string& args, std::string& out) {
-  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) +
-                              "' run case.toml --output out " + args + " </dev/null >stdout.txt 2>stderr.txt";
-  const int status = std::system(command.c_str());
-  out = read_text(dir.file("stdout.txt")) + read_text(dir.file("stderr.txt"));
-  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /// Plane Poiseuille flow between half-way walls at y = 0 and y = H = 8 (periodic x and z), driven by F along x,
 /// tau = 1 (nu = 1/6), in double; `units` replaces the lattice viscosity by [units] of the same lattice numbers.
 std::string channel(const std::string& probes, const std::string& units = "", int steps = 3000) {
@@ -256,21 +249,8 @@ TEST(Probes, FileFormatAndFields) {
 }
 
 /// The message of parsing `text`, "" when it parses.
-std::string error_of(const std::string& text) {
-  try {
-    parse_case(text, "probe.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-#define EXPECT_CASE_ERROR(text, fragment)                                                               \
-  do {                                                                                                  \
-    const std::string m_ = error_of(text);                                                              \
-    EXPECT_EQ(m_.rfind("probe.toml: ", 0), 0u) << m_;                                                   \
-    EXPECT_NE(m_.find(fragment), std::string::npos) << "\"" << m_ << "\" lacks \"" << fragment << "\""; \
-  } while (0)
+std::string error_of(const std::string& text) { return test::case_error(text, "probe.toml"); }
+#define EXPECT_CASE_ERROR(text, fragment) EDDY_EXPECT_CASE_ERROR("probe.toml", text, fragment)
 
 TEST(Probes, BadInputIsRefusedNamingTheKey) {
   const std::string p = "[[output.probe]]\nname = \"p\"\n";

@@ -25,12 +25,15 @@
 #include "kernels/backend.hpp"
 #include "solver/solid_forces.hpp"
 #include "solver/solid_shapes.hpp"
+#include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
+#include "tests/test_support.hpp"
 
 namespace eddy {
 namespace {
 
 using test::read_text;
+using test::run_eddy;
 using test::TempDir;
 using test::write_text;
 using Vec = std::array<double, 3>;
@@ -45,21 +48,8 @@ std::string channel(const std::string& solids, const std::string& extra = "", in
 const std::string kBall = "[[solid]]\nname = \"ball\"\nshape = \"sphere\"\ncenter = [8, 8, 4]\nradius = 3\n";
 
 /// The InputError message of parsing `text`, "" when it parses.
-std::string error_of(const std::string& text) {
-  try {
-    parse_case(text, "forces.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-#define EXPECT_CASE_ERROR(text, fragment)                                                               \
-  do {                                                                                                  \
-    const std::string m_ = error_of(text);                                                              \
-    EXPECT_EQ(m_.rfind("forces.toml: ", 0), 0u) << m_;                                                  \
-    EXPECT_NE(m_.find(fragment), std::string::npos) << "\"" << m_ << "\" lacks \"" << fragment << "\""; \
-  } while (0)
+std::string error_of(const std::string& text) { return test::case_error(text, "forces.toml"); }
+#define EXPECT_CASE_ERROR(text, fragment) EDDY_EXPECT_CASE_ERROR("forces.toml", text, fragment)
 
 TEST(ForceReferences, DefaultsFromTheShapes) {
   const CaseConfig c = parse_case(
@@ -180,13 +170,12 @@ TEST(ForceReferences, DirectionsOfExtremeMagnitudeAreUnitVectors) {
   // drag_direction normalised to a vector of length 1 +- 1e-9, and a huge one to zero).
   const auto norm = [](const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
   for (const std::string given : {"[3e-160, 4e-160, 0]", "[1e-310, 0, 1e-310]", "[3e200, -4e200, 1e200]"}) {
-    const CaseConfig c =
-        parse_case(channel(kBall + "forces = true\ndrag_direction = " + given + "\n"), "forces.toml");
+    const CaseConfig c = parse_case(channel(kBall + "forces = true\ndrag_direction = " + given + "\n"), "forces.toml");
     EXPECT_NEAR(norm(c.solids[0].drag_direction), 1.0, 1e-15) << given;
     EXPECT_NEAR(norm(c.solids[0].lift_direction), 1.0, 1e-15) << given;
   }
-  const CaseConfig small = parse_case(channel(kBall + "forces = true\ndrag_direction = [3e-160, 4e-160, 0]\n"),
-                                      "forces.toml");
+  const CaseConfig small =
+      parse_case(channel(kBall + "forces = true\ndrag_direction = [3e-160, 4e-160, 0]\n"), "forces.toml");
   EXPECT_NEAR(small.solids[0].drag_direction[0], 0.6, 1e-15);
   EXPECT_NEAR(small.solids[0].drag_direction[1], 0.8, 1e-15);
 }
@@ -241,15 +230,6 @@ TEST(ForceReferences, BadInputNamesTheKey) {
                                     "max = [50, 4, 4]\nforces = true\n"),
                     "solid[1] projects no area inside the domain: it lies outside it (check its position against");
   EXPECT_EQ(error_of(channel(kBall + "forces = true\n", "[forces]\nevery = 5\nstatistics_from = 20\n")), "");
-}
-
-/// Runs `eddy run case.toml --output out ARGS` in `dir`; returns the exit code, stdout in `out`.
-int run_eddy(const TempDir& dir, const std::string& args, std::string& out) {
-  const std::string command = "cd '" + dir.path().string() + "' && OMP_NUM_THREADS=1 '" + std::string(EDDY_EXECUTABLE) +
-                              "' run case.toml --output out " + args + " </dev/null >stdout.txt 2>stderr.txt";
-  const int status = std::system(command.c_str());
-  out = read_text(dir.file("stdout.txt")) + read_text(dir.file("stderr.txt"));
-  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /// The lines of the closing summary (from "forces      '" on).
