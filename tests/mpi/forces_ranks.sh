@@ -9,6 +9,8 @@
 # Usage: forces_ranks.sh EDDY MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
 set -u
 eddy=$1 mpiexec=$2 np_flag=$3 extra=${4:-}
+# shellcheck source=tests/mpi/rank_runs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/rank_runs.sh"
 # shellcheck source=tests/restart/script_support.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../restart/script_support.sh"
 
@@ -44,18 +46,6 @@ radius = 2.0
 forces = true
 EOF
 
-# run NAME RANKS ARGS...: eddy run into NAME on RANKS ranks (1: no mpiexec), stdout in NAME.log.
-run() {
-  local name=$1 ranks=$2
-  shift 2
-  if ((ranks == 1)); then
-    "$eddy" run "${case_file:-case.toml}" --output "$name" "$@" >"$name.log" 2>&1
-  else
-    # shellcheck disable=SC2086
-    timeout 300 "$mpiexec" $np_flag "$ranks" $extra "$eddy" run "${case_file:-case.toml}" --output "$name" "$@" \
-      >"$name.log" 2>&1
-  fi
-}
 summary() { sed -n "/^forces      '/,\$p" "$1.log"; }  # the closing summary's lines
 same_as_one() {  # same_as_one NAME WHAT [REFERENCE]
   local one=${3:-one}

@@ -7,6 +7,8 @@
 # Usage: probes_ranks.sh EDDY MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
 set -u
 eddy=$1 mpiexec=$2 np_flag=$3 extra=${4:-}
+# shellcheck source=tests/mpi/rank_runs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/rank_runs.sh"
 # shellcheck source=tests/restart/script_support.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../restart/script_support.sh"
 
@@ -40,17 +42,6 @@ every = 3
 fields = ["velocity"]
 EOF2
 
-# run NAME RANKS ARGS...: eddy run into NAME on RANKS ranks (1: no mpiexec), stdout in NAME.log.
-run() {
-  local name=$1 ranks=$2
-  shift 2
-  if ((ranks == 1)); then
-    "$eddy" run "${case_file:-case.toml}" --output "$name" "$@" >"$name.log" 2>&1
-  else
-    # shellcheck disable=SC2086
-    timeout 300 "$mpiexec" $np_flag "$ranks" $extra "$eddy" run "${case_file:-case.toml}" --output "$name" "$@" >"$name.log" 2>&1
-  fi
-}
 same_as_one() {  # same_as_one NAME WHAT
   for probe in cut wake; do
     if cmp -s "one/case_probe_$probe.csv" "$1/case_probe_$probe.csv"; then pass "$2: probe $probe"; else
