@@ -20,14 +20,6 @@ Box link_rows(std::int64_t n_links) {
   return Box{{0, 0, 0}, {width, rows, 1}};
 }
 
-/// Block-local coordinates of cell index `cell` (fp16 rounding bits).
-EDDY_HOST_DEVICE inline void cell_position(const BlockShape& shape, std::int64_t cell, int (&p)[3]) {
-  const std::int64_t row = cell / shape.pitch();
-  p[0] = int(cell - row * shape.pitch());
-  p[2] = int(row / (shape.n[1] + 2));
-  p[1] = int(row - std::int64_t(p[2]) * (shape.n[1] + 2));
-}
-
 /// The moments of outlet cell m (OutletCell) and of the next cell inwards, into s.outlet_moments.
 template <class T>
 EDDY_HOST_DEVICE inline void outlet_moments(const OpenPassArguments<T>& s, const OutletCell* cells, std::int64_t m) {
@@ -94,7 +86,7 @@ EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const Ope
   const RoundingKey key{s.key.step ^ kOpenRoundingSalt, {s.key.origin[0], s.key.origin[1], s.key.origin[2]}};
   const R at_rest[3] = {R(0), R(0), R(0)};
   int p[3];
-  cell_position(s.shape, link.cell, p);
+  link.position(s.shape, p);
   RoundingBits bits(key, p[0], p[1], p[2], finite_moments(value, at_rest));
   std::uint32_t random = 0;
   for (int draw = 0; draw <= i; ++draw) random = bits.next();

@@ -102,6 +102,13 @@ struct OpenLinkCode {
     const int i = dir();
     return cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
   }
+  /// Block-local coordinates of x (ghost layer at 0; the fp16 rounding bits, the checkpoint's interior index).
+  EDDY_HOST_DEVICE void position(const BlockShape& shape, int (&p)[3]) const {
+    const std::int64_t row = cell / shape.pitch();
+    p[0] = int(cell - row * shape.pitch());
+    p[2] = int(row / (shape.n[1] + 2));
+    p[1] = int(row - std::int64_t(p[2]) * (shape.n[1] + 2));
+  }
   /// The cell the rule reads: x - t_i (t_i the part of c_i along the face) or x.
   EDDY_HOST_DEVICE std::int64_t source(const BlockShape& shape) const {
     if (!reads_along()) return cell;

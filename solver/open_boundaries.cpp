@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "kernels/d3q19.hpp"
 #include "solver/errors.hpp"
@@ -224,9 +225,9 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
                         const std::vector<CellFlag>& flags)
     : shape_(block_shape(decomposition)) {
   check_open_decomposition(config, decomposition);
-  host_links_ = open_links(config, decomposition, flags);
-  check_open_faces_reach_fluid(config, decomposition, host_links_);
-  n_links_ = std::int64_t(host_links_.size());
+  const std::vector<OpenLink> links = open_links(config, decomposition, flags);
+  check_open_faces_reach_fluid(config, decomposition, links);
+  n_links_ = std::int64_t(links.size());
   for (int face = 0; face < 6; ++face) {
     const FaceBoundary& b = config.faces[face];
     ramp_time_[std::size_t(face)] = b.kind == FaceKind::velocity_inlet ? b.ramp_time : 0.0;
@@ -238,8 +239,8 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
   std::vector<R> inlet_velocity;
   std::vector<OutletCell> outlet;
   std::unordered_map<std::int64_t, std::int32_t> outlet_index;  // key: cell * 8 + face
-  codes.reserve(host_links_.size());
-  for (const OpenLink& link : host_links_) {
+  codes.reserve(links.size());
+  for (const OpenLink& link : links) {
     OpenLinkCode code{};
     code.cell = link.cell;
     code.index = -1;
@@ -274,7 +275,8 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
     outlet_.upload(outlet);
     outlet_moments_ = DeviceBuffer<R>(7 * outlet.size());
   }
-  if (has_convective_) history_ = DeviceBuffer<T>(host_links_.size());
+  if (has_convective_) history_ = DeviceBuffer<T>(links.size());
+  host_codes_ = std::move(codes);
 }
 
 template <class T>
@@ -318,12 +320,12 @@ void OpenFaces<T>::restore(const PopulationView<T>& a, PopulationLayout layout, 
 template <class T>
 void OpenFaces<T>::pack_link_values(const T* all, const BlockShape& shape, T* packed) const {
   const std::int64_t interior = shape.interior_cells();
-  for (const OpenLink& link : host_links_) {
-    const std::int64_t k =
-        (link.position[0] - 1) +
-        std::int64_t(shape.n[0]) * ((link.position[1] - 1) + std::int64_t(shape.n[1]) * (link.position[2] - 1));
-    packed[std::int64_t(link.dir) * interior + k] =
-        all[std::int64_t(d3q19::opp(link.dir)) * shape.n_cells() + link.ghost];
+  for (const OpenLinkCode& link : host_codes_) {
+    int p[3];
+    link.position(shape, p);
+    const std::int64_t k = (p[0] - 1) + std::int64_t(shape.n[0]) * ((p[1] - 1) + std::int64_t(shape.n[1]) * (p[2] - 1));
+    packed[std::int64_t(link.dir()) * interior + k] =
+        all[std::int64_t(d3q19::opp(link.dir())) * shape.n_cells() + link.ghost(shape)];
   }
 }
 

@@ -89,7 +89,7 @@ class OpenFaces {
 
  private:
   BlockShape shape_;
-  std::vector<OpenLink> host_links_;
+  std::vector<OpenLinkCode> host_codes_;  // the links' device form, kept for pack_link_values (16 B a link)
   DeviceBuffer<OpenLinkCode> links_;
   DeviceBuffer<R> inlet_velocity_;  // [3 index + d]
   DeviceBuffer<OutletCell> outlet_;
