@@ -1,7 +1,7 @@
-// The open-face pass (kernels/open_boundaries.hpp) in two kernels: the pressure outlet cells' moments together with
-// the links that do not need them, then the outlet's links; one thread per outlet cell or link from an open face's
-// ghost node into a fluid cell, its rule from kernels/boundary_rules.hpp, the result stored where the next step
-// reads it.
+// The open-face pass (kernels/open_boundaries.hpp): one kernel over the links when the fused kernel wrote the
+// pressure outlet's moments; else two, the outlet cells' moments together with the links that do not need them,
+// then the outlet's links. One thread per outlet cell or link from an open face's ghost node into a fluid cell, its
+// rule from kernels/boundary_rules.hpp, the result stored where the next step reads it.
 #include "kernels/open_boundaries.hpp"
 
 #include "kernels/parallel_for.hpp"
@@ -25,19 +25,17 @@ template <class T>
 EDDY_HOST_DEVICE inline void outlet_moments(const OpenPassArguments<T>& s, const OutletCell* cells, std::int64_t m) {
   using R = compute_t<T>;
   const OutletCell c = cells[m];
-  R rho, u[3], u_next[3];
+  R rho, u[3], u_next[3], rho_next;
   open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.cell, rho, u);
   if (c.next >= 0) {
-    R rho_next;
     open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.next, rho_next, u_next);
-  } else {
-    for (int d = 0; d < 3; ++d) u_next[d] = u[d];
   }
-  const std::int64_t n = s.n_outlet;
-  s.outlet_moments[m] = rho;
-  for (int d = 0; d < 3; ++d) {
-    s.outlet_moments[(1 + d) * n + m] = u[d];
-    s.outlet_moments[(4 + d) * n + m] = u_next[d];
+  R* face = s.outlet_moments + 4 * std::int64_t(c.record);
+  face[0] = rho;
+  for (int d = 0; d < 3; ++d) face[1 + d] = u[d];
+  if (c.next >= 0) {
+    R* next = s.outlet_moments + 4 * std::int64_t(c.next_record);
+    for (int d = 0; d < 3; ++d) next[1 + d] = u_next[d];
   }
 }
 
@@ -61,11 +59,11 @@ EDDY_HOST_DEVICE inline void apply_link(const OpenPassArguments<T>& s, const Ope
     case kPressureRule: {
       const R inner =
           open_post_collision<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, link.source(s.shape), link.source_dir());
-      const std::int64_t m = link.index, n = s.n_outlet;
-      const R rho = s.outlet_moments[m];
-      const R u[3] = {s.outlet_moments[n + m], s.outlet_moments[2 * n + m], s.outlet_moments[3 * n + m]};
-      const R u_next[3] = {s.outlet_moments[4 * n + m], s.outlet_moments[5 * n + m], s.outlet_moments[6 * n + m]};
-      value = pressure_outlet_link(i, inner, s.face_value[link.face()], rho, u, u_next, scale);
+      const R* face = s.outlet_moments + 4 * std::int64_t(link.index);
+      const R* next = link.next_is_fluid() ? face + 4 * s.next_offset[link.face()] : face;
+      const R u[3] = {face[1], face[2], face[3]};
+      const R u_next[3] = {next[1], next[2], next[3]};
+      value = pressure_outlet_link(i, inner, s.face_value[link.face()], face[0], u, u_next, scale);
       break;
     }
     case kCopyRule:
@@ -120,9 +118,10 @@ struct FirstOpenPass {
   }
 };
 
-/// The second kernel: the pressure outlet's links [n_first, n_links), which read the first kernel's moments.
+/// The links [n_first, n_links): after FirstOpenPass the pressure outlet's, which read its moments; all of them
+/// (n_first = 0) when the fused kernel wrote every outlet moment.
 template <class T>
-struct OutletLinks {
+struct OpenLinks {
   OpenPassArguments<T> s;
   const OpenLinkCode* links;
   std::int64_t n_first, n_links;
@@ -160,13 +159,15 @@ template <class T>
 void apply_open_boundaries(const OpenPassArguments<T>& args, const OutletCell* outlet, const OpenLinkCode* links,
                            std::int64_t n_links, const backend::Stream* stream) {
   if (n_links <= 0) return;
-  const std::int64_t n_first = n_links - args.n_outlet_links;
-  if (args.n_outlet + n_first > 0) {
-    parallel_for(link_rows(args.n_outlet + n_first), FirstOpenPass<T>{args, outlet, links, n_first}, "open_first",
-                 stream);
+  if (args.n_outlet == 0) {
+    parallel_for(link_rows(n_links), OpenLinks<T>{args, links, 0, n_links}, "open_links", stream);
+    return;
   }
+  const std::int64_t n_first = n_links - args.n_outlet_links;
+  parallel_for(link_rows(args.n_outlet + n_first), FirstOpenPass<T>{args, outlet, links, n_first}, "open_first",
+               stream);
   if (args.n_outlet_links > 0) {
-    parallel_for(link_rows(args.n_outlet_links), OutletLinks<T>{args, links, n_first, n_links}, "open_outlet", stream);
+    parallel_for(link_rows(args.n_outlet_links), OpenLinks<T>{args, links, n_first, n_links}, "open_outlet", stream);
   }
 }
 

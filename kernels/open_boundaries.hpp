@@ -28,10 +28,13 @@
 //     neighbouring cells of one population plane;
 //   - a link on the device is 16 bytes (OpenLinkCode: the cell, the packed direction, rule, face and source, an
 //     index into the inlet velocities or the outlet moments); the ghost node and x - t_i follow from them;
-//   - a pressure outlet's rule needs the moments of its face cell and of the next cell inwards (2 x 19
-//     populations): they are computed once per face cell into a small array that the face cell's five links read,
-//     not once per link, by the first kernel, which also handles the links of the other rules (their scattered
-//     reads overlap); a second kernel then runs the outlet's links;
+//   - a pressure outlet's rule needs the moments rho, u of its face cell and of the next cell inwards: the fused
+//     kernel of the step writes them for the two planes of one outlet face of the block (OutletMomentsView,
+//     kernels/views.hpp), so the pass reads 2 x 4 values per link instead of 2 x 19 populations per face cell, and
+//     all links run in one kernel. The face cells of other outlet faces of the block, and all of them after a state
+//     was set without a step (set_populations), have their moments computed from the post-collision populations,
+//     once per face cell (not per link), by a first kernel that also runs the other rules' links (their scattered
+//     reads overlap); a second kernel then runs the outlet's links. Both give the same moments up to round-off;
 //   - per link then: one or two populations read (2 flags per population in the "own" layout), one written, and for
 //     the convective outflow one history value read and written. The face is sparse: no field over the whole block.
 #pragma once
@@ -79,9 +82,10 @@ struct OpenLink {
 };
 
 /// The device form of an OpenLink (16 bytes; solver/open_boundaries.cpp encodes it): `cell` = x, `code` packs
-/// dir (bits 0-4), source_dir (5-9), rule (10-11), face (12-14) and whether the rule reads x - t_i (bit 15; else x
-/// itself); `index` is the link's inlet velocity (kInletRule: inlet_velocity[3 index + d]) or its face cell's
-/// outlet moments (kPressureRule: OpenPassArguments::outlet_moments), -1 for the other rules.
+/// dir (bits 0-4), source_dir (5-9), rule (10-11), face (12-14), whether the rule reads x - t_i (bit 15; else x
+/// itself) and, for the pressure outlet, whether x + n is fluid (bit 16; else u(x + n) = u(x)); `index` is the link's
+/// inlet velocity (kInletRule: inlet_velocity[3 index + d]) or its face cell's record of outlet moments (kPressureRule:
+/// OpenPassArguments::outlet_moments; x + n's record is index + next_offset[face]), -1 for the other rules.
 struct OpenLinkCode {
   std::int64_t cell;
   std::uint32_t code;
@@ -92,10 +96,12 @@ struct OpenLinkCode {
   EDDY_HOST_DEVICE int rule() const { return int((code >> 10) & 3u); }
   EDDY_HOST_DEVICE int face() const { return int((code >> 12) & 7u); }
   EDDY_HOST_DEVICE bool reads_along() const { return ((code >> 15) & 1u) != 0u; }
+  EDDY_HOST_DEVICE bool next_is_fluid() const { return ((code >> 16) & 1u) != 0u; }
 
-  EDDY_HOST_DEVICE static std::uint32_t pack(int dir, int source_dir, int rule, int face, bool reads_along) {
+  EDDY_HOST_DEVICE static std::uint32_t pack(int dir, int source_dir, int rule, int face, bool reads_along,
+                                             bool next_is_fluid) {
     return std::uint32_t(dir) | std::uint32_t(source_dir) << 5 | std::uint32_t(rule) << 10 | std::uint32_t(face) << 12 |
-           std::uint32_t(reads_along ? 1u : 0u) << 15;
+           std::uint32_t(reads_along ? 1u : 0u) << 15 | std::uint32_t(next_is_fluid ? 1u : 0u) << 16;
   }
   /// The ghost node g = x - c_dir.
   EDDY_HOST_DEVICE std::int64_t ghost(const BlockShape& shape) const {
@@ -119,11 +125,14 @@ struct OpenLinkCode {
   }
 };
 
-/// A face cell of a pressure outlet (one per cell, however many of its links come from the face): x and the next
-/// cell inwards x + n (-1 where it is not fluid: u(x + n) = u(x)).
+/// A face cell of a pressure outlet (one per cell and face, however many of its links come from the face) whose
+/// moments the pass computes itself: x and the next cell inwards x + n (-1 where it is not fluid: u(x + n) = u(x)),
+/// and their records in OpenPassArguments::outlet_moments.
 struct OutletCell {
   std::int64_t cell;
   std::int64_t next;
+  std::int32_t record;
+  std::int32_t next_record;
 };
 
 /// The post-collision population f*_k(z, t) of the step just taken at fluid cell z (block index), scaled, from
@@ -175,10 +184,12 @@ struct OpenPassArguments {
   R ramp[6];                ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
   R face_value[6];          ///< per face, rho_w of a pressure outlet, lambda = U_c of a convective outflow
   const R* inlet_velocity;  ///< u_in of the inlet links at their crossing points, [3 index + d], lattice units
-  /// The outlet cells' moments of the step just taken (written by the first kernel, read by the links): rho at
-  /// [m], u_d at [(1 + d) n_outlet + m], u_d(x + n) at [(4 + d) n_outlet + m].
+  /// The moments of the step just taken at the outlet face cells and the cells next to them, one record of rho, u_x,
+  /// u_y, u_z ([4 r + k]) per cell and face: written by the fused kernel (OutletMomentsView) or by the first kernel
+  /// (OutletCell), read by the links.
   R* outlet_moments;
-  std::int64_t n_outlet;
+  std::int64_t next_offset[6];  ///< per outlet face, x + n's record minus x's
+  std::int64_t n_outlet;  ///< outlet cells whose moments the first kernel computes (0: the fused kernel wrote all)
   std::int64_t n_outlet_links;  ///< the pressure outlet's links, the last ones of the list (open_links)
   RoundingKey key;              ///< step = the arrival time (fp16 rounding bits, drawn apart from the fused kernel's)
   std::uint32_t step_taken;     ///< the step that left the state (the arrival time - 1; wraps below 0)
@@ -190,8 +201,8 @@ struct OpenPassArguments {
 
 /// Sets the population each of `n_links` links (device array) sends into the domain, in the layout the step left
 /// (see above): first the moments of the `args.n_outlet` outlet cells (device array `outlet`) and the links of the
-/// other rules, then the last `args.n_outlet_links` links (the pressure outlet's).
-/// Asynchronous on GPUs.
+/// other rules, then the last `args.n_outlet_links` links (the pressure outlet's); all links in one kernel when
+/// args.n_outlet is 0. Asynchronous on GPUs.
 template <class T>
 void apply_open_boundaries(const OpenPassArguments<T>& args, const OutletCell* outlet, const OpenLinkCode* links,
                            std::int64_t n_links, const backend::Stream* stream = nullptr);

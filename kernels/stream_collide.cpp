@@ -14,7 +14,9 @@
 // (+1 * sizeof(R) read). With the scalar transport the kernel also writes the velocity it computed
 // (VelocityOutView: +3 * sizeof(R) written), so no separate pass over the populations is needed. Every cell also
 // compares its |u| with the stability limit and, once a step has found one beyond it, stops updating
-// (StabilityView, kernels/views.hpp: one 4-byte word per step, read from cache).
+// (StabilityView, kernels/views.hpp: one 4-byte word per step, read from cache). With a pressure outlet in the block,
+// the fluid cells of its face plane and the next plane inwards also write their rho and u (OutletMomentsView: 4 *
+// sizeof(R) per cell of those two planes), which the open-face pass reads after the step.
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
@@ -61,6 +63,7 @@ struct StreamCollide {
   ForceFieldView<R> force_field;    // particles, buoyancy (kCoupled only)
   VelocityOutView<R> velocity_out;  // kCoupled only
   StabilityView<R> stability;
+  OutletMomentsView<R> outlet;  // null without a pressure outlet in the block
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -89,6 +92,7 @@ struct StreamCollide {
       collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
     stability.watch(key.step, u);
+    outlet.store(x, y, z, rho, u);
     RoundingBits bits(key, x, y, z, finite_moments(rho, u));
     if (plain) {
       store_step(slots, cell, f, bits);
@@ -113,6 +117,7 @@ struct StepArguments {
   const ForceFieldView<R>& force_field;
   const VelocityOutView<R>& velocity_out;
   const StabilityView<R>& stability;
+  const OutletMomentsView<R>& outlet;
 };
 
 /// What acts besides the collision in a step with arguments `s`.
@@ -136,7 +141,8 @@ void launch(const StepArguments<T>& s) {
                                                  s.key,
                                                  s.force_field,
                                                  s.velocity_out,
-                                                 s.stability};
+                                                 s.stability,
+                                                 s.outlet};
   parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
 }
 
@@ -160,9 +166,10 @@ template <class T>
 void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
-                    const ForceFieldView<compute_t<T>>& force_field,
-                    const VelocityOutView<compute_t<T>>& velocity_out, const StabilityView<compute_t<T>>& stability) {
-  const StepArguments<T> s{a, flags, shape, box, relax, walls, key, stream, force_field, velocity_out, stability};
+                    const ForceFieldView<compute_t<T>>& force_field, const VelocityOutView<compute_t<T>>& velocity_out,
+                    const StabilityView<compute_t<T>>& stability, const OutletMomentsView<compute_t<T>>& outlet) {
+  const StepArguments<T> s{a,   flags,  shape,       box,          relax,     walls,
+                           key, stream, force_field, velocity_out, stability, outlet};
   const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
@@ -176,8 +183,8 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
   template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,   \
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
                                   const RoundingKey&, const backend::Stream*, bool,                                 \
-                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,     \
-                                  const StabilityView<compute_t<T>>&);
+                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,        \
+                                  const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -70,8 +70,8 @@ struct VelocityOutView {
 /// collides, lattice units) has |u|^2 > max_speed_squared, or a NaN or infinite moment, lowers to the step's index
 /// (RoundingKey::step) with an atomic minimum. It holds kNoInstability until a cell does. With `freeze`, every later
 /// step (index above the word) leaves the populations as they are: the state stays that after the first unstable
-/// step, finite wherever it was finite then, however long the host takes to look (solver/lattice_simulation.cpp). A null
-/// word watches nothing.
+/// step, finite wherever it was finite then, however long the host takes to look (solver/lattice_simulation.cpp). A
+/// null word watches nothing.
 template <class R>
 struct StabilityView {
   static constexpr std::uint32_t kNoInstability = 0xffffffffu;
@@ -86,6 +86,40 @@ struct StabilityView {
   EDDY_HOST_DEVICE void watch(std::uint32_t step, const R (&u)[3]) const {
     if (first_step == nullptr) return;
     if (!(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] <= max_speed_squared)) atomic_min(first_step, step);
+  }
+};
+
+/// Where the fused kernel writes the density rho and velocity u = (sum_i c_i f_i + F/2) / rho (lattice units) it
+/// collides, for the fluid cells of two planes next to one pressure outlet of the block: the face cells (coordinate
+/// `face_plane` along `axis`, block-local) and the next cells inwards (`next_plane`). The outlet's rule needs exactly
+/// these moments after the step (kernels/open_boundaries.hpp), which otherwise cost 2 x 19 scattered population reads
+/// per face cell; they equal those of the post-collision populations, u = (sum_i c_i f*_i - F/2) / rho, because the
+/// collision conserves mass and adds F to the momentum (kernels/collision.hpp).
+/// Record r holds rho, u_x, u_y, u_z at [4 r + k]: r = (p_c - 1) n_b + (p_b - 1), plus n_b n_c on the next plane,
+/// where b < c are the two axes across the face and n_b, n_c the block's extents along them. Null: nothing written.
+template <class R>
+struct OutletMomentsView {
+  R* moments = nullptr;
+  int axis = 0;
+  int face_plane = 0, next_plane = 0;
+  int n_b = 0, n_c = 0;
+
+  EDDY_HOST_DEVICE bool present() const { return moments != nullptr; }
+  /// The record of block cell (x, y, z), or -1 off the two planes.
+  EDDY_HOST_DEVICE std::int64_t record(int x, int y, int z) const {
+    const int along = axis == 0 ? x : axis == 1 ? y : z;
+    if (along != face_plane && along != next_plane) return -1;
+    const int b = axis == 0 ? y : x, c = axis == 2 ? y : z;
+    const std::int64_t plane = std::int64_t(n_b) * n_c;
+    return std::int64_t(c - 1) * n_b + (b - 1) + (along == face_plane ? 0 : plane);
+  }
+  /// Writes the moments of cell (x, y, z) when it lies on the planes.
+  EDDY_HOST_DEVICE void store(int x, int y, int z, R rho, const R (&u)[3]) const {
+    if (moments == nullptr) return;
+    const std::int64_t r = record(x, y, z);
+    if (r < 0) return;
+    moments[4 * r] = rho;
+    for (int d = 0; d < 3; ++d) moments[4 * r + 1 + d] = u[d];
   }
 };
 

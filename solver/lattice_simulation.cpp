@@ -308,7 +308,7 @@ class LatticeSimulation final : public Simulation {
     halo_pending_ = halo_.active();
     if (open_) {
       open_->forget_history();
-      open_pending_ = OpenPending::apply;
+      open_pending_ = OpenPending::apply_from_populations;
     }
     wall_pass_pending_ = n_interpolated_ > 0;  // the interpolated walls of the streaming to come
     saved_valid_ = false;
@@ -486,7 +486,8 @@ class LatticeSimulation final : public Simulation {
   void update(const Box& box, const RoundingKey& key) {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
-                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability);
+                   force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability,
+                   open_ ? open_->step_moments() : OutletMomentsView<R>{});
   }
 
   /// A fresh stability watch, for a new state.
@@ -538,11 +539,11 @@ class LatticeSimulation final : public Simulation {
   void complete_open() {
     const OpenPending pending = open_pending_;
     open_pending_ = OpenPending::none;
-    if (pending == OpenPending::apply) {
+    if (pending == OpenPending::apply || pending == OpenPending::apply_from_populations) {
       const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
       const std::array<int, 3> origin = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
       open_->apply(view(), layout_, FlagView{flags_.data()}, shape_, walls_, relax_.force, origin, step_, stability,
-                   &compute_);
+                   pending == OpenPending::apply, &compute_);
     } else if (pending == OpenPending::restore) {
       open_->restore(view(), layout_, &compute_);
     }
@@ -578,7 +579,9 @@ class LatticeSimulation final : public Simulation {
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
   std::unique_ptr<OpenFaces<T>> open_;  // the open faces' links and pass (none without open faces)
-  enum class OpenPending { none, apply, restore };
+  /// What the open faces owe: nothing, the pass after a step (whose fused kernel wrote the outlet moments), the pass
+  /// after set_populations (no step: the pass computes them), the copy of a restored state.
+  enum class OpenPending { none, apply, apply_from_populations, restore };
   OpenPending open_pending_ = OpenPending::none;
   DeviceBuffer<std::uint32_t> watch_{1};       // StabilityView's word: the first unstable step
   PinnedBuffer<std::uint32_t> watch_seen_{1};  // its last copy on the host

@@ -3,6 +3,7 @@
 #include "solver/open_boundaries.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -42,6 +43,93 @@ int mirrored(int i, int axis) {
     if (d3q19::c(j, 0) == c[0] && d3q19::c(j, 1) == c[1] && d3q19::c(j, 2) == c[2]) return j;
   }
   return i;
+}
+
+/// Where the moments of the pressure outlet's face cells live (OpenPassArguments::outlet_moments): the records of the
+/// domain's first pressure outlet (lowest face index, `first`) follow OutletMomentsView's formula, so the fused
+/// kernel writes them; every other outlet face's K face cells take records base + j and their next cells base + K +
+/// j, after the first face's 2 n_b n_c. Which face the kernel covers depends on the case only, so every
+/// decomposition takes each cell's moments from the same place (bitwise 1 vs N ranks).
+template <class R>
+struct OutletRecords {
+  std::vector<OutletCell> cells;  // the other faces' cells first, then the fused kernel's face
+  std::int64_t apart = 0;         // the other faces' cells: the pass computes their moments every step
+  std::array<std::int64_t, 6> next_offset{};
+  std::vector<std::int32_t> link_record;  // per link: its face cell's record (pressure outlet), else -1
+  std::int64_t count = 0;                 // records
+  OutletMomentsView<R> view;              // the fused kernel's face (moments not set; n_b = 0 without one)
+};
+
+template <class R>
+OutletRecords<R> outlet_records(const BlockShape& shape, const std::vector<OpenLink>& links, int first) {
+  OutletRecords<R> r;
+  r.link_record.assign(links.size(), -1);
+  std::vector<std::size_t> face_cells[6];  // per face, the first link of each of its cells (link order)
+  std::vector<std::int32_t> link_cell(links.size(), -1);
+  std::unordered_map<std::int64_t, std::int32_t> known;  // key: cell * 8 + face
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const OpenLink& link = links[k];
+    if (link.rule != kPressureRule) continue;
+    std::vector<std::size_t>& cells = face_cells[link.face];
+    const auto [at, added] = known.emplace(link.cell * 8 + link.face, std::int32_t(cells.size()));
+    if (added) cells.push_back(k);
+    link_cell[k] = at->second;
+  }
+  if (first >= 0 && face_cells[first].empty()) first = -1;  // no cell of this block on it: the pass computes all
+  std::int64_t plane = 0;
+  if (first >= 0) {
+    const int axis = first / 2;
+    r.view.axis = axis;
+    r.view.face_plane = first % 2 == 0 ? 1 : shape.n[axis];
+    r.view.next_plane = first % 2 == 0 ? 2 : shape.n[axis] - 1;
+    r.view.n_b = shape.n[axis == 0 ? 1 : 0];
+    r.view.n_c = shape.n[axis == 2 ? 1 : 2];
+    plane = std::int64_t(r.view.n_b) * r.view.n_c;
+    r.next_offset[std::size_t(first)] = plane;
+  }
+  std::vector<std::int64_t> record[6];  // per face and cell
+  std::int64_t base = 2 * plane;
+  for (int face = 0; face < 6; ++face) {
+    if (face == first) {
+      for (std::size_t k : face_cells[face]) {
+        const OpenLink& link = links[k];
+        const std::int64_t at = r.view.record(link.position[0], link.position[1], link.position[2]);
+        if (at < 0 || at >= plane) throw std::logic_error("outlet_records: a face cell off the outlet's plane");
+        record[face].push_back(at);
+      }
+      continue;
+    }
+    const std::int64_t n = std::int64_t(face_cells[face].size());
+    r.next_offset[std::size_t(face)] = n;
+    for (std::int64_t j = 0; j < n; ++j) record[face].push_back(base + j);
+    base += 2 * n;
+  }
+  r.count = base;
+  if (r.count > std::int64_t(INT32_MAX) / 4) throw std::logic_error("outlet_records: too many outlet records");
+  for (int pass = 0; pass < 2; ++pass) {  // the other faces, then the fused kernel's
+    for (int face = 0; face < 6; ++face) {
+      if ((pass == 0) == (face == first)) continue;
+      for (std::size_t j = 0; j < face_cells[face].size(); ++j) {
+        const OpenLink& link = links[face_cells[face][j]];
+        const std::int64_t at = record[face][j];
+        r.cells.push_back(
+            OutletCell{link.cell, link.next, std::int32_t(at), std::int32_t(at + r.next_offset[std::size_t(face)])});
+      }
+    }
+    if (pass == 0) r.apart = std::int64_t(r.cells.size());
+  }
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    if (link_cell[k] >= 0) r.link_record[k] = std::int32_t(record[links[k].face][std::size_t(link_cell[k])]);
+  }
+  return r;
+}
+
+/// The face whose outlet moments the fused kernel writes: the domain's first pressure outlet, -1 without one.
+int kernel_outlet_face(const CaseConfig& config) {
+  for (int face = 0; face < 6; ++face) {
+    if (config.faces[face].kind == FaceKind::pressure_outlet) return face;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -234,17 +322,18 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
     face_value_[std::size_t(face)] = b.kind == FaceKind::pressure_outlet ? b.density : b.convection_velocity;
   }
   if (n_links_ == 0) return;
-  // The device form: 16 bytes a link, the inlet velocities apart, one outlet cell per (face cell, face).
+  const OutletRecords<R> records = outlet_records<R>(shape_, links, kernel_outlet_face(config));
+  // The device form: 16 bytes a link, the inlet velocities apart, one record of moments per (outlet cell, face).
   std::vector<OpenLinkCode> codes;
   std::vector<R> inlet_velocity;
-  std::vector<OutletCell> outlet;
-  std::unordered_map<std::int64_t, std::int32_t> outlet_index;  // key: cell * 8 + face
   codes.reserve(links.size());
-  for (const OpenLink& link : links) {
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const OpenLink& link = links[k];
     OpenLinkCode code{};
     code.cell = link.cell;
     code.index = -1;
-    code.code = OpenLinkCode::pack(link.dir, link.source_dir, link.rule, link.face, link.source != link.cell);
+    code.code =
+        OpenLinkCode::pack(link.dir, link.source_dir, link.rule, link.face, link.source != link.cell, link.next >= 0);
     if (n_outlet_links_ > 0 && link.rule != kPressureRule) {
       throw std::logic_error("open_links: a link of another rule after the pressure outlet's");
     }
@@ -252,9 +341,7 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
       code.index = std::int32_t(inlet_velocity.size() / 3);
       for (int d = 0; d < 3; ++d) inlet_velocity.push_back(R(link.value[d]));
     } else if (link.rule == kPressureRule) {
-      const auto [at, added] = outlet_index.emplace(link.cell * 8 + link.face, std::int32_t(outlet.size()));
-      if (added) outlet.push_back(OutletCell{link.cell, link.next});
-      code.index = at->second;
+      code.index = records.link_record[k];
       ++n_outlet_links_;
     }
     if (code.source(shape_) != link.source) {
@@ -269,11 +356,15 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
     inlet_velocity_ = DeviceBuffer<R>(inlet_velocity.size());
     inlet_velocity_.upload(inlet_velocity);
   }
-  n_outlet_ = std::int64_t(outlet.size());
+  n_outlet_ = std::int64_t(records.cells.size());
+  n_outlet_apart_ = records.apart;
+  next_offset_ = records.next_offset;
   if (n_outlet_ > 0) {
-    outlet_ = DeviceBuffer<OutletCell>(outlet.size());
-    outlet_.upload(outlet);
-    outlet_moments_ = DeviceBuffer<R>(7 * outlet.size());
+    outlet_ = DeviceBuffer<OutletCell>(records.cells.size());
+    outlet_.upload(records.cells);
+    outlet_moments_ = DeviceBuffer<R>(4 * std::size_t(records.count));
+    step_moments_ = records.view;
+    if (step_moments_.n_b > 0) step_moments_.moments = outlet_moments_.data();
   }
   if (has_convective_) history_ = DeviceBuffer<T>(links.size());
   host_codes_ = std::move(codes);
@@ -283,7 +374,7 @@ template <class T>
 void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                          const BlockShape& shape, const WallVelocities<R>& walls, const R (&force)[3],
                          const std::array<int, 3>& origin, std::int64_t arrival, const StabilityView<R>& stability,
-                         const backend::Stream* stream) {
+                         bool moments_from_step, const backend::Stream* stream) {
   if (n_links_ == 0) return;
   OpenPassArguments<T> args{};
   args.a = a;
@@ -298,7 +389,9 @@ void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, co
   }
   args.inlet_velocity = inlet_velocity_.data();
   args.outlet_moments = outlet_moments_.data();
-  args.n_outlet = n_outlet_;
+  for (int face = 0; face < 6; ++face) args.next_offset[face] = next_offset_[std::size_t(face)];
+  // The fused kernel of the step wrote the moments of step_moments()'s face: the first kernel computes the others.
+  args.n_outlet = moments_from_step && step_moments_.present() ? n_outlet_apart_ : n_outlet_;
   args.n_outlet_links = n_outlet_links_;
   args.key = RoundingKey{static_cast<std::uint32_t>(arrival), {origin[0], origin[1], origin[2]}};
   args.step_taken = static_cast<std::uint32_t>(arrival - 1);

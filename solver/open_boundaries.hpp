@@ -69,12 +69,18 @@ class OpenFaces {
   /// Links of this block (0: the pass does nothing here; other ranks may have some).
   std::int64_t links() const { return n_links_; }
 
+  /// Where the fused kernel writes the moments of one pressure outlet face of the block (OutletMomentsView; null
+  /// without an outlet here). Pass it to every stream_collide of the block's steps.
+  const OutletMomentsView<R>& step_moments() const { return step_moments_; }
+
   /// The pass over `a`, held in `layout` (kernels/open_boundaries.hpp), for the populations the step `arrival`
   /// (0-based) collides: after step s, arrival = s + 1; the ramp is taken at t = arrival. `origin`: the global index
-  /// of the block's cell (1, 1, 1) (RoundingKey). Queued on `stream`.
+  /// of the block's cell (1, 1, 1) (RoundingKey). `moments_from_step`: the step's fused kernel wrote step_moments()
+  /// (false after set_populations: the pass computes all outlet moments from the populations). Queued on `stream`.
   void apply(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
              const WallVelocities<R>& walls, const R (&force)[3], const std::array<int, 3>& origin,
-             std::int64_t arrival, const StabilityView<R>& stability, const backend::Stream* stream);
+             std::int64_t arrival, const StabilityView<R>& stability, bool moments_from_step,
+             const backend::Stream* stream);
   /// After a state was set whose links hold their values in slot i of x (a checkpoint, the initial state): copies
   /// them where the next step reads them and takes the convective history from them.
   void restore(const PopulationView<T>& a, PopulationLayout layout, const backend::Stream* stream);
@@ -91,10 +97,13 @@ class OpenFaces {
   BlockShape shape_;
   std::vector<OpenLinkCode> host_codes_;  // the links' device form, kept for pack_link_values (16 B a link)
   DeviceBuffer<OpenLinkCode> links_;
-  DeviceBuffer<R> inlet_velocity_;  // [3 index + d]
-  DeviceBuffer<OutletCell> outlet_;
-  DeviceBuffer<R> outlet_moments_;  // 7 per outlet cell (OpenPassArguments::outlet_moments)
+  DeviceBuffer<R> inlet_velocity_;   // [3 index + d]
+  DeviceBuffer<OutletCell> outlet_;  // the other faces' cells first (n_outlet_apart_), then step_moments_'s face
+  DeviceBuffer<R> outlet_moments_;   // 4 per record (OpenPassArguments::outlet_moments)
+  OutletMomentsView<R> step_moments_;
+  std::array<std::int64_t, 6> next_offset_{};
   std::int64_t n_outlet_ = 0;
+  std::int64_t n_outlet_apart_ = 0;
   std::int64_t n_outlet_links_ = 0;  // the last links of the list
   DeviceBuffer<T> history_;
   std::int64_t n_links_ = 0;

@@ -166,7 +166,9 @@ FaceBoundary open_face(FaceKind kind) {
 ///   1: x_min uniform oblique inlet, x_max zero-gradient outflow, y_min, y_max, z_min free slip, z_max wall (edges:
 ///      outflow/free slip, free slip/free slip);
 ///   2: x periodic, y_min parabolic inlet (plane Poiseuille over z), y_max pressure outlet, z walls (links along
-///      the face across the periodic x face).
+///      the face across the periodic x face);
+///   3: x_min uniform inlet, x_max and y_max pressure outlets at different densities (an edge of two outlets: the
+///      fused kernel writes x_max's moments, the pass sums y_max's), y_min free slip, z walls.
 CaseConfig open_boundaries_case(const OpenCase& p) {
   CaseConfig c = test::box_case(30, 30, 8, 0.7);
   if (p.layout == 0) {
@@ -183,10 +185,18 @@ CaseConfig open_boundaries_case(const OpenCase& p) {
     c.faces[0].velocity = {0.03, 0.01, 0.005};
     c.faces[1] = open_face(FaceKind::outflow);
     for (int face : {2, 3, 4}) c.faces[face] = open_face(FaceKind::free_slip);
-  } else {
+  } else if (p.layout == 2) {
     test::make_periodic(c, 0);
     c.faces[2] = inlet_parabolic(0.05, 0.0);
     c.faces[3] = open_face(FaceKind::pressure_outlet);
+  } else {
+    c.faces[0] = open_face(FaceKind::velocity_inlet);
+    c.faces[0].velocity = {0.04, 0.0, 0.0};
+    c.faces[1] = open_face(FaceKind::pressure_outlet);
+    c.faces[1].density = 1.004;
+    c.faces[2] = open_face(FaceKind::free_slip);
+    c.faces[3] = open_face(FaceKind::pressure_outlet);
+    c.faces[3].density = 0.997;
   }
   if (p.body_force) c.body_force = {1e-5, -2e-5, 5e-6};
   c.precision = p.precision;
@@ -241,7 +251,9 @@ INSTANTIATE_TEST_SUITE_P(OpenFaces, OpenFacesVsOracle,
                                            OpenCase{1, Precision::float64, 1e-12, "free_slip_box_double"},
                                            OpenCase{1, Precision::float32, 1e-5, "free_slip_box_float"},
                                            OpenCase{2, Precision::float64, 1e-12, "periodic_along_face_double"},
-                                           OpenCase{2, Precision::float16, 1e-4, "periodic_along_face_fp16"}),
+                                           OpenCase{2, Precision::float16, 1e-4, "periodic_along_face_fp16"},
+                                           OpenCase{3, Precision::float64, 1e-12, "two_outlets_double"},
+                                           OpenCase{3, Precision::float32, 1e-5, "two_outlets_float"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // [[solid]] bodies of every kind of link at once, in the box of the test above: an interpolated sphere and a
