@@ -103,6 +103,7 @@ int current_device();
 /// memory when it does not fit.
 void* allocate(std::size_t bytes);
 void release(void* ptr) noexcept;
+/// Synchronous copies: each returns once its data have arrived, so work queued next on any stream sees them.
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_on_device(void* dst, const void* src, std::size_t bytes);

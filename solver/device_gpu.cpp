@@ -58,14 +58,19 @@ void* allocate(std::size_t bytes) {
 
 void release(void* ptr) noexcept { (void)gpu(Free)(ptr); }
 
+// A plain Memcpy runs on the legacy default stream, which eddy's non-blocking streams do not wait for, and from
+// pageable host memory (and device to device) it may return before the data have arrived: wait for it, so that work
+// queued next on any stream sees the copy (a restored state was read half-copied under load before this wait).
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   EDDY_GPU_CHECK(gpu(Memcpy)(dst, src, bytes, gpu(MemcpyHostToDevice)));
+  EDDY_GPU_CHECK(gpu(StreamSynchronize)(nullptr));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   EDDY_GPU_CHECK(gpu(Memcpy)(dst, src, bytes, gpu(MemcpyDeviceToHost)));
 }
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   EDDY_GPU_CHECK(gpu(Memcpy)(dst, src, bytes, gpu(MemcpyDeviceToDevice)));
+  EDDY_GPU_CHECK(gpu(StreamSynchronize)(nullptr));
 }
 void synchronize() { EDDY_GPU_CHECK(gpu(DeviceSynchronize)()); }
 
