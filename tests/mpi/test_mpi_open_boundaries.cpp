@@ -97,6 +97,7 @@ TEST(MpiOpenBoundaries, BitwiseEqualToOneRank) {
       for (const auto& dims : layouts) {
         const int ranks = dims[0] * dims[1] * dims[2];
         if (world_size() % ranks != 0) continue;
+        if (v.two_outlets && dims[2] > 1) continue;  // the outlets' faces are x and y (CI time)
         for (const bool overlap : {true, false}) {
           MPI_Comm group = MPI_COMM_NULL;
           MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
