@@ -13,6 +13,6 @@ fi
 # Resolve the case path before moving to the project root (where output/ is created).
 [[ -e $case_file ]] && case_file=$(realpath "$case_file")
 eddy_install_packages "$backend"
-eddy_build "$backend"
+EDDY_BUILD_TARGET=eddy eddy_build "$backend"  # the binary only: the test suite is test.sh's
 cd "$EDDY_ROOT"
 exec "build/$backend/eddy" run "$case_file" "$@"

@@ -2,7 +2,7 @@
 # Shared set-up for scripts/run.sh and scripts/test.sh: installs missing Debian packages, configures and builds
 # eddy for one backend. Source it, then call:  eddy_install_packages <backend>...;  eddy_build <backend> [cmake args]
 # Builds go to build/<backend> (Release); eddy_build_fuzz builds the libFuzzer targets in build/fuzz.
-# Honours EDDY_BUILD_JOBS (default: all cores).
+# Honours EDDY_BUILD_JOBS (default: all cores) and EDDY_BUILD_TARGET (default: all targets).
 set -euo pipefail
 
 EDDY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -61,7 +61,8 @@ eddy_build() {
     args+=(-DCMAKE_CUDA_COMPILER="$nvcc")
   fi
   cmake "${args[@]}" "$@" >/dev/null
-  cmake --build "$dir" -j "${EDDY_BUILD_JOBS:-$(nproc)}"
+  # EDDY_BUILD_TARGET: one target (run.sh builds only the eddy binary, not the test suite); default all.
+  cmake --build "$dir" -j "${EDDY_BUILD_JOBS:-$(nproc)}" ${EDDY_BUILD_TARGET:+--target "$EDDY_BUILD_TARGET"}
 }
 
 # The libFuzzer targets of tests/fuzz, with clang and sanitizers, in build/fuzz: a build tree of their own
