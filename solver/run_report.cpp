@@ -10,6 +10,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/lattice_units.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/open_boundaries.hpp"
 #include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/solid_shapes.hpp"
@@ -236,7 +237,7 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
     log << " " << kFaceNames[f] << "=" << (kind == FaceKind::moving_wall ? "moving wall" : face_kind_name(kind));
   }
   log << "\n"
-      << open_faces_text(config) << "tau         " << format_number("%.6g", config.tau) << "\n"
+      << open_faces_text(config) << open_face_warnings(config) << "tau         " << format_number("%.6g", config.tau) << "\n"
       << "omega       " << format_number("%.6g", config.omega()) << "\n"
       << "nu          " << format_number("%.6g", config.nu) << " (lattice)\n"
       << "Re          " << format_number("%.6g", config.reynolds) << " (U = " << format_number("%.4g", config.velocity)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -172,6 +173,34 @@ TEST(OpenBoundaryReader, TypeOverrideDropsTheOtherTypesKeys) {
 }
 
 // ---- profiles -----------------------------------------------------------------------------------------------------
+
+// Start-up warnings (printed under the open faces' lines): inflow with nowhere to leave, a ramp longer than the run.
+TEST(OpenBoundaryWarnings, InflowWithoutAnOutletAndARampLongerThanTheRun) {
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
+  const std::string backflow =
+      "[boundary.x_max]\ntype = \"velocity_inlet\"\nvelocity = [-0.02, 0, 0]\n";  // into the domain
+  EXPECT_EQ(open_face_warnings(parse_case(channel(inlet + kOutlet), "open.toml")), "");
+  const std::string two = open_face_warnings(parse_case(channel(inlet + backflow), "open.toml"));
+  EXPECT_NE(two.find("warning: boundary.x_min, boundary.x_max push fluid in, but no face is a pressure_outlet or "
+                     "outflow"),
+            std::string::npos)
+      << two;
+  EXPECT_EQ(std::count(two.begin(), two.end(), '\n'), 1) << two;
+  const std::string parabolic =
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nprofile = \"parabolic\"\n"
+      "max_velocity = 1.0\n";
+  EXPECT_NE(
+      open_face_warnings(parse_case(channel(parabolic), "open.toml")).find("warning: boundary.x_min pushes fluid in"),
+      std::string::npos);
+  // sin^2(pi t / 2T) at t = T / 2: half the velocity.
+  const std::string ramped = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\nramp_time = 200\n";
+  const std::string ramp = open_face_warnings(parse_case(channel(ramped + kOutlet), "open.toml", {"run.steps=100"}));
+  EXPECT_NE(ramp.find("warning: boundary.x_min.ramp_time is longer than the run (100 steps): the inlet reaches 50 % of "
+                      "its velocity"),
+            std::string::npos)
+      << ramp;
+  EXPECT_EQ(open_face_warnings(parse_case(channel(ramped + kOutlet), "open.toml", {"run.steps=200"})), "");
+}
 
 TEST(OpenBoundaryProfiles, ParabolaVanishesOnTheWallsAndPeaksInTheMiddle) {
   CaseConfig c = parse_case(
