@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <numeric>
 #include <vector>
 
+#include "solver/decomposition.hpp"
 #include "solver/simulation.hpp"
 
 namespace eddy::test {
@@ -23,6 +25,30 @@ inline int world_size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
+}
+
+/// The ranks of MPI_COMM_WORLD in groups of `ranks` consecutive ranks; this rank's group (MPI_Comm_free it).
+inline MPI_Comm group_of(int ranks) {
+  MPI_Comm group = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
+  return group;
+}
+
+/// Runs `config` on this rank's group of dims[0] dims[1] dims[2] ranks (parallel.ranks = dims, parallel.overlap =
+/// `overlap`) for `steps` steps and returns read(simulation, group), collective on the group; the simulation and
+/// the group are gone after.
+template <class Read>
+auto run_split(const CaseConfig& config, const std::array<int, 3>& dims, bool overlap, std::int64_t steps, Read read) {
+  MPI_Comm group = group_of(dims[0] * dims[1] * dims[2]);
+  CaseConfig c = config;
+  c.parallel.ranks = dims;
+  c.parallel.overlap = overlap;
+  auto sim = Simulation::create(c, decompose(c, group));
+  sim->advance(steps);
+  auto state = read(*sim, group);
+  sim.reset();
+  MPI_Comm_free(&group);
+  return state;
 }
 
 /// One particle's state as a row: id, x, y, z, vx, vy, vz.

@@ -27,15 +27,9 @@
 namespace eddy {
 namespace {
 
+using test::group_of;
 using test::world_rank;
 using test::world_size;
-
-/// The ranks of MPI_COMM_WORLD in groups of `ranks` consecutive ranks; this rank's group.
-MPI_Comm group_of(int ranks) {
-  MPI_Comm group = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
-  return group;
-}
 
 CaseConfig cavity_case() {
   CaseConfig c = test::box_case(14, 12, 10, 0.0);
@@ -91,7 +85,7 @@ struct Layout {
   const char* name;
 };
 
-const Layout kLayouts[] = {{{2, 1, 1}, "x2"}, {{1, 2, 1}, "y2"}, {{1, 1, 2}, "z2"},
+const Layout kLayouts[] = {{{2, 1, 1}, "x2"},   {{1, 2, 1}, "y2"}, {{1, 1, 2}, "z2"},
                            {{2, 2, 1}, "x2y2"}, {{4, 1, 1}, "x4"}, {{1, 1, 4}, "z4"}};
 
 void expect_bitwise_equal_to_one_rank(const CaseConfig& config, int steps) {
@@ -328,8 +322,8 @@ void check_halo(CaseConfig config, std::array<int, 3> dims, HaloDirection direct
     }
   });
   const char* name = into ? "into_ghosts" : "out_of_ghosts";
-  EXPECT_EQ(wrong, 0) << "of " << checked << " crossing populations, " << name << ", dims " << dims[0] << "x"
-                      << dims[1] << "x" << dims[2] << ", rank " << d.rank;
+  EXPECT_EQ(wrong, 0) << "of " << checked << " crossing populations, " << name << ", dims " << dims[0] << "x" << dims[1]
+                      << "x" << dims[2] << ", rank " << d.rank;
   EXPECT_EQ(clobbered, 0) << "interior slots the exchange must not touch, " << name << ", rank " << d.rank;
   if (d.exchanges(0) || d.exchanges(1) || d.exchanges(2)) EXPECT_GT(checked, 0);
   MPI_Comm_free(&group);

@@ -23,6 +23,7 @@
 namespace eddy {
 namespace {
 
+using test::run_split;
 using test::world_rank;
 using test::world_size;
 
@@ -99,17 +100,8 @@ TEST(MpiOpenBoundaries, BitwiseEqualToOneRank) {
         if (world_size() % ranks != 0) continue;
         if (v.two_outlets && dims[2] > 1) continue;  // the outlets' faces are x and y (CI time)
         for (const bool overlap : {true, false}) {
-          MPI_Comm group = MPI_COMM_NULL;
-          MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
-          CaseConfig c = config;
-          c.parallel.ranks = dims;
-          c.parallel.overlap = overlap;
-          const Decomposition d = decompose(c, group);
-          auto sim = Simulation::create(c, d);
-          sim->advance(steps);
-          const std::vector<double> state = global_state(*sim, group);
-          sim.reset();
-          MPI_Comm_free(&group);
+          const std::vector<double> state =
+              run_split(config, dims, overlap, steps, [&](Simulation& s, MPI_Comm g) { return global_state(s, g); });
           if (world_rank() != 0) continue;
           EXPECT_EQ(state, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", overlap "
                                       << overlap << ", steps " << steps << ", precision " << int(v.precision)
@@ -189,17 +181,8 @@ TEST(MpiOpenBoundaries, BodiesReachingOpenFacesBitwiseEqualToOneRank) {
         const int ranks = dims[0] * dims[1] * dims[2];
         if (world_size() % ranks != 0) continue;
         for (const bool overlap : {true, false}) {
-          MPI_Comm group = MPI_COMM_NULL;
-          MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
-          CaseConfig c = config;
-          c.parallel.ranks = dims;
-          c.parallel.overlap = overlap;
-          const Decomposition d = decompose(c, group);
-          auto sim = Simulation::create(c, d);
-          sim->advance(steps);
-          const std::vector<double> state = fluid_state(*sim, labels, group);
-          sim.reset();
-          MPI_Comm_free(&group);
+          const std::vector<double> state = run_split(
+              config, dims, overlap, steps, [&](Simulation& s, MPI_Comm g) { return fluid_state(s, labels, g); });
           if (world_rank() != 0) continue;
           EXPECT_EQ(state, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", overlap "
                                       << overlap << ", steps " << steps << ", precision " << int(precision)

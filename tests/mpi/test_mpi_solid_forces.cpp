@@ -19,6 +19,7 @@
 namespace eddy {
 namespace {
 
+using test::run_split;
 using test::world_rank;
 using test::world_size;
 
@@ -60,17 +61,8 @@ TEST(MpiSolidForces, BitwiseEqualToOneRank) {
         const int ranks = dims[0] * dims[1] * dims[2];
         if (world_size() % ranks != 0) continue;
         for (const bool overlap : {true, false}) {
-          MPI_Comm group = MPI_COMM_NULL;
-          MPI_Comm_split(MPI_COMM_WORLD, world_rank() / ranks, world_rank(), &group);
-          CaseConfig c = config;
-          c.parallel.ranks = dims;
-          c.parallel.overlap = overlap;
-          const Decomposition d = decompose(c, group);
-          auto sim = Simulation::create(c, d);
-          sim->advance(steps);
-          const std::vector<unsigned long long> sums = global_solid_force_sums(*sim);
-          sim.reset();
-          MPI_Comm_free(&group);
+          const std::vector<unsigned long long> sums = run_split(
+              config, dims, overlap, steps, [](Simulation& s, MPI_Comm) { return global_solid_force_sums(s); });
           if (world_rank() != 0) continue;
           EXPECT_EQ(sums, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", overlap "
                                      << overlap << ", steps " << steps << ", precision " << int(precision);
