@@ -424,6 +424,16 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
                               ": the profile must cover the whole face");
             }
           }
+          // Not at rest everywhere (the reader refused velocities pointing out): an inlet, not a wall.
+          const std::string file = face_key(face, "file") + " = \"" + t.file + "\": ";
+          double inflow = 0.0;
+          for (const std::array<double, 3>& v : t.velocity) inflow = std::max(inflow, inward_sign(face) * v[axis]);
+          if (!(inflow > 0)) {
+            source.fail(face_key(face, "file"), file +
+                                                    "no point's velocity has a component into the domain through "
+                                                    "face " +
+                                                    name + ", so nothing flows in (a wall would do that)");
+          }
         }
         break;
       }
@@ -468,6 +478,23 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
         break;
       default:
         break;
+    }
+  }
+  // Two pressure outlets on different axes meet at an edge, whose cells take both rules: with different densities
+  // the pressure jumps there, and the corner cells blew up within a few thousand steps (0.999 against 1, tau = 1).
+  for (int first = 0; first < 6; ++first) {
+    for (int second = first + 1; second < 6; ++second) {
+      const FaceBoundary &a = config.faces[first], &b = config.faces[second];
+      if (a.kind != FaceKind::pressure_outlet || b.kind != FaceKind::pressure_outlet || first / 2 == second / 2 ||
+          a.density == b.density) {
+        continue;
+      }
+      source.fail(face_key(second, "density"),
+                  "boundary." + std::string(kFaceNames[first]) + " and boundary." + kFaceNames[second] +
+                      " are pressure outlets that meet at an edge with different densities (" + fmt(a.density) +
+                      " and " + fmt(b.density) +
+                      ", lattice units): the pressure would jump along the edge, which makes its cells unstable; "
+                      "give them the same density or pressure, or make one an outflow");
     }
   }
 }

@@ -144,17 +144,22 @@ TEST(OpenBoundaryReader, OutletPressureAndConvectionVelocity) {
 }
 
 TEST(OpenBoundaryReader, SiUnitsUnderUnits) {
-  const CaseConfig c =
-      parse_case(si_channel("[boundary.x_min]\ntype = \"velocity_inlet\"\nprofile = \"parabolic\"\nmax_velocity = 0.3\n"
-                            "ramp_time = 2.0\n[boundary.x_max]\ntype = \"pressure_outlet\"\npressure = 5.0\n"
-                            "[boundary.y_max]\ntype = \"outflow\"\nscheme = \"convective\"\nconvection_velocity = 0.4\n"
-                            "[boundary.y_min]\ntype = \"pressure_outlet\"\ndensity = 1010\n"),
-                 "open.toml");
+  const CaseConfig c = parse_case(
+      si_channel("[boundary.x_min]\ntype = \"velocity_inlet\"\nprofile = \"parabolic\"\nmax_velocity = 0.3\n"
+                 "ramp_time = 2.0\n[boundary.x_max]\ntype = \"pressure_outlet\"\npressure = 5.0\n"
+                 "[boundary.y_max]\ntype = \"outflow\"\nscheme = \"convective\"\nconvection_velocity = 0.4\n"),
+      "open.toml");
+  // A density in kg/m^3 (outlets meeting at an edge hold one density: this one on its own).
+  const CaseConfig by_density = parse_case(
+      si_channel(
+          "[boundary.x_min]\ntype = \"velocity_inlet\"\nprofile = \"parabolic\"\nmax_velocity = 0.3\n"
+          "[boundary.x_max]\ntype = \"outflow\"\n[boundary.y_min]\ntype = \"pressure_outlet\"\ndensity = 1010\n"),
+      "open.toml");
   const double dx = 0.41 / 16, dt = 0.05 * dx / 0.2;
   EXPECT_NEAR(c.faces[0].speed, 0.3 * dt / dx, 1e-15);  // 0.075 lattice
   EXPECT_NEAR(c.faces[0].ramp_time, 2.0 / dt, 1e-9);
   EXPECT_NEAR(c.faces[1].density, 1.0 + 3.0 * 5.0 * dt * dt / (1000.0 * dx * dx), 1e-15);
-  EXPECT_NEAR(c.faces[2].density, 1.01, 1e-15);
+  EXPECT_NEAR(by_density.faces[2].density, 1.01, 1e-15);
   EXPECT_NEAR(c.faces[3].convection_velocity, 0.4 * dt / dx, 1e-15);
   EXPECT_FALSE(c.faces[0].in_si);
   CaseConfig again = c;  // idempotent
@@ -340,6 +345,21 @@ TEST(OpenBoundaryErrors, OutletDensityAndConvectionVelocityRanges) {
   EXPECT_NO_THROW(parse_case(channel(convective + "convection_velocity = 19\n"), "open.toml"));
 }
 
+// Pressure outlets meeting at an edge must hold the same density (the edge's cells blew up otherwise); opposite
+// faces may differ (a pressure-driven flow).
+TEST(OpenBoundaryErrors, OutletsMeetingAtAnEdgeNeedOneDensity) {
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
+  const std::string y_outlet = "[boundary.y_max]\ntype = \"pressure_outlet\"\ndensity = 0.999\n";
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + y_outlet),
+                    "boundary.x_max and boundary.y_max are pressure outlets that meet at an edge with different "
+                    "densities (1 and 0.999",
+                    "give them the same density or pressure");
+  const std::string y_same = "[boundary.y_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n";
+  EXPECT_NO_THROW(parse_case(channel(inlet + kOutlet + y_same), "open.toml"));
+  const std::string x_min_outlet = "[boundary.x_min]\ntype = \"pressure_outlet\"\ndensity = 1.01\n";
+  EXPECT_NO_THROW(parse_case(channel(x_min_outlet + kOutlet), "open.toml"));
+}
+
 TEST(OpenBoundaryErrors, CsvProfileFileProblemsNameTheFileAndLine) {
   const ProfileDir d;
   const auto failure = [&](const std::string& csv) {
@@ -366,6 +386,9 @@ TEST(OpenBoundaryErrors, CsvProfileFileProblemsNameTheFileAndLine) {
       {"y,u\n0,1\n16,-1\n", "inlet.csv:3: the velocity points out of the domain"},
       {"y,u\n4,1\n16,1\n", "the points cover y from 4 to 16, but face x_min spans y from 0 to 16 cells"},
       {"y,u\n0,1\n", "at least two different y positions"},
+      {"y,ux,uy,uz\n0,-0.5,1,0\n16,1,0,0\n", "inlet.csv:2: the velocity points out of the domain"},
+      {"y,ux,uy,uz\n0,0,1,0\n16,0,1,0\n", "no point's velocity has a component into the domain"},
+      {"y,u\n0,0\n16,0\n", "no point's velocity has a component into the domain"},
   };
   for (const Bad& b : bad) {
     const Failure f = failure(b.csv);
