@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -181,40 +180,6 @@ double inlet_ramp(double ramp_time, double t) {
   if (t <= 0.0) return 0.0;
   const double s = std::sin(0.5 * M_PI * t / ramp_time);
   return s * s;
-}
-
-std::string open_face_warnings(const CaseConfig& config) {
-  std::string text;
-  bool leaves = false;
-  std::vector<int> pushing;  // inlets whose velocity at the face's centre points into the domain
-  for (int face = 0; face < 6; ++face) {
-    const FaceBoundary& b = config.faces[face];
-    leaves = leaves || b.kind == FaceKind::pressure_outlet || b.kind == FaceKind::outflow;
-    if (b.kind != FaceKind::velocity_inlet) continue;
-    const int axis = face / 2;
-    std::array<double, 3> centre{};
-    for (int a = 0; a < 3; ++a) centre[a] = 0.5 * config.size[a];
-    centre[axis] = face % 2 == 0 ? 0.0 : double(config.size[axis]);
-    const double inward = (face % 2 == 0 ? 1.0 : -1.0) * inlet_velocity(config, face, centre)[std::size_t(axis)];
-    if (inward > 0.0) pushing.push_back(face);
-    if (b.ramp_time > double(config.steps)) {
-      const double reached = inlet_ramp(b.ramp_time, double(config.steps));
-      char share[32];
-      std::snprintf(share, sizeof share, "%.3g", 100.0 * reached);
-      text += std::string("warning: boundary.") + kFaceNames[face] + ".ramp_time is longer than the run (" +
-              std::to_string(config.steps) + " steps): the inlet reaches " + share +
-              " % of its velocity by the end; shorten the ramp or run longer (run.steps)\n";
-    }
-  }
-  if (!leaves && !pushing.empty()) {
-    std::string names;
-    for (int face : pushing) names += std::string(names.empty() ? "" : ", ") + "boundary." + kFaceNames[face];
-    text += "warning: " + names + (pushing.size() == 1 ? " pushes" : " push") +
-            " fluid in, but no face is a pressure_outlet or outflow: the fluid cannot leave, so the density in the "
-            "domain rises every step (the mass drift of the progress line); make a face type = \"pressure_outlet\" or "
-            "\"outflow\"\n";
-  }
-  return text;
 }
 
 std::vector<OpenLink> open_links(const CaseConfig& config, const Decomposition& d, const std::vector<CellFlag>& flags) {

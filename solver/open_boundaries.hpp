@@ -18,7 +18,6 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "io/case_config.hpp"
@@ -44,11 +43,6 @@ std::array<double, 3> inlet_velocity(const CaseConfig& config, int face, const s
 /// The ramp factor of an inlet at time t (steps; the populations the step t collides): sin^2(pi t / (2 T)) for
 /// t < T = ramp_time, 1 after (and always for T = 0). Smooth: it and its slope start at 0 and reach 1 and 0 at T.
 double inlet_ramp(double ramp_time, double t);
-
-/// Start-up warnings about the open faces of `config` (finalized), one "warning: ...\n" line each, empty when none:
-/// velocity inlets whose velocity at the face's centre is not zero with no pressure_outlet or outflow for the fluid
-/// to leave by (the density then rises every step), and a ramp_time longer than the run (the inlet never reaches its velocity).
-std::string open_face_warnings(const CaseConfig& config);
 
 /// The links of this block's interior fluid cells that come from an open face's ghost node (kOpen + face in
 /// `flags`, build_flags' result), in direction order then cell order (the device's order: neighbouring threads on

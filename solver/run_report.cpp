@@ -225,6 +225,30 @@ std::string open_faces_text(const CaseConfig& config) {
 
 }  // namespace
 
+std::string open_face_warnings(const CaseConfig& config) {
+  std::string text, inlets;
+  bool leaves = false;
+  for (int face = 0; face < 6; ++face) {
+    const FaceBoundary& b = config.faces[face];
+    leaves = leaves || b.kind == FaceKind::pressure_outlet || b.kind == FaceKind::outflow;
+    if (b.kind != FaceKind::velocity_inlet) continue;
+    inlets += std::string(inlets.empty() ? "" : ", ") + "boundary." + kFaceNames[face];
+    if (b.ramp_time > double(config.steps)) {
+      text += std::string("warning: boundary.") + kFaceNames[face] + ".ramp_time is longer than the run (" +
+              std::to_string(config.steps) + " steps): the inlet reaches " +
+              format_number("%.3g", 100.0 * inlet_ramp(b.ramp_time, double(config.steps))) +
+              " % of its velocity by the end; shorten the ramp or run longer (run.steps)\n";
+    }
+  }
+  if (!leaves && !inlets.empty()) {
+    text += "warning: " + inlets + (inlets.find(',') == std::string::npos ? " pushes" : " push") +
+            " fluid in, but no face is a pressure_outlet or outflow: the fluid cannot leave, so the density in the "
+            "domain rises every step (the mass drift of the progress line); make a face type = \"pressure_outlet\" or "
+            "\"outflow\"\n";
+  }
+  return text;
+}
+
 void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, std::size_t device_bytes, int ranks,
                         std::ostream& log, bool out_of_core, const std::vector<SolidSummary>& solids) {
   const double cells = double(config.size[0]) * config.size[1] * config.size[2];
@@ -237,7 +261,8 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
     log << " " << kFaceNames[f] << "=" << (kind == FaceKind::moving_wall ? "moving wall" : face_kind_name(kind));
   }
   log << "\n"
-      << open_faces_text(config) << open_face_warnings(config) << "tau         " << format_number("%.6g", config.tau) << "\n"
+      << open_faces_text(config) << open_face_warnings(config) << "tau         " << format_number("%.6g", config.tau)
+      << "\n"
       << "omega       " << format_number("%.6g", config.omega()) << "\n"
       << "nu          " << format_number("%.6g", config.nu) << " (lattice)\n"
       << "Re          " << format_number("%.6g", config.reynolds) << " (U = " << format_number("%.4g", config.velocity)

@@ -25,6 +25,12 @@ double checkpoint_gigabytes(const std::string& manifest_path);
 void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
                        std::ostream& log);
 
+/// Start-up warnings about the open faces of `config` (finalized), one "warning: ...\n" line each, empty when none:
+/// velocity inlets (the reader makes each push fluid in) with no pressure_outlet or outflow for the fluid to leave
+/// by (the density then rises every step), and a ramp_time longer than the run (the inlet never reaches its
+/// velocity). Part of print_case_summary's table.
+std::string open_face_warnings(const CaseConfig& config);
+
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
 /// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
 /// cells live in host memory and device_bytes are the slab buffers. `solids`: the set-up's summary of the [[solid]]

@@ -425,13 +425,12 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
             }
           }
           // Not at rest everywhere (the reader refused velocities pointing out): an inlet, not a wall.
-          const std::string file = face_key(face, "file") + " = \"" + t.file + "\": ";
           double inflow = 0.0;
           for (const std::array<double, 3>& v : t.velocity) inflow = std::max(inflow, inward_sign(face) * v[axis]);
           if (!(inflow > 0)) {
-            source.fail(face_key(face, "file"), file +
-                                                    "no point's velocity has a component into the domain through "
-                                                    "face " +
+            source.fail(face_key(face, "file"), face_key(face, "file") + " = \"" + t.file +
+                                                    "\": no point's velocity has a component into the domain "
+                                                    "through face " +
                                                     name + ", so nothing flows in (a wall would do that)");
           }
         }

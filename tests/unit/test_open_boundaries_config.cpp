@@ -15,6 +15,7 @@
 #include "io/case_config.hpp"
 #include "solver/errors.hpp"
 #include "solver/open_boundaries.hpp"
+#include "solver/run_report.hpp"
 
 namespace eddy {
 namespace {
