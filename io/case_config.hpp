@@ -21,6 +21,9 @@
 namespace eddy {
 
 enum class Collision { bgk, trt };
+/// Subgrid-scale model of a large-eddy simulation ([numerics] les): none, or Smagorinsky's eddy viscosity from each
+/// cell's non-equilibrium momentum flux (kernels/smagorinsky.hpp).
+enum class LesModel { none, smagorinsky };
 /// Storage precision of the populations ([numerics] storage): float, double, or fp16 (16-bit storage of the
 /// scaled f_i - w_i, arithmetic in float).
 enum class Precision { float32, float64, float16 };
@@ -396,6 +399,11 @@ struct CaseConfig {
   /// same rule for cases in lattice units and in SI. A smaller tau is refused with the resolution that would
   /// reach it; a case that accepts the risk of an instability lowers min_tau.
   double min_tau = 0.51;
+  LesModel les = LesModel::none;
+  /// Smagorinsky constant C_S ([numerics] smagorinsky_constant, in (0, 1]), nu_t = (C_S dx)^2 |S|. Default 0.1, the
+  /// value for wall-bounded shear flows (Deardorff 1970, J. Fluid Mech. 41, 453); Lilly's (1967) 0.17 is derived
+  /// for isotropic turbulence and overdamps a channel.
+  double smagorinsky_constant = 0.1;
   Precision precision = Precision::float32;
   /// Populations on the device (in-core) or in pinned host memory streamed through it in z-slabs ([numerics]
   /// out_of_core, device_memory_limit, time_block, slabs); default "auto": out-of-core only when the block does not

@@ -16,7 +16,10 @@
 // compares its |u| with the stability limit and, once a step has found one beyond it, stops updating
 // (StabilityView, kernels/views.hpp: one 4-byte word per step, read from cache). With a pressure outlet in the block,
 // the fluid cells of its face plane and the next plane inwards also write their rho and u (OutletMomentsView: 4 *
-// sizeof(R) per cell of those two planes), which the open-face pass reads after the step.
+// sizeof(R) per cell of those two planes), which the open-face pass reads after the step. With LES the collision's
+// rates come from each cell's own non-equilibrium flux (kernels/smagorinsky.hpp, no extra traffic); on the steps
+// that accumulate turbulence statistics each cell adds its rho and u (and u_a u_b) to sums in double
+// (StatisticsView: one read-modify-write of 4 or 10 doubles, 64 or 160 B per cell).
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
@@ -34,13 +37,15 @@ namespace {
 ///   none:    no force at all (Relaxation::force zero, no per-cell force, velocity not written): the Guo source
 ///            terms are left out of the collision (collide<false>, kernels/collision.hpp);
 ///   uniform: a body force, the same in every cell;
-///   coupled: a per-cell force (particles, buoyancy) and/or the velocity written out; the parts present are
-///            chosen at run time.
-enum class Source { none, uniform, coupled };
+///   coupled: a per-cell force (particles, buoyancy), the velocity written out and/or the statistics
+///            accumulated; the parts present are chosen at run time;
+///   les:     as coupled, with the Smagorinsky model's local relaxation rates (kernels/smagorinsky.hpp).
+enum class Source { none, uniform, coupled, les };
 
 template <class T, bool kOdd, class Index, Source kSource>
 struct StreamCollide {
-  static constexpr bool kCoupled = kSource == Source::coupled;
+  static constexpr bool kLes = kSource == Source::les;
+  static constexpr bool kCoupled = kSource == Source::coupled || kLes;
   using R = compute_t<T>;
   // Register cap per thread (MaxRegisters, kernels/parallel_for.hpp), by offset width and storage type; the values
   // are measured on the H200: docs/performance.md, "Tuning notes".
@@ -64,6 +69,8 @@ struct StreamCollide {
   VelocityOutView<R> velocity_out;  // kCoupled only
   StabilityView<R> stability;
   OutletMomentsView<R> outlet;  // null without a pressure outlet in the block
+  Smagorinsky<R> les;           // kLes only
+  StatisticsView statistics;    // kCoupled only
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index cell = Index(shape.index(x, y, z));
@@ -86,8 +93,13 @@ struct StreamCollide {
     if (kCoupled) {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
-      collide(f, local, rho, u, Stored<T>::kScale);
+      if constexpr (kLes) {
+        collide_les(f, local, les, rho, u, Stored<T>::kScale);
+      } else {
+        collide(f, local, rho, u, Stored<T>::kScale);
+      }
       if (velocity_out.present()) velocity_out.store(cell, u);
+      if (statistics.present()) statistics.add(cell, rho, u);
     } else {
       collide<kSource != Source::none>(f, relax, rho, u, Stored<T>::kScale);
     }
@@ -118,12 +130,15 @@ struct StepArguments {
   const VelocityOutView<R>& velocity_out;
   const StabilityView<R>& stability;
   const OutletMomentsView<R>& outlet;
+  const Smagorinsky<R>& les;
+  const StatisticsView& statistics;
 };
 
 /// What acts besides the collision in a step with arguments `s`.
 template <class T>
 Source source_of(const StepArguments<T>& s) {
-  if (s.force_field.present() || s.velocity_out.present()) return Source::coupled;
+  if (s.les.on()) return Source::les;
+  if (s.force_field.present() || s.velocity_out.present() || s.statistics.present()) return Source::coupled;
   if (s.relax.force[0] != 0 || s.relax.force[1] != 0 || s.relax.force[2] != 0) return Source::uniform;
   return Source::none;
 }
@@ -142,15 +157,19 @@ void launch(const StepArguments<T>& s) {
                                                  s.force_field,
                                                  s.velocity_out,
                                                  s.stability,
-                                                 s.outlet};
+                                                 s.outlet,
+                                                 s.les,
+                                                 s.statistics};
   parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
 }
 
-/// The kernel for the run-time choices of a step with offsets of type Index: 3 sources x 2 kinds of step, so 12
+/// The kernel for the run-time choices of a step with offsets of type Index: 4 sources x 2 kinds of step, so 16
 /// kernels per storage type with the two offset widths (stream_collide).
 template <class T, class Index>
 void launch(const StepArguments<T>& s, Source source, bool odd) {
   switch (source) {
+    case Source::les:
+      return odd ? launch<T, Index, Source::les, true>(s) : launch<T, Index, Source::les, false>(s);
     case Source::coupled:
       return odd ? launch<T, Index, Source::coupled, true>(s) : launch<T, Index, Source::coupled, false>(s);
     case Source::uniform:
@@ -167,9 +186,10 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
                     const ForceFieldView<compute_t<T>>& force_field, const VelocityOutView<compute_t<T>>& velocity_out,
-                    const StabilityView<compute_t<T>>& stability, const OutletMomentsView<compute_t<T>>& outlet) {
-  const StepArguments<T> s{a,   flags,  shape,       box,          relax,     walls,
-                           key, stream, force_field, velocity_out, stability, outlet};
+                    const StabilityView<compute_t<T>>& stability, const OutletMomentsView<compute_t<T>>& outlet,
+                    const Smagorinsky<compute_t<T>>& les, const StatisticsView& statistics) {
+  const StepArguments<T> s{a,      flags,       shape,        box,       relax,  walls, key,
+                           stream, force_field, velocity_out, stability, outlet, les,   statistics};
   const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
@@ -184,7 +204,8 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                                   const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
                                   const RoundingKey&, const backend::Stream*, bool,                                 \
                                   const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,        \
-                                  const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&);
+                                  const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&,     \
+                                  const Smagorinsky<compute_t<T>>&, const StatisticsView&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -123,6 +123,35 @@ struct OutletMomentsView {
   }
 };
 
+/// Running sums of turbulence statistics (solver/flow_statistics.hpp) that the fused kernel adds to, in double, for
+/// every fluid cell it updates: sums[k * n_cells + cell] (block layout, ghost layer included) with k = 0: rho,
+/// 1..3: u_x, u_y, u_z and, with `second_moments`, 4..9: u_x u_x, u_y u_y, u_z u_z, u_x u_y, u_x u_z, u_y u_z, of
+/// the moments the kernel collides (lattice units; u with the F/2 shift). One read-modify-write of 4 or 10 doubles
+/// per cell (32 or 80 B each way). Null: nothing accumulated.
+struct StatisticsView {
+  double* sums = nullptr;
+  std::int64_t n_cells = 0;
+  bool second_moments = false;
+  static constexpr int kFirstMoments = 4;    ///< rho, u_x, u_y, u_z
+  static constexpr int kAllMoments = 10;     ///< and the six products u_a u_b
+  EDDY_HOST_DEVICE bool present() const { return sums != nullptr; }
+  /// Adds rho, u (and u_a u_b) of `cell` to the sums.
+  template <class R, class Index>
+  EDDY_HOST_DEVICE void add(Index cell, R rho, const R (&u)[3]) const {
+    double* s = sums + std::int64_t(cell);
+    const double v[3] = {double(u[0]), double(u[1]), double(u[2])};
+    s[0] += double(rho);
+    for (int d = 0; d < 3; ++d) s[(1 + d) * n_cells] += v[d];
+    if (!second_moments) return;
+    s[4 * n_cells] += v[0] * v[0];
+    s[5 * n_cells] += v[1] * v[1];
+    s[6 * n_cells] += v[2] * v[2];
+    s[7 * n_cells] += v[0] * v[1];
+    s[8 * n_cells] += v[0] * v[2];
+    s[9 * n_cells] += v[1] * v[2];
+  }
+};
+
 /// Velocity of each of the 6 faces' moving walls (lattice units), indexed by face (see cell_flags.hpp).
 template <class R>
 struct WallVelocities {

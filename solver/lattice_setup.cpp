@@ -233,6 +233,13 @@ Relaxation<T> relaxation(const CaseConfig& config) {
       T(omega_plus), T(omega_minus), {T(config.body_force[0]), T(config.body_force[1]), T(config.body_force[2])}};
 }
 
+template <class T>
+Smagorinsky<T> smagorinsky(const CaseConfig& config) {
+  if (config.les != LesModel::smagorinsky) return Smagorinsky<T>{};
+  return Smagorinsky<T>{T(config.tau), T(smagorinsky_factor(config.smagorinsky_constant)),
+                        config.collision == Collision::bgk ? T(0) : T(config.magic)};
+}
+
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition) {
   InitialField init{};
   switch (config.initial.kind) {
@@ -259,5 +266,7 @@ template WallVelocities<float> wall_velocities<float>(const CaseConfig&);
 template WallVelocities<double> wall_velocities<double>(const CaseConfig&);
 template Relaxation<float> relaxation<float>(const CaseConfig&);
 template Relaxation<double> relaxation<double>(const CaseConfig&);
+template Smagorinsky<float> smagorinsky<float>(const CaseConfig&);
+template Smagorinsky<double> smagorinsky<double>(const CaseConfig&);
 
 }  // namespace eddy

@@ -86,6 +86,11 @@ WallVelocities<T> wall_velocities(const CaseConfig& config);
 template <class T>
 Relaxation<T> relaxation(const CaseConfig& config);
 
+/// The Smagorinsky model's parameters for the fused kernel (kernels/smagorinsky.hpp): off (factor 0) without
+/// [numerics] les; tau0 = config.tau, factor = 18 sqrt(2) C_S^2, magic = the TRT Lambda (0 with BGK).
+template <class T>
+Smagorinsky<T> smagorinsky(const CaseConfig& config);
+
 /// Analytic initial field of the case on this rank's block (amplitude in lattice units, wave numbers 2 pi / N of
 /// the global grid, block offset, tau = 1 / omega_plus for the non-equilibrium part of the populations).
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition);

@@ -132,6 +132,7 @@ class LatticeSimulation final : public Simulation {
         decomposition_(decomposition),
         shape_(block_shape(decomposition)),
         relax_(relaxation<R>(config)),
+        les_(smagorinsky<R>(config)),
         walls_(wall_velocities<R>(config)),
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
@@ -487,8 +488,11 @@ class LatticeSimulation final : public Simulation {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
                    force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability,
-                   open_ ? open_->step_moments() : OutletMomentsView<R>{});
+                   open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, statistics_view());
   }
+
+  /// Where this step's fused kernel adds its moments to the turbulence statistics: none yet.
+  StatisticsView statistics_view() const { return {}; }
 
   /// A fresh stability watch, for a new state.
   void reset_watch() {
@@ -552,6 +556,7 @@ class LatticeSimulation final : public Simulation {
   Decomposition decomposition_;
   BlockShape shape_;
   Relaxation<R> relax_;
+  Smagorinsky<R> les_;
   WallVelocities<R> walls_;
   backend::Stream compute_, comm_;
   backend::Event step_done_, halo_done_;

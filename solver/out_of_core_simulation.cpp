@@ -103,6 +103,7 @@ class OutOfCoreSimulation final : public Simulation {
         decomposition_(decomposition),
         shape_(block_shape(decomposition)),
         relax_(relaxation<R>(config)),
+        les_(smagorinsky<R>(config)),
         walls_(wall_velocities<R>(config)),
         request_(request),
         plan_(plan),
@@ -448,7 +449,8 @@ class OutOfCoreSimulation final : public Simulation {
         const Box box{{1, 1, p.lo}, {shape_.n[0] + 1, shape_.n[1] + 1, p.hi}};
         const RoundingKey key{static_cast<std::uint32_t>(step_ + s),
                               {decomposition_.offset[0], decomposition_.offset[1], origin + p.shift}};
-        stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream, false, force, velocity);
+        stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream, false, force, velocity,
+                       {}, {}, les_);
       }
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, false, stream);
       layout = after_step(layout);
@@ -604,6 +606,7 @@ class OutOfCoreSimulation final : public Simulation {
   Decomposition decomposition_;
   BlockShape shape_;
   Relaxation<R> relax_;
+  Smagorinsky<R> les_;
   WallVelocities<R> walls_;
   SlabRequest request_;
   SlabPlan plan_;

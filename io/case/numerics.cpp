@@ -113,6 +113,14 @@ void read_numerics(const Section& section, CaseConfig& config) {
                          .value_or(Collision::trt);
   config.magic = section.number("magic").value_or(3.0 / 16.0);
   config.min_tau = section.number("min_tau").value_or(config.min_tau);
+  config.les = section.choice<LesModel>("les", {{"none", LesModel::none}, {"smagorinsky", LesModel::smagorinsky}})
+                   .value_or(LesModel::none);
+  config.smagorinsky_constant = section.number("smagorinsky_constant").value_or(config.smagorinsky_constant);
+  if (section.has("smagorinsky_constant") && config.les != LesModel::smagorinsky) {
+    section.fail("smagorinsky_constant", section.quote("smagorinsky_constant") +
+                                             " applies only with les = \"smagorinsky\" (les is \"none\"); set "
+                                             "numerics.les = \"smagorinsky\" or remove smagorinsky_constant");
+  }
   config.precision =
       section
           .choice<Precision>(
@@ -129,11 +137,18 @@ void read_numerics(const Section& section, CaseConfig& config) {
   if (section.has("slabs")) ooc.slabs = read_numerics_count(section, "slabs", kMaxSlabs, "z-slabs per block");
 }
 
-/// numerics.magic > 0 (TRT Lambda).
+/// numerics.magic > 0 (TRT Lambda); numerics.smagorinsky_constant in (0, 1].
 void finalize_numerics(const CaseConfig& config, const Source& source) {
   require_finite(source, "numerics.magic", config.magic);
   require_positive(Entry(source, "numerics.magic", fmt(config.magic)), config.magic,
                    "TRT Lambda; 3/16 = 0.1875 is the usual choice, 1/4 the most stable");
+  require_finite(source, "numerics.smagorinsky_constant", config.smagorinsky_constant);
+  const double c_s = config.smagorinsky_constant;
+  if (!(c_s > 0.0 && c_s <= 1.0)) {
+    Entry(source, "numerics.smagorinsky_constant", fmt(c_s))
+        .out_of_range("smagorinsky_constant must be in (0, 1]: the Smagorinsky constant C_S of nu_t = (C_S dx)^2 |S|; "
+                      "0.1 (the default) for wall-bounded shear flows, 0.17 for isotropic turbulence");
+  }
 }
 
 /// [numerics] out-of-core keys on the plain struct (shared with cases built in code): ranges (0 = chosen at run time),
