@@ -38,6 +38,7 @@ struct OracleCase {
   double tolerance;
   const char* name;
   bool body_force = true;
+  bool les = false;  ///< Smagorinsky LES (kernels/smagorinsky.hpp) with a large constant, so every cell's rates move
 };
 
 void PrintTo(const OracleCase& c, std::ostream* os) { *os << c.name; }
@@ -57,6 +58,10 @@ CaseConfig all_boundaries_case(const OracleCase& p) {
   c.collision = p.collision;
   c.precision = p.precision;
   c.velocity = 0.05;
+  if (p.les) {
+    c.les = LesModel::smagorinsky;
+    c.smagorinsky_constant = 0.5;  // large, so the random start and the moving walls move every tau well off 0.7
+  }
   finalize_case(c);
   return c;
 }
@@ -129,7 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
                       OracleCase{Collision::bgk, Precision::float16, 1e-4, "BGK_fp16"},
                       OracleCase{Collision::trt, Precision::float64, 1e-12, "TRT_double_no_force", false},
                       OracleCase{Collision::bgk, Precision::float32, 1e-5, "BGK_float_no_force", false},
-                      OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16_no_force", false}),
+                      OracleCase{Collision::trt, Precision::float16, 1e-4, "TRT_fp16_no_force", false},
+                      OracleCase{Collision::trt, Precision::float64, 1e-12, "TRT_double_les", true, true},
+                      OracleCase{Collision::bgk, Precision::float64, 1e-12, "BGK_double_les", true, true},
+                      OracleCase{Collision::trt, Precision::float32, 1e-5, "TRT_float_les", true, true},
+                      OracleCase{Collision::bgk, Precision::float16, 1e-4, "BGK_fp16_les", true, true},
+                      OracleCase{Collision::trt, Precision::float32, 1e-5, "TRT_float_les_no_force", false, true}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // ---- Open faces: the pass after the fused kernel (kernels/open_boundaries.hpp) against the oracle's rules ---------

@@ -391,6 +391,28 @@ std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
   return out;
 }
 
+void ReferenceLbm::smagorinsky_rates(const std::vector<double>& f, std::size_t k, double rho, const double u[3],
+                                     const double F[3], const double feq[19], double& omega_plus,
+                                     double& omega_minus) const {
+  // Pi_neq = sum_i c_i c_i (f_i - f_eq_i) + (F u + u F) / 2 (Malaspinas & Sagaut 2012), summed over all 19 directions
+  // of the unshifted populations, the full tensor.
+  double pi_sq = 0.0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      double p = 0.5 * (F[a] * u[b] + u[a] * F[b]);
+      for (int i = 0; i < 19; ++i) p += kVelocity[i][a] * kVelocity[i][b] * (f[i * n_ + k] - feq[i]);
+      pi_sq += p * p;
+    }
+  // nu = nu0 + C_S^2 |S| with |S| = sqrt(2 S:S) and S = -Pi_neq / (2 rho c_s^2 tau), tau = 3 nu + 1/2: the positive
+  // root of tau^2 - tau0 tau - 3 C_S^2 sqrt(2 pi_sq) / (2 rho c_s^2) = 0 (Hou et al. 1996).
+  const double c2 = config_.smagorinsky_constant * config_.smagorinsky_constant;
+  const double tau0 = config_.tau;
+  const double q = 3.0 * c2 * std::sqrt(2.0 * pi_sq) / (2.0 * rho * kCs2);
+  const double tau = 0.5 * (tau0 + std::sqrt(tau0 * tau0 + 4.0 * q));
+  omega_plus = 1.0 / tau;
+  omega_minus = config_.collision == Collision::bgk ? omega_plus : 1.0 / (config_.magic / (tau - 0.5) + 0.5);
+}
+
 void ReferenceLbm::collide(std::vector<double>& f) const {
   for (std::size_t k = 0; k < n_; ++k) {
     if (solid_[k] >= 0) continue;
@@ -405,14 +427,16 @@ void ReferenceLbm::collide(std::vector<double>& f) const {
       for (int a = 0; a < 3; ++a) s += ((c[a] - u[a]) / kCs2 + dot(c, u) * c[a] / (kCs2 * kCs2)) * F[a];
       source[i] = kWeight[i] * s;
     }
+    double omega_plus = omega_plus_, omega_minus = omega_minus_;
+    if (config_.les == LesModel::smagorinsky) smagorinsky_rates(f, k, rho, u, F, feq, omega_plus, omega_minus);
     for (int i = 0; i < 19; ++i) {
       const int o = opposite(i);
       const double fi = f[i * n_ + k], fo = f[o * n_ + k];
       const double f_sym = 0.5 * (fi + fo), f_anti = 0.5 * (fi - fo);
       const double eq_sym = 0.5 * (feq[i] + feq[o]), eq_anti = 0.5 * (feq[i] - feq[o]);
       const double s_sym = 0.5 * (source[i] + source[o]), s_anti = 0.5 * (source[i] - source[o]);
-      post[i] = fi - omega_plus_ * (f_sym - eq_sym) - omega_minus_ * (f_anti - eq_anti) +
-                (1.0 - 0.5 * omega_plus_) * s_sym + (1.0 - 0.5 * omega_minus_) * s_anti;
+      post[i] = fi - omega_plus * (f_sym - eq_sym) - omega_minus * (f_anti - eq_anti) +
+                (1.0 - 0.5 * omega_plus) * s_sym + (1.0 - 0.5 * omega_minus) * s_anti;
     }
     for (int i = 0; i < 19; ++i) f[i * n_ + k] = post[i];
   }

@@ -16,6 +16,8 @@
 // and u(x) where x + n is. Solid cells neither stream nor collide.
 // Sources: Krueger et al. (2017), eqs. 3.54 (f_eq), 10.25-10.29 (TRT), 6.14 (Guo), 5.26-5.27 (bounce-back); the open
 // faces' sources are those of kernels/boundary_rules.hpp. Inlet profiles: uniform and parabolic (not csv).
+// LES (config.les): each cell's rates from the full tensor Pi_neq of its unshifted populations and the quadratic for
+// tau written out from its derivation (Hou et al. 1996), not from kernels/smagorinsky.hpp.
 #pragma once
 
 #include <array>
@@ -78,6 +80,9 @@ class ReferenceLbm {
     return std::size_t(x) + std::size_t(config_.size[0]) * (std::size_t(y) + std::size_t(config_.size[1]) * z);
   }
   void collide(std::vector<double>& f) const;
+  /// The Smagorinsky rates of cell k with moments rho, u, force F and equilibrium feq (config.les).
+  void smagorinsky_rates(const std::vector<double>& f, std::size_t k, double rho, const double u[3], const double F[3],
+                         const double feq[19], double& omega_plus, double& omega_minus) const;
   void moments(const std::vector<double>& f, std::size_t k, double& rho, double u[3]) const;
 
   CaseConfig config_;

@@ -231,5 +231,97 @@ TEST(Collision, FloatMassHasNoSystematicBias) {
   expect_no_float_mass_bias<false>(16384.0f);  // fp16's scaled arithmetic
 }
 
+// ---- Smagorinsky LES (kernels/smagorinsky.hpp) -------------------------------------------------------------------
+
+/// Populations whose flux is that of a known strain rate: f_i = f_eq_i(rho, u) - w_i c_i.F / (2 c_s^2)
+/// + w_i / (2 c_s^4) (c_i c_i - c_s^2 I) : Pi, with Pi = -2 rho c_s^2 tau S - (F u + u F) / 2, the first-order
+/// non-equilibrium flux of a flow of strain rate S relaxed with tau (Chapman-Enskog with Guo forcing). Its
+/// momentum is rho u - F / 2, so u is the collision's shifted velocity, and sum_i c_i c_i (f_i - f_eq_i) = Pi.
+/// Returned as shifted populations g_i = f_i - w_i times `scale`.
+template <class R>
+void strained_populations(double rho, const double (&u)[3], const double (&F)[3], const double (&S)[3][3], double tau,
+                          R scale, R (&g)[Q]) {
+  const double cs2 = 1.0 / 3.0;
+  double pi[3][3];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) pi[a][b] = -2.0 * rho * cs2 * tau * S[a][b] - 0.5 * (F[a] * u[b] + u[a] * F[b]);
+  for (int i = 0; i < Q; ++i) {
+    const double w = d3q19::w<double>(i);
+    double hermite = 0.0, cF = 0.0;
+    for (int a = 0; a < 3; ++a) {
+      cF += c(i, a) * F[a];
+      for (int b = 0; b < 3; ++b) hermite += (c(i, a) * c(i, b) - (a == b ? cs2 : 0.0)) * pi[a][b];
+    }
+    const double f = equilibrium<double>(i, rho, u[0], u[1], u[2]) - w * cF / (2.0 * cs2) +
+                     w * hermite / (2.0 * cs2 * cs2);
+    g[i] = R((f - w) * double(scale));
+  }
+}
+
+/// The rates of a strained cell solve tau = tau0 + 3 C_S^2 |S| (nu = nu0 + (C_S dx)^2 |S|, |S| = sqrt(2 S:S),
+/// Smagorinsky 1963), a relation the kernel's closed-form root does not contain: for populations built with the tau
+/// of that relation, the kernel returns 1 / tau, and with TRT the omega_minus of the run's magic parameter.
+template <class R>
+void expect_rates_of_the_eddy_viscosity(R scale, double tolerance) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (int trial = 0; trial < 40; ++trial) {
+    const double rho = 1.0 + 0.02 * unit(rng);
+    const double u[3] = {0.05 * unit(rng), 0.05 * unit(rng), 0.05 * unit(rng)};
+    const double F[3] = {trial % 2 ? 1e-4 * unit(rng) : 0.0, trial % 2 ? 1e-4 * unit(rng) : 0.0, 0.0};
+    double S[3][3];
+    for (int a = 0; a < 3; ++a)
+      for (int b = a; b < 3; ++b) S[a][b] = S[b][a] = 2e-2 * unit(rng);
+    double ss = 0.0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) ss += S[a][b] * S[a][b];
+    const double tau0 = 0.5 + 0.002 * (1 + trial), C = 0.1 + 0.01 * trial, magic = 3.0 / 16.0;
+    const double tau = tau0 + 3.0 * C * C * std::sqrt(2.0 * ss);
+    R g[Q];
+    strained_populations(rho, u, F, S, tau, scale, g);
+    R drho, r, v[3];
+    const R force[3] = {R(F[0]), R(F[1]), R(F[2])};
+    shifted_moments(g, force, drho, r, v, scale);
+    const Smagorinsky<R> les{R(tau0), R(smagorinsky_factor(C)), trial % 3 ? R(magic) : R(0)};
+    R omega_plus, omega_minus;
+    smagorinsky_rates(les, nonequilibrium_flux_norm(g, scale, drho, r, v, force), r, omega_plus, omega_minus);
+    EXPECT_NEAR(1.0 / double(omega_plus), tau, tolerance * tau) << "trial " << trial;
+    const double expected_minus = trial % 3 ? 1.0 / (magic / (tau - 0.5) + 0.5) : 1.0 / tau;
+    EXPECT_NEAR(double(omega_minus), expected_minus, 10 * tolerance * expected_minus) << "trial " << trial;
+    EXPECT_GT(tau - tau0, 20 * tolerance * tau) << "the strain must raise tau measurably";
+  }
+}
+
+TEST(Smagorinsky, RatesOfTheEddyViscosity) {
+  expect_rates_of_the_eddy_viscosity<double>(1.0, 1e-12);
+  expect_rates_of_the_eddy_viscosity<float>(1.0f, 2e-5);
+  expect_rates_of_the_eddy_viscosity<float>(16384.0f, 2e-5);  // fp16's scaled arithmetic
+}
+
+/// Without strain (populations at equilibrium) or with C_S -> 0 the model leaves the run's rates: collide_les then
+/// equals collide with the force terms.
+TEST(Smagorinsky, NoStrainKeepsTheMolecularRates) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    double f[Q];
+    random_populations(rng, f);
+    double a[Q], b[Q];
+    for (int i = 0; i < Q; ++i) a[i] = b[i] = f[i] - d3q19::w<double>(i);
+    const double tau = 0.6, magic = 3.0 / 16.0;
+    const Relaxation<double> p{1.0 / tau, trt_omega_minus(1.0 / tau, magic), {1e-5, -2e-5, 0.0}};
+    const Smagorinsky<double> off{tau, 1e-300 * smagorinsky_factor(0.1), magic};
+    double r1, u1[3], r2, u2[3];
+    collide<true>(a, p, r1, u1);
+    collide_les(b, p, off, r2, u2);
+    for (int i = 0; i < Q; ++i) EXPECT_NEAR(a[i], b[i], 1e-15) << "trial " << trial << ", direction " << i;
+  }
+  const double rho = 1.01, u[3] = {0.03, -0.02, 0.01}, F[3] = {0, 0, 0}, S[3][3] = {};
+  double g[Q];
+  strained_populations(rho, u, F, S, 0.6, 1.0, g);
+  double drho, r, v[3];
+  shifted_moments(g, F, drho, r, v);
+  EXPECT_LT(nonequilibrium_flux_norm(g, 1.0, drho, r, v, F), 1e-15);
+}
+
 }  // namespace
 }  // namespace eddy
