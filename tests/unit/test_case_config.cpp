@@ -432,6 +432,31 @@ TEST(CaseConfigErrors, OutOfRangeValues) {
   EXPECT_INPUT_ERROR(t, "case.name", "a/b");
 }
 
+TEST(CaseConfig, LesKeys) {
+  CaseText t;
+  EXPECT_EQ(parse_case(t.str(), "test.toml").les, LesModel::none);
+  t.extra = "[numerics]\nles = \"smagorinsky\"\n";
+  const CaseConfig c = parse_case(t.str(), "test.toml");
+  EXPECT_EQ(c.les, LesModel::smagorinsky);
+  EXPECT_DOUBLE_EQ(c.smagorinsky_constant, 0.1);
+  t.extra = "[numerics]\nles = \"smagorinsky\"\nsmagorinsky_constant = 0.17\n";
+  EXPECT_DOUBLE_EQ(parse_case(t.str(), "test.toml").smagorinsky_constant, 0.17);
+}
+
+TEST(CaseConfigErrors, LesConstantOutOfRangeOrWithoutTheModel) {
+  CaseText t;
+  for (const char* value : {"0", "-0.1", "1.5", "nan"}) {
+    t.extra = std::string("[numerics]\nles = \"smagorinsky\"\nsmagorinsky_constant = ") + value + "\n";
+    EXPECT_INPUT_ERROR(t, "numerics.smagorinsky_constant");
+  }
+  t.extra = "[numerics]\nles = \"smagorinsky\"\nsmagorinsky_constant = 1.5\n";
+  EXPECT_INPUT_ERROR(t, "numerics.smagorinsky_constant", "(0, 1]");
+  t.extra = "[numerics]\nsmagorinsky_constant = 0.1\n";
+  EXPECT_INPUT_ERROR(t, "numerics.smagorinsky_constant", "les = \"smagorinsky\"");
+  t.extra = "[numerics]\nles = \"smagorinski\"\n";
+  EXPECT_INPUT_ERROR(t, "numerics.les", "smagorinsky");
+}
+
 TEST(CaseConfigErrors, ViscosityRules) {
   CaseText t;
   t.physics = "velocity = 0.1\ntau = 0.5\n";
