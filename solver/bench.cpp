@@ -112,6 +112,7 @@ CaseConfig bench_case(const BenchOptions& o) {
     throw InputError("bench: --solid must be \"none\" or \"sphere\" (got \"" + o.solid + "\")");
   }
   c.tau = 0.6;  // stable at every size (a fixed Re would push tau towards 1/2 on small grids)
+  if (o.les) c.les = LesModel::smagorinsky;
   c.collision = o.collision;
   c.precision = o.precision;
   c.steps = 1;
@@ -291,6 +292,14 @@ void time_empty_cavity(const CaseConfig& config, const Decomposition& d, const B
   r.empty_mlups = cells * 1e-6 / seconds_per_step(*cavity, d, o.warmup_steps, r.steps, o.repetitions);
 }
 
+/// --les: the same case with the plain kernel, timed the same way.
+void time_plain_kernel(const Decomposition& d, const BenchOptions& o, double cells, BenchResult& r) {
+  BenchOptions plain = o;
+  plain.les = false;
+  auto sim = Simulation::create(bench_case(plain), d);
+  r.plain_mlups = cells * 1e-6 / seconds_per_step(*sim, d, o.warmup_steps, r.steps, o.repetitions);
+}
+
 /// The in-core reference of an out-of-core bench: the same grid and steps in device memory, when it fits there.
 void time_in_core(const CaseConfig& config, const Decomposition& d, const BenchOptions& o, double cells,
                   BenchResult& r, std::ostream& log) {
@@ -328,7 +337,7 @@ void log_start(const CaseConfig& config, const Decomposition& d, const BenchOpti
   log << "bench: " << (o.solid == "sphere" ? "sphere in a channel (inlet, outlet, interpolated walls) "
                                             : "lid-driven cavity ")
       << config.size[0] << " x " << config.size[1] << " x " << config.size[2] << ", "
-      << r.precision << " storage, " << r.backend << " on " << r.device;
+      << r.precision << " storage" << (o.les ? ", Smagorinsky LES" : "") << ", " << r.backend << " on " << r.device;
   if (d.size > 1) {
     log << ", " << d.size << " ranks as " << d.dims[0] << " x " << d.dims[1] << " x " << d.dims[2]
         << ", transport " << transport_name(o.transport) << (o.overlap ? ", overlap on" : ", overlap off");
@@ -392,6 +401,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   if (o.stencils) time_stencils(config, decomposition, r);
   if (r.out_of_core) time_in_core(config, decomposition, o, cells, r, log);
   if (o.solid != "none") time_empty_cavity(config, decomposition, o, cells, r);
+  if (o.les) time_plain_kernel(decomposition, o, cells, r);
   measure_device(decomposition, o, r);
 
   const std::vector<ReportRow> rows = bench_report(r, o);

@@ -58,6 +58,8 @@ struct BenchOptions {
   /// pressure outlet (rho = 1) at x_max, free-slip y and z faces; the bench then also times the empty cavity on the
   /// same grid in the same run and reports the body case's share of it (issue 22's target: >= 95 % at 512^3).
   std::string solid = "none";
+  /// --les: the Smagorinsky model in the fused kernel ([numerics] les), timed beside the plain kernel in the same run.
+  bool les = false;
 };
 
 struct BenchResult {
@@ -103,6 +105,8 @@ struct BenchResult {
   /// --solid sphere: the empty cavity on the same grid, timed the same way in the same run; the sphere's solid cells
   /// and cut links (interpolated walls, all ranks).
   double empty_mlups = 0;
+  /// --les: the same case without the model, timed the same way in the same run.
+  double plain_mlups = 0;
   std::int64_t solid_cells = 0;
   std::int64_t cut_links = 0;
 };

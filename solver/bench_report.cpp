@@ -209,6 +209,11 @@ std::vector<ReportRow> bench_report(const BenchResult& r, const BenchOptions& o)
                    number("empty_mlups", r.empty_mlups, "empty cavity %.1f MLUPS (same grid, same run): "),
                    shown(r.empty_mlups > 0 ? 100.0 * r.mlups_mean / r.empty_mlups : 0.0, "body case at %.1f%% of it")},
                   o.solid != "none"});
+  rows.push_back({"les",
+                  {text("les", "smagorinsky", "%s: "),
+                   number("plain_mlups", r.plain_mlups, "plain kernel %.1f MLUPS (same grid, same run): "),
+                   shown(r.plain_mlups > 0 ? 100.0 * r.mlups_mean / r.plain_mlups : 0.0, "LES at %.1f%% of it")},
+                  o.les});
   rows.push_back({"", {flag("out_of_core", r.out_of_core, "", "")}, false});
   if (r.out_of_core) add_out_of_core_rows(r, rows);
   rows.push_back({"stencils",

@@ -250,6 +250,9 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
                    "none (default: the cavity) or sphere: a sphere of diameter N/4 in a channel with a velocity "
                    "inlet, a pressure outlet and interpolated walls, timed beside the empty cavity")
       ->check(CLI::IsMember({"none", "sphere"}));
+  bench->add_flag("--les", o.les,
+                  "Smagorinsky LES in the fused kernel ([numerics] les = \"smagorinsky\"), timed beside the plain "
+                  "kernel on the same grid");
   bench->add_flag("--out-of-core", o.out_of_core,
                   "Run out of core (populations in host memory, z-slabs through the device) and compare with the "
                   "in-core run of the same grid");
