@@ -419,6 +419,9 @@ struct CaseConfig {
   std::string output_directory = "output";
   bool write_vtk = true;           ///< write .vti snapshots and the .pvd collection
   bool write_centerlines = false;  ///< write <name>_centerlines.csv at the end (cavity cases)
+  /// Kinetic-energy time series interval in steps ([output] energy_every; 0 = none): <name>_energy.csv with the
+  /// fluid cells' mean kinetic energy and its dissipation rate (solver/energy_series.hpp).
+  std::int64_t energy_every = 0;
   /// Point fields of the VTK snapshots ([output] fields), in this order: density, velocity, vorticity (curl u, 3
   /// components), q_criterion (Q = (Omega_ij Omega_ij - S_ij S_ij) / 2), strain_rate (|S| = sqrt(2 S_ij S_ij)),
   /// temperature (T; only with [thermal]). The derived fields vorticity, q_criterion and strain_rate are differenced

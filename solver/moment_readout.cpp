@@ -31,6 +31,8 @@ void DiagnosticsAccumulator::add(const R* part, std::int64_t slab, std::int64_t 
         continue;
       }
       p.mass += rho;
+      p.energy += 0.5 * speed2;
+      p.fluid += rho != 0.0;
       if (speed2 > p.max_speed2) {
         p.max_speed2 = speed2;
         p.fastest = k;
@@ -51,6 +53,8 @@ Diagnostics DiagnosticsAccumulator::result(const std::array<int, 3>& size, const
   Partial total;
   for (const Partial& p : chunks_) {
     total.mass += p.mass;
+    total.energy += p.energy;
+    total.fluid += p.fluid;
     if (p.max_speed2 > total.max_speed2) {
       total.max_speed2 = p.max_speed2;
       total.fastest = p.fastest;
@@ -59,6 +63,8 @@ Diagnostics DiagnosticsAccumulator::result(const std::array<int, 3>& size, const
   }
   Diagnostics d;
   d.mass = total.mass;
+  d.kinetic_energy = total.energy;
+  d.fluid_cells = total.fluid;
   d.max_speed = std::sqrt(std::max(total.max_speed2, 0.0));
   d.fastest_cell = interior_to_global(total.fastest, size, offset);
   d.finite = total.first_bad < 0;

@@ -31,8 +31,8 @@ class DiagnosticsAccumulator {
 
  private:
   struct Partial {
-    double mass = 0.0, max_speed2 = -1.0;
-    std::int64_t fastest = 0, first_bad = -1;
+    double mass = 0.0, max_speed2 = -1.0, energy = 0.0;
+    std::int64_t fastest = 0, first_bad = -1, fluid = 0;
   };
   std::vector<Partial> chunks_;
 };

@@ -22,6 +22,11 @@ Diagnostics reduce_diagnostics(const Diagnostics& local, const Decomposition& d)
   if (d.serial() || d.size == 1) return local;
   Diagnostics global = local;
   EDDY_MPI_CHECK(MPI_Allreduce(&local.mass, &global.mass, 1, MPI_DOUBLE, MPI_SUM, d.comm));
+  EDDY_MPI_CHECK(MPI_Allreduce(&local.kinetic_energy, &global.kinetic_energy, 1, MPI_DOUBLE, MPI_SUM, d.comm));
+  const long long fluid = local.fluid_cells;
+  long long all_fluid = 0;
+  EDDY_MPI_CHECK(MPI_Allreduce(&fluid, &all_fluid, 1, MPI_LONG_LONG, MPI_SUM, d.comm));
+  global.fluid_cells = all_fluid;
 
   struct {
     double value;

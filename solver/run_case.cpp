@@ -15,6 +15,7 @@
 #include "solver/output_directory.hpp"
 #include "solver/probes.hpp"
 #include "solver/rank_device.hpp"
+#include "solver/energy_series.hpp"
 #include "solver/reductions.hpp"
 #include "solver/simulation.hpp"
 #include "solver/snapshot_writer.hpp"
@@ -69,14 +70,17 @@ std::int64_t next_due_step(const CaseConfig& config, std::int64_t t) {
 }
 
 /// Advances `steps` steps with the force samples (ForceSeries::advance) and the probe samples due on the way.
-void advance_sampled(Simulation& sim, std::int64_t steps, ForceSeries& forces, ProbeSeries& probes) {
+void advance_sampled(Simulation& sim, std::int64_t steps, ForceSeries& forces, ProbeSeries& probes,
+                     EnergySeries& energy) {
   while (steps > 0) {
     const std::int64_t t = sim.time_step();
-    const std::int64_t due = probes.next_due(t);
+    const std::int64_t due = std::min(probes.next_due(t), energy.next_due(t));
     const std::int64_t n = std::min(steps, due - t);
     forces.advance(sim, n);
     steps -= n;
-    if (sim.time_step() == due) probes.sample(sim);
+    if (sim.time_step() != due) continue;
+    if (probes.next_due(t) == due) probes.sample(sim);
+    energy.sample(sim);  // nothing unless due
   }
 }
 
@@ -90,13 +94,15 @@ void restore(const CaseConfig& config, Simulation& sim, const std::string& resta
 /// Ends the run on stop signal `signal`: a run that is unstable already stops as one (exit 3) and keeps its last
 /// good checkpoint; a sound one writes the snapshot due at this step (`output`), then the checkpoint to resume from.
 void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool output, SnapshotWriter& snapshots,
-                    CheckpointSeries& checkpoints, ForceSeries& forces, ProbeSeries& probes, std::ostream& log) {
+                    CheckpointSeries& checkpoints, ForceSeries& forces, ProbeSeries& probes, EnergySeries& energy,
+                    std::ostream& log) {
   sim.synchronize();
   guard_current_state(config, sim, snapshots, log);
   const std::int64_t now = sim.time_step();
   if (output && snapshots.last_step() != now) snapshots.write(sim, log);
   forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
   probes.flush();
+  energy.flush();
   const std::string path = checkpoints.last_step() == now ? checkpoints.newest() : checkpoints.write(config, sim, log);
   print_stop(config, signal, now, path, log);
 }
@@ -123,6 +129,7 @@ struct CaseRun::State {
   CheckpointSeries checkpoints;
   std::unique_ptr<ForceSeries> forces;
   std::unique_ptr<ProbeSeries> probes;
+  std::unique_ptr<EnergySeries> energy;
   std::unique_ptr<ProgressReport> progress;
   Diagnostics initial;
   std::int64_t chunk = 1;      // steps between checks: measured on the first, then about kCheckSeconds of them
@@ -149,6 +156,8 @@ CaseRun::CaseRun(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_l
   if (s.config.output_every > 0 && restart.empty()) s.snapshots.write(sim, s.log);
   s.forces = std::make_unique<ForceSeries>(s.config, sim, s.log);  // rank 0 opens (or continues) the forces file
   s.probes = std::make_unique<ProbeSeries>(s.config, sim, s.log);  // and the probes' files
+  s.energy = std::make_unique<EnergySeries>(s.config, sim, s.log);  // and the kinetic energy's
+  if (restart.empty()) s.energy->sample(sim);                        // E_k(0)
   s.progress = std::make_unique<ProgressReport>(s.config, sim.time_step());
   s.log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
 }
@@ -169,7 +178,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
     std::int64_t next = std::min({next_due_step(config, t), t + s.chunk, end});
     if (every > 0) next = std::min(next, (t / every + 1) * every);
     const auto chunk_start = Clock::now();
-    advance_sampled(sim, next - t, *s.forces, *s.probes);  // sim.advance, with the samples due on the way
+    advance_sampled(sim, next - t, *s.forces, *s.probes, *s.energy);  // sim.advance, with the samples due on the way
     s.progress->add_steps(next - t);
     const LoopCheck check = check_loop(sim, s.comm, seconds_since(chunk_start), next - t);
     s.chunk = next_chunk(check);
@@ -181,7 +190,8 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
     const std::int64_t now = sim.time_step();
     const bool output = config.output_every > 0 && now % config.output_every == 0;
     if (check.signal != 0) {
-      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, s.log);
+      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, *s.energy,
+                     s.log);
       return false;
     }
     const bool report = now % config.report_every == 0 || now == config.steps;
@@ -194,12 +204,14 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
         s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
         s.forces->flush();
         s.probes->flush();
+        s.energy->flush();
       }
       guard(config, d, td, sim, s.snapshots, s.log);
       if (output) s.snapshots.write(sim, s.log);
       if (save) {
         s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
         s.probes->flush();
+        s.energy->flush();
         s.checkpoints.write(config, sim, s.log);
       }
     }
@@ -215,6 +227,7 @@ void CaseRun::finish() {
   const double total = s.progress->seconds();
   s.forces->flush();
   s.probes->flush();
+  s.energy->flush();
   if (s.snapshots.last_step() != sim.time_step()) s.snapshots.write(sim, s.log);
   if (s.config.write_centerlines) write_centerlines(s.config, sim, s.log);
   s.progress->print_done(total, s.log);
@@ -226,7 +239,7 @@ void CaseRun::advance(std::int64_t steps) {
   Simulation& sim = *s.simulation;
   while (steps > 0) {
     const std::int64_t chunk = std::min(steps, kStabilityCheckSteps - s.unwatched);
-    advance_sampled(sim, chunk, *s.forces, *s.probes);
+    advance_sampled(sim, chunk, *s.forces, *s.probes, *s.energy);
     s.progress->add_steps(chunk);
     steps -= chunk;
     s.unwatched += chunk;
@@ -251,6 +264,7 @@ std::string CaseRun::write_checkpoint(const std::string& directory) {
   s.simulation->synchronize();
   s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
   s.probes->flush();
+  s.energy->flush();
   if (directory.empty()) return s.checkpoints.write(s.config, *s.simulation, s.log);
   CaseConfig config = s.config;
   config.checkpoint_directory = directory;

@@ -46,6 +46,8 @@ struct MacroscopicFields {
 /// Health of the current state: mass, fastest cell, first bad cell (global 0-based cell coordinates).
 struct Diagnostics {
   double mass = 0.0;                  ///< sum of rho over fluid cells (lattice units)
+  double kinetic_energy = 0.0;        ///< sum of |u|^2 / 2 over fluid cells (lattice units, per unit density)
+  std::int64_t fluid_cells = 0;       ///< cells with rho != 0 (solid cells read rho = 0)
   double max_speed = 0.0;             ///< max |u| over fluid cells (lattice units)
   std::array<int, 3> fastest_cell{};  ///< 0-based interior coordinates of max |u|
   bool finite = true;                 ///< false if any rho or u is NaN or infinite
