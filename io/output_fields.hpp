@@ -45,6 +45,10 @@ inline constexpr std::array<OutputField, 13> kOutputFields = {{
     {"mean_temperature", 1, "", FieldSource::statistics},          // <T> (only with [thermal])
 }};
 
+/// The names of the components of the 6-component reynolds_stress array (a symmetric tensor written as its upper
+/// triangle row by row after the diagonal; VTK's own order of symmetric tensors is xx, yy, zz, xy, yz, xz).
+inline constexpr std::array<std::string_view, 6> kTensorComponents = {"xx", "yy", "zz", "xy", "xz", "yz"};
+
 /// The field called `name`, or nullptr.
 constexpr const OutputField* find_output_field(std::string_view name) {
   for (const OutputField& field : kOutputFields) {

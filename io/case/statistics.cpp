@@ -27,7 +27,8 @@ void require_start(const Entry& entry, std::int64_t start) {
 std::int64_t first_step_at(double time, double dt) {
   const double steps = time / dt;
   const double nearest = std::round(steps);
-  const double rounded = std::abs(steps - nearest) <= 1e-9 * std::max(1.0, std::abs(steps)) ? nearest : std::ceil(steps);
+  const double rounded =
+      std::abs(steps - nearest) <= 1e-9 * std::max(1.0, std::abs(steps)) ? nearest : std::ceil(steps);
   if (!(rounded < 9.0e18)) return std::numeric_limits<std::int64_t>::max();
   return std::int64_t(std::max(0.0, rounded));
 }
@@ -48,9 +49,8 @@ std::vector<std::string> read_fields(const Section& section) {
     const std::string field = name->get();
     if (std::find(allowed.begin(), allowed.end(), field) == allowed.end()) {
       const OutputField* known = find_output_field(field);
-      const std::string why =
-          known ? " is an instantaneous output field, not a statistic: list it in [output] fields"
-                : " is not a statistics field" + suggestion(field, allowed);
+      const std::string why = known ? " is an instantaneous output field, not a statistic: list it in [output] fields"
+                                    : " is not a statistics field" + suggestion(field, allowed);
       section.fail("fields", section.quote("fields") + ": '" + field + "'" + why + "; allowed: " + join(allowed));
     }
     if (std::find(fields.begin(), fields.end(), field) != fields.end())
@@ -66,8 +66,9 @@ std::array<bool, 3> read_average(const Section& section) {
   const toml::array* list = section.find("average")->as_array();
   if (!list) section.wrong_type("average", "an array of axis names, e.g. [\"x\", \"z\"]");
   if (list->empty()) {
-    section.fail("average", "statistics.average = [] lists no axis: name the homogeneous axes to average the profile "
-                            "over (\"x\", \"y\", \"z\"), or leave the key out for no profile file");
+    section.fail("average",
+                 "statistics.average = [] lists no axis: name the homogeneous axes to average the profile "
+                 "over (\"x\", \"y\", \"z\"), or leave the key out for no profile file");
   }
   std::array<bool, 3> average = {false, false, false};
   for (const toml::node& item : *list) {
@@ -129,11 +130,11 @@ void finalize_statistics(CaseConfig& config, const Source& source) {
   require_start(Entry(source, "statistics.start", std::to_string(s.start)), s.start);
   if (s.start >= config.steps) {
     const std::string key = from_time ? "statistics.start_time" : "statistics.start";
-    const std::string given = from_time ? fmt(s.start_time) + (config.units.enabled ? " s (step " : " (step ") +
-                                              std::to_string(s.start) + ")"
-                                        : std::to_string(s.start);
-    source.fail(key, key + " = " + given + " lies at or past the run's end (run.steps = " +
-                         std::to_string(config.steps) +
+    const std::string given =
+        from_time ? fmt(s.start_time) + (config.units.enabled ? " s (step " : " (step ") + std::to_string(s.start) + ")"
+                  : std::to_string(s.start);
+    source.fail(key, key + " = " + given +
+                         " lies at or past the run's end (run.steps = " + std::to_string(config.steps) +
                          "): no step would be sampled; the last step that can be is run.steps - 1 = " +
                          std::to_string(config.steps - 1));
   }

@@ -59,7 +59,7 @@ TEST(StatisticsConfig, DefaultsSampleEveryStepFromZeroWithAllFieldsThatApply) {
   EXPECT_EQ(c.statistics.start, 0);
   EXPECT_EQ(c.statistics.every, 1);
   EXPECT_EQ(c.statistics.fields, (std::vector<std::string>{"mean_velocity", "velocity_rms", "reynolds_stress",
-                                                            "mean_density", "mean_pressure"}));
+                                                           "mean_density", "mean_pressure"}));
   EXPECT_TRUE(c.statistics.second_moments());
   EXPECT_FALSE(c.statistics.has_profile());
   const CaseConfig t = parse_case(box("", kThermal), "stats.toml");
@@ -116,9 +116,10 @@ TEST(StatisticsConfig, BadStartEveryAndBothStarts) {
 }
 
 TEST(StatisticsConfig, BadFields) {
-  expect_error(box("fields = [\"mean_velocty\"]\n"),
-               {"statistics.fields", "'mean_velocty' is not a statistics field", "did you mean 'mean_velocity'?",
-                "allowed: mean_velocity, velocity_rms, reynolds_stress, mean_density, mean_pressure, mean_temperature"});
+  expect_error(
+      box("fields = [\"mean_velocty\"]\n"),
+      {"statistics.fields", "'mean_velocty' is not a statistics field", "did you mean 'mean_velocity'?",
+       "allowed: mean_velocity, velocity_rms, reynolds_stress, mean_density, mean_pressure, mean_temperature"});
   expect_error(box("fields = [\"vorticity\"]\n"), {"statistics.fields", "'vorticity'", "[output] fields"});
   expect_error(box("fields = []\n"), {"statistics.fields = []", "lists no field"});
   expect_error(box("fields = [\"mean_density\", \"mean_density\"]\n"), {"statistics.fields", "listed twice"});
@@ -127,9 +128,10 @@ TEST(StatisticsConfig, BadFields) {
   EXPECT_EQ(parse_case(box("fields = [\"mean_temperature\"]\n", kThermal), "stats.toml").statistics.fields,
             (std::vector<std::string>{"mean_temperature"}));
   // The statistics are not [output] fields.
-  expect_error("[domain]\nsize = [8, 6, 4]\n[physics]\nvelocity = 0.05\ntau = 0.8\n[run]\nsteps = 10\n"
-               "[output]\nfields = [\"mean_velocity\"]\n",
-               {"output.fields", "'mean_velocity' is a statistics field", "[statistics] fields"});
+  expect_error(
+      "[domain]\nsize = [8, 6, 4]\n[physics]\nvelocity = 0.05\ntau = 0.8\n[run]\nsteps = 10\n"
+      "[output]\nfields = [\"mean_velocity\"]\n",
+      {"output.fields", "'mean_velocity' is a statistics field", "[statistics] fields"});
 }
 
 TEST(StatisticsConfig, BadAverageAxes) {
