@@ -373,6 +373,32 @@ void print_restart(const CaseConfig& config, const std::string& manifest_path, s
   }
 }
 
+void print_statistics_restart(const CaseConfig& config, const Simulation& sim, bool stored, std::ostream& log) {
+  const FlowStatistics* st = sim.flow_statistics();
+  const std::int64_t step = sim.time_step();
+  if (!st) {
+    if (stored)
+      log << "statistics  the checkpoint's running averages are not continued: the case has no [statistics]\n";
+    return;
+  }
+  if (stored && st->samples() > 0) {
+    log << "statistics  continued from the checkpoint: " << st->samples()
+        << (st->samples() == 1 ? " sample" : " samples") << " since step " << st->first_step() << "\n";
+    return;
+  }
+  if (stored) {
+    log << "statistics  the checkpoint holds no sample yet: the first is taken at step " << config.statistics.start
+        << "\n";
+    return;
+  }
+  log << "statistics  the checkpoint holds none: the averages start from step "
+      << std::max(step, config.statistics.start) << "\n";
+  if (config.statistics.start < step) {
+    log << "warning: statistics.start = " << config.statistics.start << " lies before the restart's step " << step
+        << ", and the checkpoint holds no statistics: the steps before " << step << " are not in the averages\n";
+  }
+}
+
 void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log) {
   const double gigabytes = checkpoint_gigabytes(manifest_path);
   log << "  wrote checkpoint " << manifest_path << " (" << format_number("%.3g", gigabytes) << " GB in "

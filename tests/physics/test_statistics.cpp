@@ -422,5 +422,105 @@ TEST(StatisticsProfile, FileThroughEddyMatchesTheProfileAndTheSnapshotsHoldTheAr
   EXPECT_EQ(vti.find("mean_temperature"), std::string::npos);
 }
 
+// ---- restarts ------------------------------------------------------------------------------------------------------
+
+/// The channel with a passive temperature (hot y_min, cold y_max), so that mean_temperature is summed too; the flow
+/// starts from rest and is still developing, so the averages move.
+CaseConfig developing_channel(std::int64_t steps) {
+  CaseConfig c = channel(8, Precision::float32, steps, 100, 3);
+  c.thermal.enabled = true;
+  c.thermal.prandtl = 0.71;
+  c.thermal.walls[2] = ThermalWall::fixed;
+  c.thermal.wall_temperature[2] = 1.0;
+  c.thermal.walls[3] = ThermalWall::fixed;
+  c.thermal.wall_temperature[3] = 0.0;
+  c.statistics.fields.clear();  // all that apply: mean_temperature too
+  finalize_case(c);
+  return c;
+}
+
+TEST(StatisticsRestart, RestoredStateContinuesTheSumsBitwise) {
+  EDDY_REQUIRE_DEVICE();
+  const CaseConfig c = developing_channel(400);
+  ASSERT_EQ(c.statistics.fields.back(), "mean_temperature");
+  auto whole = Simulation::create(c);
+  whole->advance(400);
+  const StatisticsSums expected = whole->statistics_sums();
+  ASSERT_EQ(expected.components(), 11);
+  auto first = Simulation::create(c);
+  first->advance(250);  // mid-averaging: samples at 100, 103, ..., 247
+  const RawState state = first->raw_state();
+  EXPECT_EQ(state.statistics_samples, 50);
+  EXPECT_EQ(state.statistics_first_step, 100);
+  auto second = Simulation::create(c);
+  second->set_raw_state(state);
+  second->advance(150);
+  const StatisticsSums got = second->statistics_sums();
+  EXPECT_EQ(got.samples, expected.samples);
+  EXPECT_EQ(got.first_step, 100);
+  ASSERT_EQ(got.sums.size(), expected.sums.size());
+  EXPECT_TRUE(std::equal(got.sums.begin(), got.sums.end(), expected.sums.begin())) << "the sums differ";
+  // A state without sums (a checkpoint written without [statistics]) starts them afresh.
+  RawState bare = state;
+  bare.statistics.clear();
+  auto third = Simulation::create(c);
+  third->set_raw_state(bare);
+  EXPECT_EQ(third->flow_statistics()->samples(), 0);
+  // Sums of another size are refused.
+  RawState wrong = state;
+  wrong.statistics.resize(wrong.statistics.size() / 11 * 4);
+  EXPECT_THROW(third->set_raw_state(wrong), std::invalid_argument);
+}
+
+TEST(StatisticsRestart, RestartThroughEddyMidAveragingIsBitwiseTheUninterruptedRun) {
+  EDDY_REQUIRE_DEVICE();
+  const std::string text = channel_case(700, 100, "every = 3\n[checkpoint]\nevery = 450\n[output]\nvtk = false\n");
+  test::TempDir whole("eddy_whole_"), parts("eddy_parts_");
+  test::write_text(whole.file("case.toml"), text);
+  test::write_text(parts.file("case.toml"), text);
+  std::string out;
+  ASSERT_EQ(test::run_eddy(whole, "", out), 0) << out;
+  ASSERT_EQ(test::run_eddy(parts, "--set run.steps=450", out), 0) << out;
+  ASSERT_EQ(test::run_eddy(parts, "--restart out/checkpoints/case_checkpoint_00000450.toml", out), 0) << out;
+  EXPECT_NE(out.find("statistics  continued from the checkpoint: 117 samples since step 100"), std::string::npos)
+      << out;  // 100, 103, ..., 448
+  const std::string manifest = test::read_text(parts.file("out/checkpoints/case_checkpoint_00000450.toml"));
+  EXPECT_NE(manifest.find("[counters]\nstatistics_first_step = 100\nstatistics_samples = 117\n"), std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find("name = \"statistics\"\ncomponents = 10\nvalue_bytes = 8"), std::string::npos) << manifest;
+  const std::string a = test::read_text(whole.file("out/checkpoints/case_checkpoint_00000700.data"));
+  const std::string b = test::read_text(parts.file("out/checkpoints/case_checkpoint_00000700.data"));
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(a == b) << "the final states and sums differ after the restart";
+  EXPECT_EQ(test::read_text(whole.file("out/case_statistics.csv")),
+            test::read_text(parts.file("out/case_statistics.csv")));
+
+  // The checkpoint at 450 restarted with other fields (no second moments) is refused, naming the sums (exit 6).
+  const std::string fewer = channel_case(700, 100, "every = 3\nfields = [\"mean_velocity\"]\n");
+  test::write_text(parts.file("case.toml"), fewer);
+  EXPECT_EQ(test::run_eddy(parts, "--restart out/checkpoints/case_checkpoint_00000450.toml", out), 6) << out;
+  EXPECT_NE(out.find("its [statistics] hold 10 sums per cell (rho, u and u_a u_b), the case's statistics.fields need 4 "
+                     "sums per cell (rho and u)"),
+            std::string::npos)
+      << out;
+  // Without [statistics] the checkpoint's sums are dropped, with a note.
+  const std::string none =
+      "[domain]\nsize = [4, 16, 2]\nperiodic = [true, false, true]\n"
+      "[physics]\nvelocity = 0.02\nlength = 16\ntau = 0.8\nbody_force = [6.25e-5, 0, 0]\n"
+      "[run]\nsteps = 500\n[output]\nvtk = false\n";
+  test::write_text(parts.file("case.toml"), none);
+  EXPECT_EQ(test::run_eddy(parts, "--restart out/checkpoints/case_checkpoint_00000450.toml", out), 0) << out;
+  EXPECT_NE(out.find("the checkpoint's running averages are not continued"), std::string::npos) << out;
+  // And a checkpoint without them starts the averages at the restart (a warning: start lies before it).
+  test::write_text(parts.file("case.toml"), none + "[checkpoint]\nevery = 500\n");
+  ASSERT_EQ(test::run_eddy(parts, "", out), 0) << out;
+  test::write_text(parts.file("case.toml"), channel_case(700, 100));
+  EXPECT_EQ(test::run_eddy(parts, "--restart out/checkpoints/case_checkpoint_00000500.toml", out), 0) << out;
+  EXPECT_NE(out.find("statistics  the checkpoint holds none: the averages start from step 500"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("warning: statistics.start = 100 lies before the restart's step 500"), std::string::npos) << out;
+  EXPECT_NE(out.find("wrote out/case_statistics.csv (16 rows, 200 samples)"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace eddy
