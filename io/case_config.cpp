@@ -8,7 +8,7 @@
 //   toml_guards.hpp  scans that run before toml::parse (toml++ 3.3.0 work-arounds);
 //   overrides.cpp    --set;
 //   sections.hpp     one reader and one finalizer per group of sections (domain, physics, thermal, units,
-//                    numerics, run_output, parallel, particles, solids: one .cpp each).
+//                    numerics, run_output, parallel, particles, solids, probes, statistics: one .cpp each).
 // The lattice relations (tau, Ma, the SI conversion) and the thermal sub-step analysis are kernels/lattice_units.hpp
 // and kernels/thermal_analysis.hpp.
 //
@@ -62,6 +62,7 @@ CaseConfig read_case(const toml::table& root, const Source& source) {
   read_particles(top_section(source, root, "particles"), config);
   read_solids(source, root, config.units.enabled, config);
   read_forces(top_section(source, root, "forces"), config);
+  read_statistics(top_section(source, root, "statistics"), config);
   return config;
 }
 
@@ -87,6 +88,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_particles(config, source);
   finalize_solids(config, source);  // metres to cells needs units.dx
   finalize_probes(config, source);  // likewise
+  finalize_statistics(config, source);  // start_time needs units.dt, the start run.steps
   finalize_out_of_core(config, source);
 }
 

@@ -373,6 +373,34 @@ struct ProbeConfig {
   std::vector<std::string> fields;  ///< names from kOutputFields whose source is moments or thermal, in list order
 };
 
+/// [statistics]: running time averages of the flow, accumulated on the device in double by the fused kernel on the
+/// steps that sample (solver/flow_statistics.hpp) and written as extra point arrays of every snapshot and, with
+/// `average`, as profiles averaged over the homogeneous axes (<output>/<case>_statistics.csv). Sample n is the state
+/// at time step t_n = start + n every (the moments the step from t_n collides), for every t_n < run.steps.
+struct StatisticsConfig {
+  bool enabled = false;  ///< true when the case has a [statistics] section
+  /// The first sampled step (>= 0, < run.steps); from start_time when that is given (finalize_case).
+  std::int64_t start = 0;
+  /// [statistics] start_time as given: s under [units], steps otherwise (like forces.statistics_from); NaN = not
+  /// given. finalize_case sets start to the first step at or after it.
+  double start_time = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t every = 1;  ///< steps between samples (>= 1)
+  /// Names from kOutputFields whose source is statistics, in kOutputFields order once finalized; empty = all that
+  /// apply (mean_temperature only with [thermal]), filled by finalize_case.
+  std::vector<std::string> fields;
+  /// The axes (x, y, z) the profile CSV averages over; none: no CSV.
+  std::array<bool, 3> average = {false, false, false};
+  bool has_profile() const { return average[0] || average[1] || average[2]; }
+  /// True when `name` is among `fields`.
+  bool wants(std::string_view name) const {
+    for (const std::string& f : fields)
+      if (f == name) return true;
+    return false;
+  }
+  /// The second moments u_a u_b are summed (velocity_rms or reynolds_stress asked for).
+  bool second_moments() const { return wants("velocity_rms") || wants("reynolds_stress"); }
+};
+
 struct CaseConfig {
   std::string name;         ///< case name ([case] name, default: file stem)
   std::string source_file;  ///< path the case was read from ("" when built in code)
@@ -449,6 +477,8 @@ struct CaseConfig {
   ForcesConfig forces{};
   /// [[output.probe]] entries, in file order (empty: none).
   std::vector<ProbeConfig> probes;
+  /// [statistics]: the running averages (disabled without the section).
+  StatisticsConfig statistics{};
 
   ParallelConfig parallel{};  ///< MPI decomposition and halo exchange (defaults: automatic, host, overlap, device -1)
 

@@ -82,7 +82,14 @@ std::uint64_t manifest_hash(const CheckpointManifest& m) {
     h = mix(h ^ (std::uint64_t(f.components) << 8) ^ std::uint64_t(f.value_bytes));
   }
   for (char c : m.record_name) h = mix(h ^ std::uint64_t(static_cast<unsigned char>(c)));
-  return mix(h ^ std::uint64_t(m.records) ^ (std::uint64_t(m.record_bytes) << 48));
+  h = mix(h ^ std::uint64_t(m.records) ^ (std::uint64_t(m.record_bytes) << 48));
+  auto counters = m.counters;  // in name order, as the manifest's table reads back
+  std::sort(counters.begin(), counters.end());
+  for (const auto& [name, value] : counters) {  // none in older checkpoints: their hash stays as it was
+    for (char c : name) h = mix(h ^ std::uint64_t(static_cast<unsigned char>(c)));
+    h = mix(h ^ std::uint64_t(value) ^ 0x6A09E667F3BCC909ull);
+  }
+  return h;
 }
 
 std::uint64_t cells_of(const std::array<int, 3>& n) {
@@ -238,6 +245,7 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
     displacement += MPI_Offset(all_records * rb);
   }
   manifest.records = all_records;
+  std::sort(manifest.counters.begin(), manifest.counters.end());  // in name order, as the manifest reads back
   rc = MPI_File_close(&file);
   if (rc != MPI_SUCCESS && ok) {
     ok = false;
@@ -288,6 +296,10 @@ std::string write_checkpoint(const std::string& stem, CheckpointManifest manifes
         text << "record_name = " << quoted(manifest.record_name) << "\nrecords = " << manifest.records
              << "\nrecord_bytes = " << manifest.record_bytes << "\n";
       }
+      if (!manifest.counters.empty()) {
+        text << "\n[counters]\n";
+        for (const auto& [name, value] : manifest.counters) text << name << " = " << value << "\n";
+      }
       for (const CheckpointField& field : manifest.fields) {
         text << "\n[[field]]\nname = " << quoted(field.name) << "\ncomponents = " << field.components
              << "\nvalue_bytes = " << field.value_bytes << "\n";
@@ -335,6 +347,15 @@ void read_manifest_payload(const toml::table& root, CheckpointManifest& m, const
     throw fail("records and record_bytes are out of range");
   }
   expected += std::uint64_t(m.records) * std::uint64_t(m.record_bytes);
+  if (const toml::node* counters = root.get("counters")) {
+    const toml::table* table = counters->as_table();
+    if (!table) throw fail("counters must be a table of integers");
+    for (auto&& [key, value] : *table) {
+      const toml::value<std::int64_t>* number = value.as_integer();
+      if (!number) throw fail("counter '" + std::string(key.str()) + "' must be an integer");
+      m.counters.emplace_back(std::string(key.str()), number->get());
+    }
+  }
   if (expected != m.data_bytes) {
     throw fail("data_bytes = " + std::to_string(m.data_bytes) + " does not match its grid and fields (" +
                std::to_string(expected) + " bytes)");

@@ -5,7 +5,8 @@
 //   <stem>.data   field 0 component 0 (nx ny nz values), component 1, ..., field 1 component 0, ..., then the
 //                 records (particles), rank 0's first
 //   <stem>.toml   format, version, case, step, layout, grid, ranks, storage, fields (name, components, bytes per
-//                 value), records (name, count, bytes each), data file name and size, checksum
+//                 value), records (name, count, bytes each), counters (name = integer), data file name and size,
+//                 checksum
 //
 // Both are written under temporary names and renamed when complete, data first, manifest last: a manifest always
 // describes a complete data file, and a crash while writing leaves the previous checkpoint intact.
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solver/errors.hpp"
@@ -50,6 +52,15 @@ struct CheckpointManifest {
   std::string record_name;
   std::int64_t records = 0;
   int record_bytes = 0;
+  /// Named integers that travel with the state (the sample count of the statistics, ...), in the manifest's
+  /// [counters] table; none in older checkpoints. Part of the checksum when present.
+  std::vector<std::pair<std::string, std::int64_t>> counters;
+  /// The value of counter `name`, or `fallback` when the manifest has none.
+  std::int64_t counter(const std::string& name, std::int64_t fallback) const {
+    for (const auto& [key, value] : counters)
+      if (key == name) return value;
+    return fallback;
+  }
 };
 
 /// What a rank reads back: its block of every field, and all records (the caller keeps those it owns).

@@ -42,8 +42,8 @@ void check_arguments(const std::string& path, const std::array<int, 3>& global_s
   for (const PvtiArray& array : arrays) {
     if (array.name.empty()) throw std::invalid_argument(where + "an array has no name");
     if (!names.insert(array.name).second) throw std::invalid_argument(where + "duplicate array '" + array.name + "'");
-    if (array.components != 1 && array.components != 3) {
-      throw std::invalid_argument(where + "array '" + array.name + "' must have 1 or 3 components");
+    if (array.components != 1 && array.components != 3 && array.components != 6) {
+      throw std::invalid_argument(where + "array '" + array.name + "' must have 1, 3 or 6 components");
     }
   }
   if (pieces.empty()) throw std::invalid_argument(where + "no pieces");

@@ -12,7 +12,7 @@ namespace eddy {
 /// One point-data array that every piece holds (same name, component count and type in each piece).
 struct PvtiArray {
   std::string name;
-  int components;  ///< 1 (scalar) or 3 (vector)
+  int components;  ///< 1 (scalar), 3 (vector) or 6 (symmetric tensor)
   bool float64;    ///< Float64 (double) if true, Float32 (float) otherwise
 };
 
@@ -30,7 +30,7 @@ struct PvtiPiece {
 /// (format_exact), names XML-escaped. Point-data pieces must share one layer of nodes with their neighbours
 /// (piece A's last index == piece B's first) or ParaView shows a gap: that is the caller's job.
 /// Throws std::invalid_argument for malformed arguments (global size < 1, no pieces, a piece empty or outside the
-/// global grid, an empty file name, an unnamed/duplicate array or one with other than 1 or 3 components,
+/// global grid, an empty file name, an unnamed/duplicate array or one with other than 1, 3 or 6 components,
 /// non-finite origin/spacing) and OutputError when the file cannot be written.
 void write_pvti(const std::string& path, const std::array<int, 3>& global_size, const std::array<double, 3>& origin,
                 const std::array<double, 3>& spacing, const std::vector<PvtiArray>& arrays,

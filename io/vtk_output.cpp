@@ -63,8 +63,14 @@ void check_arguments(const std::string& path, const GridGeometry& grid, const st
     if (!names.insert(field.name).second) {
       throw std::invalid_argument("write_vti('" + path + "'): duplicate field '" + field.name + "'");
     }
-    if (n != 1 && n != 3) {
-      throw std::invalid_argument("write_vti('" + path + "'): field '" + field.name + "' must have 1 or 3 components");
+    if (n != 1 && n != 3 && n != 6) {
+      throw std::invalid_argument("write_vti('" + path + "'): field '" + field.name +
+                                  "' must have 1, 3 or 6 components");
+    }
+    if (!field.component_names.empty() && field.component_names.size() != n) {
+      throw std::invalid_argument("write_vti('" + path + "'): field '" + field.name + "' names " +
+                                  std::to_string(field.component_names.size()) + " of its " + std::to_string(n) +
+                                  " components");
     }
     for (const T* component : field.components) {
       if (component == nullptr) {
@@ -74,30 +80,39 @@ void check_arguments(const std::string& path, const GridGeometry& grid, const st
   }
 }
 
-/// Wraps one field as a VTK point-data array: scalars without a copy (VTK never frees or writes it), vectors
-/// interleaved into tuples (x, y, z) in node order i + nx * (j + ny * k).
+/// Wraps one field as a VTK point-data array: scalars without a copy (VTK never frees or writes it), vectors and
+/// tensors interleaved into tuples (x, y, z; or the 6 components) in node order i + nx * (j + ny * k).
 template <class T>
 vtkSmartPointer<VtkArrayOf<T>> make_array(const PointField<T>& field, vtkIdType nodes) {
   auto array = vtkSmartPointer<VtkArrayOf<T>>::New();
   array->SetName(field.name.c_str());
   const int components = static_cast<int>(field.components.size());
   array->SetNumberOfComponents(components);
+  for (int c = 0; c < int(field.component_names.size()); ++c)
+    array->SetComponentName(c, field.component_names[c].c_str());
   if (components == 1) {
     array->SetArray(const_cast<T*>(field.components[0]), nodes, /*save=*/1);
     return array;
   }
-  if (!array->SetNumberOfValues(3 * nodes)) {
-    throw OutputError("cannot allocate " + std::to_string(3 * nodes * vtkIdType{sizeof(T)}) +
+  if (!array->SetNumberOfValues(components * nodes)) {
+    throw OutputError("cannot allocate " + std::to_string(components * nodes * vtkIdType{sizeof(T)}) +
                       " bytes to write field '" + field.name + "'");
   }
   T* out = array->GetPointer(0);
-  const T* x = field.components[0];
-  const T* y = field.components[1];
-  const T* z = field.components[2];
-  for (vtkIdType n = 0; n < nodes; ++n) {  // sequential writes, three sequential read streams
-    out[3 * n] = x[n];
-    out[3 * n + 1] = y[n];
-    out[3 * n + 2] = z[n];
+  if (components == 3) {
+    const T* x = field.components[0];
+    const T* y = field.components[1];
+    const T* z = field.components[2];
+    for (vtkIdType n = 0; n < nodes; ++n) {  // sequential writes, three sequential read streams
+      out[3 * n] = x[n];
+      out[3 * n + 1] = y[n];
+      out[3 * n + 2] = z[n];
+    }
+    return array;
+  }
+  for (int c = 0; c < components; ++c) {
+    const T* from = field.components[std::size_t(c)];
+    for (vtkIdType n = 0; n < nodes; ++n) out[components * n + c] = from[n];
   }
   return array;
 }

@@ -35,8 +35,10 @@ struct GridGeometry {
 template <class T>
 struct PointField {
   std::string name;
-  std::vector<const T*> components;  ///< 1 (scalar) or 3 (vector) pointers
+  std::vector<const T*> components;  ///< 1 (scalar), 3 (vector) or 6 (symmetric tensor) pointers
   std::string units;                 ///< e.g. "m/s"; "" = none stated
+  /// Names of the components (VTK's ComponentName attributes); empty = none, else one per component.
+  std::vector<std::string> component_names;
 };
 
 /// Writes `fields` on `grid` to `path` (.vti) atomically. T is float or double (Float32 / Float64 arrays).

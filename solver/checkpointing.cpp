@@ -21,13 +21,31 @@ MPI_Comm communicator(const Decomposition& d) { return d.serial() ? MPI_COMM_SEL
 
 CheckpointBlock block_of(const Decomposition& d) { return CheckpointBlock{d.offset, d.local_size}; }
 
-/// The fields a checkpoint of `sim` holds, in file order.
-std::vector<CheckpointField> fields_of(Simulation& sim) {
+/// The name of the statistics' sums among a checkpoint's fields, and of their counters.
+constexpr const char* kStatisticsField = "statistics";
+constexpr const char* kStatisticsSamples = "statistics_samples";
+constexpr const char* kStatisticsFirstStep = "statistics_first_step";
+
+/// The fields a checkpoint of `sim`'s state holds, in file order, without the statistics' sums (the optional last
+/// field: statistics_field).
+std::vector<CheckpointField> state_fields_of(Simulation& sim) {
   std::vector<CheckpointField> fields = {{"populations", 19, sim.population_bytes()}};
   if (sim.has_thermal()) fields.push_back({"temperature", 1, sim.temperature_bytes()});
   if (sim.has_particles() && sim.config().particles.two_way) {
     fields.push_back({"particle_force", 3, sim.temperature_bytes()});
   }
+  return fields;
+}
+
+/// The field of the statistics' sums of `sim` (with [statistics]): components x 8-byte doubles per cell.
+CheckpointField statistics_field(Simulation& sim) {
+  return {kStatisticsField, sim.flow_statistics()->components(), int(sizeof(double))};
+}
+
+/// The fields a checkpoint of `sim` holds, in file order: the state's, then the statistics' sums.
+std::vector<CheckpointField> fields_of(Simulation& sim) {
+  std::vector<CheckpointField> fields = state_fields_of(sim);
+  if (sim.has_statistics()) fields.push_back(statistics_field(sim));
   return fields;
 }
 
@@ -91,6 +109,10 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   std::vector<std::vector<unsigned char>> data = {std::move(state.populations)};
   if (sim.has_thermal()) data.push_back(std::move(state.temperature));
   if (!state.particle_force.empty()) data.push_back(std::move(state.particle_force));
+  if (sim.has_statistics()) {
+    data.push_back(std::move(state.statistics));
+    m.counters = {{kStatisticsSamples, state.statistics_samples}, {kStatisticsFirstStep, state.statistics_first_step}};
+  }
   std::vector<unsigned char> records;
   if (sim.has_particles()) {
     m.record_name = "particles";
@@ -122,11 +144,32 @@ std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, 
     throw mismatch("it was written with storage \"" + m.storage + "\", the case uses \"" +
                    precision_name(config.precision) + "\" (numerics.storage)");
   }
-  const std::vector<CheckpointField> expected = fields_of(sim);
-  bool same = m.fields.size() == expected.size();
+  // The state's fields must match; the statistics' sums (the last field, when present) are optional on either side:
+  // a case may start averaging from a checkpoint without them, or stop (they are then not read into the state).
+  const std::vector<CheckpointField> expected = state_fields_of(sim);
+  const bool stored_statistics = !m.fields.empty() && m.fields.back().name == kStatisticsField;
+  const std::size_t state_fields = m.fields.size() - (stored_statistics ? 1 : 0);
+  bool same = state_fields == expected.size();
   for (std::size_t f = 0; same && f < expected.size(); ++f) {
     same = m.fields[f].name == expected[f].name && m.fields[f].components == expected[f].components &&
            m.fields[f].value_bytes == expected[f].value_bytes;
+  }
+  if (same && stored_statistics && sim.has_statistics()) {
+    const CheckpointField& stored = m.fields.back();
+    const CheckpointField needed = statistics_field(sim);
+    if (stored.components != needed.components || stored.value_bytes != needed.value_bytes) {
+      const auto sums = [](int components) {
+        return std::to_string(components) + " sums per cell (" +
+               (components >= StatisticsView::kAllMoments ? "rho, u and u_a u_b" : "rho and u") +
+               (components == StatisticsView::kFirstMoments + 1 || components == StatisticsView::kAllMoments + 1
+                    ? ", T)"
+                    : ")");
+      };
+      throw mismatch("its [statistics] hold " + sums(stored.components) + ", the case's statistics.fields need " +
+                     sums(needed.components) +
+                     ": continue with the fields it was written with, or restart the averages from a checkpoint "
+                     "without [statistics]");
+    }
   }
   if (!same) {
     const auto describe = [](const std::vector<CheckpointField>& fields) {
@@ -163,6 +206,12 @@ std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, 
   if (sim.has_particles()) {
     if (sim.config().particles.two_way) state.particle_force = std::move(data.fields[next++]);
     state.particles = particles_in(data.records, block_of(d));
+  }
+  if (stored_statistics && sim.has_statistics()) {
+    state.statistics = std::move(data.fields[next++]);
+    state.statistics_samples = m.counter(kStatisticsSamples, 0);
+    state.statistics_first_step = m.counter(kStatisticsFirstStep, -1);
+    if (state.statistics_samples < 0) throw mismatch("its statistics_samples counter is negative");
   }
   try {
     sim.set_raw_state(state);

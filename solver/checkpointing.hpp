@@ -21,7 +21,9 @@ std::string checkpoint_directory(const CaseConfig& config);
 std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim);
 
 /// Restores the state of the checkpoint whose manifest is `manifest_path` (collective). Throws CheckpointError on
-/// every rank when it is missing, truncated, corrupted, or written for another grid, storage or set of fields, and
+/// every rank when it is missing, truncated, corrupted, or written for another grid, storage or set of fields (the
+/// statistics' sums may be missing on either side: a case with [statistics] then starts its averages afresh, one
+/// without ignores them; present on both, they must hold the same sums per cell), and
 /// CollectiveInputError when its step lies beyond run.steps. Returns the name of the case that wrote it (the
 /// manifest's `case`), which may differ from config.name.
 std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path);

@@ -39,11 +39,13 @@
 #include "kernels/open_boundaries.hpp"
 #include "kernels/probe_samples.hpp"
 #include "kernels/solid_forces.hpp"
+#include "kernels/statistics_launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
 #include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
+#include "solver/flow_statistics.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
@@ -70,7 +72,8 @@ double particle_bytes_needed(const CaseConfig& config, const Decomposition& deco
 }
 
 /// Device bytes a block of `decomposition` takes: populations and flags of every cell (ghosts included), the
-/// output slab of 4 fields for at most kMomentSlabCells cells, and the particles.
+/// output slab of 4 fields for at most kMomentSlabCells cells, the particles, the thermal fields and the statistics'
+/// sums (4, 10 or 11 doubles per cell).
 double device_bytes_needed(const CaseConfig& config, const Decomposition& decomposition) {
   const BlockShape shape = block_shape(decomposition);
   const double stored_bytes = double(storage_bytes(config.precision));
@@ -80,7 +83,8 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
          slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
-         double(thermal_device_bytes(config, shape.n_cells()));
+         double(thermal_device_bytes(config, shape.n_cells())) +
+         double(shape.n_cells()) * double(statistics_components(config)) * double(sizeof(double));
 }
 
 /// Host bytes of the read-outs: the flags built at set-up, the downloaded fields (4 per interior cell) and one
@@ -163,11 +167,14 @@ class LatticeSimulation final : public Simulation {
       }
     }
     if (config.thermal.enabled) thermal_ = std::make_unique<ThermalField<R>>(config, decomposition, shape_, flags);
+    if (config.statistics.enabled) {
+      statistics_ = std::make_unique<FlowStatistics>(config.statistics, shape_, flags, config.thermal.enabled);
+    }
     if (has_open_faces(config)) {
       open_ = std::make_unique<OpenFaces<T>>(config, decomposition, flags);
       open_->restore(view(), layout_, &compute_);  // the initial f_i of the links: the convective history
     }
-    attach(particles_.get(), thermal_.get());
+    attach(particles_.get(), thermal_.get(), statistics_.get());
     backend::synchronize();
   }
 
@@ -175,6 +182,9 @@ class LatticeSimulation final : public Simulation {
     for (std::int64_t s = 0; s < steps; ++s) {
       const RoundingKey key{static_cast<std::uint32_t>(step_),
                             {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]}};
+      // A sampled step: the fused kernel adds the moments it collides (the state at time step_) to the sums.
+      const bool sample = statistics_ && statistics_->samples_at(step_);
+      step_statistics_ = sample ? statistics_->view() : StatisticsView{};
       if (overlap_ && halo_pending_) {
         interior_wall_pass();
         step_done_.record(compute_);  // the previous step's writes are complete before the exchange reads them
@@ -189,6 +199,15 @@ class LatticeSimulation final : public Simulation {
       } else {
         settle();
         update(shape_.interior(), key);
+      }
+      if (sample) {
+        // T at the same time (the scalar step below advances it), then the count.
+        if (statistics_->temperature()) {
+          accumulate_cell_field<R>(thermal_->current_field(), FlagView{flags_.data()}, shape_,
+                                   statistics_->temperature_sums(), &compute_);
+        }
+        statistics_->count(step_);
+        step_statistics_ = StatisticsView{};
       }
       layout_ = after_step(layout_);
       halo_pending_ = halo_.active();
@@ -432,7 +451,8 @@ class LatticeSimulation final : public Simulation {
   }
 
   std::size_t bytes_per_cell() const override {
-    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0);
+    return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0) +
+           std::size_t(statistics_components(config_)) * sizeof(double);
   }
   std::size_t device_bytes() const override { return std::size_t(device_bytes_needed(config_, decomposition_)); }
 
@@ -491,8 +511,9 @@ class LatticeSimulation final : public Simulation {
                    open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, statistics_view());
   }
 
-  /// Where this step's fused kernel adds its moments to the turbulence statistics: none yet.
-  StatisticsView statistics_view() const { return {}; }
+  /// Where this step's fused kernel adds its moments to the turbulence statistics: the sums on a sampled step
+  /// (advance), null otherwise.
+  StatisticsView statistics_view() const { return step_statistics_; }
 
   /// A fresh stability watch, for a new state.
   void reset_watch() {
@@ -584,6 +605,8 @@ class LatticeSimulation final : public Simulation {
   std::unique_ptr<ParticleSystem<T>> particles_;
   std::unique_ptr<ThermalField<R>> thermal_;
   std::unique_ptr<OpenFaces<T>> open_;  // the open faces' links and pass (none without open faces)
+  std::unique_ptr<FlowStatistics> statistics_;  // [statistics]' running sums (none without the section)
+  StatisticsView step_statistics_{};            // the sums while a sampled step is updated, null otherwise
   /// What the open faces owe: nothing, the pass after a step (whose fused kernel wrote the outlet moments), the pass
   /// after set_populations (no step: the pass computes them), the copy of a restored state.
   enum class OpenPending { none, apply, apply_from_populations, restore };

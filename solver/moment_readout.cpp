@@ -92,16 +92,27 @@ void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& sc
 }
 
 bool wants_output(const CaseConfig& config, std::string_view name) {
+  const OutputField* field = find_output_field(name);
+  if (field && field->source == FieldSource::statistics) {
+    return config.statistics.enabled && config.statistics.wants(name);
+  }
   const auto& fields = config.output_fields;
   return std::find(fields.begin(), fields.end(), name) != fields.end();
+}
+
+std::vector<std::string> written_fields(const CaseConfig& config) {
+  std::vector<std::string> names;
+  for (const OutputField& field : kOutputFields) {
+    if (wants_output(config, field.name)) names.emplace_back(field.name);
+  }
+  return names;
 }
 
 std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal) {
   std::vector<std::pair<std::string, int>> fields;
   for (const OutputField& field : kOutputFields) {
     const bool held = field.source == FieldSource::moments ||
-                      (wants_output(config, field.name) &&
-                       (field.source == FieldSource::stencil || field.source == FieldSource::geometry || thermal));
+                      (wants_output(config, field.name) && (field.source != FieldSource::thermal || thermal));
     if (held) fields.emplace_back(std::string(field.name), field.components);
   }
   return fields;
@@ -134,8 +145,9 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
   const R* next = host.data();
   for (const auto& [name, count] : fields) {
     const OutputField* known = find_output_field(name);
-    PointField<R> field{name, {}, scaling.si && known ? std::string(known->si_unit) : std::string()};
+    PointField<R> field{name, {}, scaling.si && known ? std::string(known->si_unit) : std::string(), {}};
     for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
+    if (name == "reynolds_stress") field.component_names.assign(kTensorComponents.begin(), kTensorComponents.end());
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
   }
   eddy::write_vti<R>(path, grid, point_fields, scaling.time(step));

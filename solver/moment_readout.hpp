@@ -58,12 +58,15 @@ MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& dec
 template <class R>
 void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling);
 
-/// True when the case asks for output field `name` ([output] fields).
+/// True when the case asks for output field `name` ([output] fields; the statistics fields: [statistics] fields).
 bool wants_output(const CaseConfig& config, std::string_view name);
 
+/// The names of the point arrays the case's snapshots hold (wants_output), in kOutputFields order.
+std::vector<std::string> written_fields(const CaseConfig& config);
+
 /// The blocks a piece's host array holds, in kOutputFields order (io/output_fields.hpp), as (name, components):
-/// the moments (density, velocity) always, the stencil fields and the solid labels the case asks for, and the
-/// temperature when asked and `thermal`.
+/// the moments (density, velocity) always, the stencil fields, the solid labels and the statistics the case asks
+/// for, and the temperature when asked and `thermal`.
 std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal);
 
 /// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each

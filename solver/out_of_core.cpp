@@ -23,9 +23,12 @@ bool split_along_z_only(const Decomposition& decomposition) {
   return decomposition.dims[0] == 1 && decomposition.dims[1] == 1;
 }
 
-/// Neither particles nor open boundaries (whose pass runs between two steps: a slab advances several per visit),
-/// which "auto" never takes out of core. A temperature field travels with the slabs.
-bool slab_compatible(const CaseConfig& config) { return !config.particles.enabled && !has_open_faces(config); }
+/// Neither particles nor open boundaries (whose pass runs between two steps: a slab advances several per visit) nor
+/// [statistics] (whose sums need every step's moments of the whole block), which "auto" never takes out of core. A
+/// temperature field travels with the slabs.
+bool slab_compatible(const CaseConfig& config) {
+  return !config.particles.enabled && !has_open_faces(config) && !config.statistics.enabled;
+}
 
 /// The first [[solid]] with interpolated walls, or nullptr: their pass over the cut links runs in core only.
 const SolidConfig* interpolated_solid(const CaseConfig& config) {
@@ -70,6 +73,13 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
                                "[particles] is not supported out of core: particles couple to the fluid of their "
                                "whole block at every step, which the slab sweeps never hold on the device at once; "
                                "set numerics.out_of_core = false");
+  }
+  if (config.statistics.enabled) {
+    // The case reader refuses out_of_core = true with them (io/case/statistics.cpp); a case built in code reaches here.
+    throw CollectiveInputError(source_prefix(config) +
+                               "[statistics] is available in core only: an out-of-core run advances each z-slab "
+                               "several steps per visit, so no step's moments of the whole block are on the device "
+                               "to add to the running sums; set numerics.out_of_core = false");
   }
   if (has_open_faces(config)) {
     throw CollectiveInputError(source_prefix(config) +

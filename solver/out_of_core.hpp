@@ -26,8 +26,9 @@ struct DeviceBudget {
 DeviceBudget out_of_core_budget(const CaseConfig& config);
 
 /// True when `config` runs out of core here: out_of_core = true, or "auto" on a GPU build when the block does not fit
-/// the budget in core (`in_core_bytes`: what the in-core run needs), the case has no particles, no open boundaries
-/// and no [[solid]] with wall = "interpolated" ([thermal] is fine) and the decomposition splits along z only.
+/// the budget in core (`in_core_bytes`: what the in-core run needs), the case has no particles, no open boundaries,
+/// no [statistics] and no [[solid]] with wall = "interpolated" ([thermal] is fine) and the decomposition splits along
+/// z only.
 bool runs_out_of_core(const CaseConfig& config, const Decomposition& decomposition, double in_core_bytes);
 
 /// The out-of-core Simulation of this rank's block. Throws InputError (CollectiveInputError where every rank sees

@@ -8,6 +8,7 @@
 #include <memory>
 #include <ostream>
 
+#include "io/checkpoint.hpp"
 #include "kernels/backend.hpp"
 #include "solver/checkpointing.hpp"
 #include "solver/decomposition.hpp"
@@ -89,6 +90,10 @@ void restore(const CaseConfig& config, Simulation& sim, const std::string& resta
   const auto begin = Clock::now();
   const std::string written_by = restore_state_checkpoint(config, sim, restart);
   print_restart(config, restart, sim.time_step(), seconds_since(begin), written_by, log);
+  const std::vector<CheckpointField> fields = read_checkpoint_manifest(restart).fields;
+  const bool stored =
+      std::any_of(fields.begin(), fields.end(), [](const CheckpointField& f) { return f.name == "statistics"; });
+  print_statistics_restart(config, sim, stored, log);
 }
 
 /// Ends the run on stop signal `signal`: a run that is unstable already stops as one (exit 3) and keeps its last

@@ -9,6 +9,7 @@
 #include "io/number_format.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/lattice_units.hpp"
+#include "solver/flow_statistics.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/open_boundaries.hpp"
 #include "solver/precision.hpp"
@@ -60,6 +61,36 @@ std::string units_summary(const CaseConfig& config) {
          " lattice; 1 lattice velocity = " + format_number("%.6g", velocity) +
          " m/s; 1 step = " + format_number("%.6g", u.dt) + " s; density 1 = " + format_number("%.6g", u.density) +
          " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
+}
+
+/// The "statistics" lines of the case summary: what is accumulated, from when, every how many steps, where it goes.
+std::string statistics_summary(const CaseConfig& config) {
+  const StatisticsConfig& st = config.statistics;
+  std::string fields;
+  for (const std::string& f : st.fields) fields += (fields.empty() ? "" : ", ") + f;
+  const std::int64_t samples = (config.steps - 1 - st.start) / st.every + 1;
+  const int sums = statistics_components(config);
+  std::string text = "statistics  " + fields + ": the states at steps " + std::to_string(st.start) +
+                     (st.every > 1 ? ", " + std::to_string(st.start + st.every) + ", ..."
+                                   : ", " + std::to_string(st.start + 1) + ", ...") +
+                     " (every " + std::to_string(st.every) + ", " + std::to_string(samples) + " samples by step " +
+                     std::to_string(config.steps) + ")";
+  if (!std::isnan(st.start_time)) {
+    text +=
+        ", from statistics.start_time = " + format_number("%.6g", st.start_time) + (config.units.enabled ? " s" : "");
+  }
+  text += "; " + std::to_string(sums) + " sums per fluid cell (" +
+          (st.second_moments() ? std::string("rho, u, u_a u_b") : std::string("rho, u")) +
+          (st.wants("mean_temperature") ? ", T" : "") + ") in double on the device, written to every snapshot\n";
+  if (st.has_profile()) {
+    std::string axes;
+    for (int a = 0; a < 3; ++a) {
+      if (st.average[a]) axes += std::string(axes.empty() ? "" : ", ") + "xyz"[a];
+    }
+    text += "profile     the statistics averaged over " + axes + " into " + config.output_directory + "/" +
+            config.name + "_statistics.csv with every snapshot and at the end\n";
+  }
+  return text;
 }
 
 /// The "thermal" lines of the case summary.
@@ -282,8 +313,9 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << (config.particles.enabled ? particle_summary(config.particles) : std::string())
       << (config.thermal.enabled ? thermal_summary(config) : std::string())
       << (config.units.enabled ? units_summary(config) : std::string()) << solids_summary(config, solids)
-      << "steps       " << config.steps << ", report every " << config.report_every << ", output every "
-      << config.output_every << " into " << config.output_directory << "/\n";
+      << (config.statistics.enabled ? statistics_summary(config) : std::string()) << "steps       " << config.steps
+      << ", report every " << config.report_every << ", output every " << config.output_every << " into "
+      << config.output_directory << "/\n";
 }
 
 void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
@@ -338,6 +370,32 @@ void print_restart(const CaseConfig& config, const std::string& manifest_path, s
     log << "warning: checkpoint " << manifest_path << " was written by case '" << written_by
         << "'; it continues as case '" << config.name << "' ("
         << (config.source_file.empty() ? std::string("case.name") : config.source_file) << ")\n";
+  }
+}
+
+void print_statistics_restart(const CaseConfig& config, const Simulation& sim, bool stored, std::ostream& log) {
+  const FlowStatistics* st = sim.flow_statistics();
+  const std::int64_t step = sim.time_step();
+  if (!st) {
+    if (stored)
+      log << "statistics  the checkpoint's running averages are not continued: the case has no [statistics]\n";
+    return;
+  }
+  if (stored && st->samples() > 0) {
+    log << "statistics  continued from the checkpoint: " << st->samples()
+        << (st->samples() == 1 ? " sample" : " samples") << " since step " << st->first_step() << "\n";
+    return;
+  }
+  if (stored) {
+    log << "statistics  the checkpoint holds no sample yet: the first is taken at step " << config.statistics.start
+        << "\n";
+    return;
+  }
+  log << "statistics  the checkpoint holds none: the averages start from step "
+      << std::max(step, config.statistics.start) << "\n";
+  if (config.statistics.start < step) {
+    log << "warning: statistics.start = " << config.statistics.start << " lies before the restart's step " << step
+        << ", and the checkpoint holds no statistics: the steps before " << step << " are not in the averages\n";
   }
 }
 

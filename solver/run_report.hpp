@@ -42,6 +42,12 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
 /// plan's halos multiply the work by more than 3).
 void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& log);
 
+/// What a restart did to the statistics: "statistics  continued from the checkpoint: N samples since step S", or that
+/// the averages start afresh (a checkpoint without them; a warning when statistics.start lies before the restart's
+/// step, whose samples are then missing), or that the checkpoint's are dropped (a case without [statistics]).
+/// `stored`: the checkpoint holds the statistics' sums.
+void print_statistics_restart(const CaseConfig& config, const Simulation& sim, bool stored, std::ostream& log);
+
 /// "restarted   from <manifest> at step ..." with the read's size and speed, and a warning when the checkpoint was
 /// written by another case (`written_by`).
 void print_restart(const CaseConfig& config, const std::string& manifest_path, std::int64_t step, double seconds,

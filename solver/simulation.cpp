@@ -2,8 +2,10 @@
 // (solver/simulation.hpp).
 #include "solver/simulation.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "io/output_fields.hpp"
 #include "kernels/cell_flags.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/launchers.hpp"
@@ -127,8 +129,8 @@ std::vector<double> Simulation::derived_field(const std::string& name) {
   return std::vector<double>(values.begin(), values.end());
 }
 
-/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T, the solid labels
-/// (piece_fields).
+/// Components back to back in kOutputFields order: rho, u (3), the derived fields, T, the solid labels, the
+/// statistics (piece_fields).
 template <class R>
 PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling& scaling) {
   const Decomposition& d = decomposition();
@@ -143,8 +145,17 @@ PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling
   if (wants_output(config_, "solid")) {
     host.insert(host.end(), solid_labels_.begin(), solid_labels_.end());  // small integers: exact in float
   }
+  if (statistics_component_) {  // the averages so far, scaled like the instantaneous fields
+    const StatisticsSums sums = statistics_component_->host_sums();
+    for (const OutputField& field : kOutputFields) {
+      if (field.source != FieldSource::statistics || !wants_output(config_, field.name)) continue;
+      const std::vector<double> values =
+          statistics_field_values(sums, field.name, StatisticsScaling{scaling.density, scaling.velocity});
+      host.insert(host.end(), values.begin(), values.end());
+    }
+  }
   return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
-                            config_.output_fields, time_step());
+                            written_fields(config_), time_step());
 }
 
 PieceExtent Simulation::write_vti(const std::string& path, const OutputScaling& scaling) {
@@ -158,6 +169,11 @@ RawState Simulation::raw_state() {
   if (particle_component_) {
     state.particles = particle_component_->snapshot();
     state.particle_force = particle_component_->force_field_bytes();
+  }
+  if (statistics_component_) {
+    state.statistics = statistics_component_->interior_bytes();
+    state.statistics_samples = statistics_component_->samples();
+    state.statistics_first_step = statistics_component_->first_step();
   }
   return state;
 }
@@ -178,9 +194,32 @@ void Simulation::set_raw_state(const RawState& state) {
   if (state.layout != int(PopulationLayout::own) && state.layout != int(PopulationLayout::swapped)) {
     throw std::invalid_argument("set_raw_state: unknown population layout " + std::to_string(state.layout));
   }
+  if (statistics_component_ && !state.statistics.empty() &&
+      state.statistics.size() != std::size_t(statistics_component_->components()) * n * sizeof(double)) {
+    throw std::invalid_argument("set_raw_state: the statistics' sums (" +
+                                std::to_string(state.statistics.size() / std::max<std::size_t>(n * 8, 1)) +
+                                " per cell) do not fit this case's [statistics] (" +
+                                std::to_string(statistics_component_->components()) + " per cell)");
+  }
   restore_populations(state);
   if (thermal_component_) thermal_component_->set_interior_bytes(state.temperature);
   if (particle_component_) particle_component_->restore_bytes(state.particles, state.particle_force);
+  if (statistics_component_) {
+    if (state.statistics.empty()) {
+      statistics_component_->reset();
+    } else {
+      statistics_component_->restore(state.statistics, state.statistics_samples, state.statistics_first_step);
+    }
+  }
+}
+
+StatisticsSums Simulation::statistics_sums() const {
+  if (!statistics_component_) throw std::logic_error("statistics: the case has no [statistics] section");
+  return statistics_component_->host_sums();
+}
+
+std::vector<double> Simulation::statistics_field(const std::string& name) const {
+  return statistics_field_values(statistics_sums(), name);
 }
 
 void Simulation::order_with_stream(void* stream, bool before, bool after) {

@@ -24,6 +24,7 @@
 #include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/device_arrays.hpp"
+#include "solver/flow_statistics.hpp"
 #include "solver/particle_system.hpp"
 #include "solver/thermal_field.hpp"
 
@@ -88,6 +89,12 @@ struct RawState {
   /// step on the interior cells (3 components back to back, arithmetic type; empty otherwise).
   ParticleSnapshot particles;
   std::vector<unsigned char> particle_force;
+  /// With [statistics]: the running sums of the interior cells exactly as stored (FlowStatistics::interior_bytes:
+  /// components x interior cells doubles), the sample count and the first sample's step (-1: none); empty, 0, -1
+  /// otherwise. A state with empty sums restores a block with statistics to no samples.
+  std::vector<unsigned char> statistics;
+  std::int64_t statistics_samples = 0;
+  std::int64_t statistics_first_step = -1;
 };
 
 /// Slab plan and transfer counters of an out-of-core run (solver/out_of_core_simulation.hpp), summed since the run
@@ -304,6 +311,18 @@ class Simulation {
     return particle_component_ ? particle_component_->force_on_fluid() : std::array<double, 3>{0.0, 0.0, 0.0};
   }
 
+  /// The running sums of [statistics] (solver/flow_statistics.hpp), added to by every sampled step; nullptr without
+  /// [statistics].
+  const FlowStatistics* flow_statistics() const { return statistics_component_; }
+  bool has_statistics() const { return statistics_component_ != nullptr; }
+  /// This rank's statistics sums on the host (waits for the queued device work). Throws std::logic_error without
+  /// [statistics].
+  StatisticsSums statistics_sums() const;
+  /// Statistics field `name` (kOutputFields, source statistics) of this rank's interior cells, components back to back
+  /// (MacroscopicFields order), lattice units (statistics_field_values; NaN before the first sample, 0 in solids).
+  /// Throws std::logic_error without [statistics], std::invalid_argument for a field the sums do not hold.
+  std::vector<double> statistics_field(const std::string& name) const;
+
   bool has_thermal() const { return thermal_component_ != nullptr; }
   /// T on this rank's interior cells (MacroscopicFields order), lattice units; empty without [thermal].
   std::vector<double> temperature() const {
@@ -343,9 +362,10 @@ class Simulation {
   virtual void restore_populations(const RawState& state) = 0;
 
   /// Registers the block's components (owned by the derived class, which lives as long as they do).
-  void attach(ParticleComponent* particles, ThermalComponent* thermal) {
+  void attach(ParticleComponent* particles, ThermalComponent* thermal, FlowStatistics* statistics = nullptr) {
     particle_component_ = particles;
     thermal_component_ = thermal;
+    statistics_component_ = statistics;
   }
 
   CaseConfig config_;
@@ -374,6 +394,7 @@ class Simulation {
 
   ParticleComponent* particle_component_ = nullptr;
   ThermalComponent* thermal_component_ = nullptr;
+  FlowStatistics* statistics_component_ = nullptr;
 };
 
 }  // namespace eddy

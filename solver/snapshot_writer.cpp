@@ -21,6 +21,7 @@
 #include "solver/piece_extension.hpp"
 #include "solver/reductions.hpp"
 #include "solver/solid_surface.hpp"
+#include "solver/statistics_profile.hpp"
 #include "solver/validation.hpp"
 
 namespace eddy {
@@ -51,6 +52,7 @@ SnapshotWriter::SnapshotWriter(const CaseConfig& config)
       particle_collection_(particle_collection_path(config.output_directory, config.name)) {}
 
 void SnapshotWriter::write(Simulation& sim, std::ostream& log) {
+  write_statistics_profile(config_, sim, log);  // with statistics.average, also without VTK (collective)
   if (!config_.write_vtk) return;
   const Decomposition& d = sim.decomposition();
   char step[32];

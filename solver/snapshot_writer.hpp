@@ -15,13 +15,15 @@ namespace eddy {
 /// Writes VTK snapshots and keeps the .pvd collection current. One rank writes a .vti of the whole grid; several
 /// ranks each write a piece and rank 0 the .pvti that joins them (the .pvd then lists the .pvti files). With
 /// particles each snapshot also writes their .vtp (or pieces and a .pvtp), listed in <case>_particles.pvd.
-/// Writes nothing with output.vtk = false. Throws OutputError when a file cannot be written.
+/// Writes no VTK with output.vtk = false. Throws OutputError when a file cannot be written.
 class SnapshotWriter {
  public:
   /// `config` must outlive the writer.
   explicit SnapshotWriter(const CaseConfig& config);
 
-  /// Writes the fields of the current time step (collective) and logs "  wrote <path>" on `log`.
+  /// Writes the fields of the current time step (collective) and logs "  wrote <path>" on `log`; with
+  /// statistics.average also the statistics' profile file (solver/statistics_profile.hpp), with output.vtk = false
+  /// too.
   void write(Simulation& sim, std::ostream& log);
   /// Writes the surfaces of the case's solids once, as <case>_solids.vtp (io/surface_output.hpp; rank 0), and lists
   /// it in the .pvd with every snapshot (part 1), so ParaView draws the bodies over the flow. Nothing without

@@ -47,7 +47,13 @@ void read_output(const Section& section, CaseConfig& config) {
       const auto* name = item.as_string();
       if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
       const std::string field = name->get();
-      if (!find_output_field(field)) {
+      const OutputField* known = find_output_field(field);
+      if (known && known->source == FieldSource::statistics) {
+        section.fail("fields", section.quote("fields") + ": '" + field +
+                                   "' is a statistics field: list it in [statistics] fields (the running averages "
+                                   "are written to every snapshot there)");
+      }
+      if (!known) {
         section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
                                    suggestion(field, output_field_names()) +
                                    "; allowed: " + join(output_field_names()));

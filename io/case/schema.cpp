@@ -36,6 +36,7 @@ const std::vector<CaseSection>& case_file_schema() {
         "reference_length", "drag_direction", "lift_direction"},
        true},
       {"forces", {"every", "statistics_from"}},
+      {"statistics", {"start", "start_time", "every", "fields", "average"}},
   };
   return sections;
 }

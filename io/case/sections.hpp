@@ -9,6 +9,7 @@
 //   particles.cpp   [particles]
 //   solids.cpp      [[solid]], [forces]
 //   probes.cpp      [[output.probe]]
+//   statistics.cpp  [statistics]
 // A reader takes the file's table (file values and units -> CaseConfig; checks that quote the value as written); a
 // finalizer takes the plain struct (checks shared with cases built in code, derived values). Each range rule is
 // written once, in its section's file. What a reader needs from another section is a parameter, so read_case
@@ -105,6 +106,14 @@ void read_probes(const Section& output, CaseConfig& config);
 /// [0, n] per axis, "temperature" only with [thermal]. A point in a solid cell is refused at the run's set-up
 /// (solver/probes.hpp), where the cells are known.
 void finalize_probes(CaseConfig& config, const Source& source);
+
+// ---- statistics.cpp ------------------------------------------------------------------------------------------------
+/// [statistics] (the section's presence turns the running averages on); needs [units] (start_time in s).
+void read_statistics(const Section& section, CaseConfig& config);
+/// After finalize_units and finalize_run_output: start_time to a step (s over units.dt, or steps), the start before
+/// run.steps, every >= 1, the fields' default (all that apply) in snapshot order, mean_temperature only with
+/// [thermal]; refuses numerics.out_of_core = true.
+void finalize_statistics(CaseConfig& config, const Source& source);
 
 // ---- parallel.cpp --------------------------------------------------------------------------------------------------
 /// [parallel]; needs domain.size (each rank needs at least one cell per axis).

@@ -197,6 +197,31 @@ TEST_F(CliErrors, BadValueFromSet) {
   expect_input_error(run_eddy({path, "--set", "physics.tau=0.4"}), {"physics.tau"});
 }
 
+TEST_F(CliErrors, StatisticsBadInputExitsTwoNamingTheKey) {
+  // [statistics] (io/case/statistics.cpp): each bad value is one line naming its key, exit status 2.
+  struct Bad {
+    const char* section;
+    std::vector<std::string> fragments;
+  };
+  const Bad bad[] = {
+      {"start = 2\n", {"statistics.start = 2", "run.steps = 2"}},
+      {"start_time = 7.5\n", {"statistics.start_time = 7.5", "run.steps = 2"}},
+      {"fields = [\"mean_temperature\"]\n", {"statistics.fields", "mean_temperature", "[thermal]"}},
+      {"fields = [\"mean_presure\"]\n", {"statistics.fields", "'mean_presure'", "did you mean 'mean_pressure'?"}},
+      {"average = [\"q\"]\n", {"statistics.average", "'q' is not an axis"}},
+      {"every = 0\n", {"statistics.every = 0", ">= 1"}},
+  };
+  int n = 0;
+  for (const Bad& b : bad) {
+    const auto path = write_case("statistics_" + std::to_string(n++) + ".toml",
+                                 valid_case() + "[statistics]\n" + b.section);
+    expect_input_error(run_eddy({path}), b.fragments);
+  }
+  const auto path = write_case("statistics_ok.toml", valid_case() + "[statistics]\nstart = 1\n");
+  const CliResult ok = run_eddy({path});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(CliErrors, BlowUpStopsWithinTheStabilityCheckWhateverReportEvery) {
   // U = 0.1, nu = 0.001 on 128 cells (tau = 0.503, accepted explicitly): NaN by about step 500 in float. With
   // reports every 5000 steps the run used to go on to step 5000 before it looked; the fused kernel's watch stops

@@ -1,0 +1,164 @@
+// FlowStatistics and the statistics fields derived from its sums (solver/flow_statistics.hpp).
+#include "solver/flow_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "io/output_fields.hpp"
+
+namespace eddy {
+
+namespace {
+
+/// The components of second moment <u_a u_b> in StatisticsView's order, for the reynolds_stress components xx, yy,
+/// zz, xy, xz, yz: (a, b) and the sum's index.
+constexpr int kPairs[6][3] = {{0, 0, 4}, {1, 1, 5}, {2, 2, 6}, {0, 1, 7}, {0, 2, 8}, {1, 2, 9}};
+
+}  // namespace
+
+int statistics_components(const CaseConfig& config) {
+  const StatisticsConfig& s = config.statistics;
+  if (!s.enabled) return 0;
+  return (s.second_moments() ? StatisticsView::kAllMoments : StatisticsView::kFirstMoments) +
+         (s.wants("mean_temperature") ? 1 : 0);
+}
+
+std::vector<double> statistics_field_values(const StatisticsSums& s, std::string_view name,
+                                            const StatisticsScaling& scaling) {
+  const OutputField* field = find_output_field(name);
+  if (!field || field->source != FieldSource::statistics)
+    throw std::invalid_argument("statistics_field_values: '" + std::string(name) + "' is not a statistics field");
+  const bool second = name == "velocity_rms" || name == "reynolds_stress";
+  if ((second && !s.second_moments) || (name == "mean_temperature" && !s.temperature)) {
+    throw std::invalid_argument("statistics_field_values: the sums hold no " + std::string(name));
+  }
+  const std::int64_t n = s.cells;
+  const int components = field->components;
+  std::vector<double> out(std::size_t(components) * std::size_t(n), 0.0);
+  if (s.samples == 0) {
+    std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+    return out;
+  }
+  const double inverse = 1.0 / double(s.samples);
+  const double u_scale = 1.0 / scaling.velocity, uu_scale = u_scale * u_scale;
+  const double* sums = s.sums.data();
+  const auto mean = [&](int component, std::int64_t k) { return sums[std::int64_t(component) * n + k] * inverse; };
+  enum Kind { velocity, rms, stress, density, pressure, temperature };
+  const Kind kind = name == "mean_velocity"     ? velocity
+                    : name == "velocity_rms"    ? rms
+                    : name == "reynolds_stress" ? stress
+                    : name == "mean_density"    ? density
+                    : name == "mean_pressure"   ? pressure
+                                                : temperature;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (!s.fluid[std::size_t(k)]) continue;  // 0 in solid cells, as the moment read-outs
+    double* to = out.data() + k;
+    if (kind == velocity) {
+      for (int a = 0; a < 3; ++a) to[a * n] = mean(1 + a, k) * u_scale;
+    } else if (kind == rms) {
+      for (int a = 0; a < 3; ++a) {
+        const double m = mean(1 + a, k);
+        to[a * n] = std::sqrt(std::max(0.0, mean(4 + a, k) - m * m)) * u_scale;
+      }
+    } else if (kind == stress) {
+      for (int c = 0; c < 6; ++c) {
+        const auto& p = kPairs[c];
+        to[c * n] = (mean(p[2], k) - mean(1 + p[0], k) * mean(1 + p[1], k)) * uu_scale;
+      }
+    } else if (kind == density) {
+      to[0] = mean(0, k) * scaling.density;
+    } else if (kind == pressure) {
+      to[0] = statistics_pressure(mean(0, k)) * scaling.density * uu_scale;
+    } else {  // mean_temperature
+      to[0] = mean(s.temperature_component(), k);
+    }
+  }
+  return out;
+}
+
+FlowStatistics::FlowStatistics(const StatisticsConfig& config, const BlockShape& shape,
+                               const std::vector<CellFlag>& flags, bool thermal)
+    : shape_(shape),
+      start_(config.start),
+      every_(std::max<std::int64_t>(1, config.every)),
+      second_moments_(config.second_moments()),
+      temperature_(thermal && config.wants("mean_temperature")),
+      sums_(std::size_t(components()) * std::size_t(shape.n_cells())) {
+  fluid_.resize(std::size_t(shape.interior_cells()));
+  std::int64_t k = 0;
+  for (int z = 1; z <= shape.n[2]; ++z)
+    for (int y = 1; y <= shape.n[1]; ++y)
+      for (int x = 1; x <= shape.n[0]; ++x) fluid_[std::size_t(k++)] = is_solid(flags[shape.index(x, y, z)]) ? 0 : 1;
+  reset();
+}
+
+void FlowStatistics::reset() {
+  const std::vector<double> zero(std::size_t(shape_.n_cells()), 0.0);
+  backend::synchronize();
+  for (int c = 0; c < components(); ++c) {
+    backend::copy_to_device(sums_.data() + std::int64_t(c) * shape_.n_cells(), zero.data(),
+                            zero.size() * sizeof(double));
+  }
+  samples_ = 0;
+  first_step_ = -1;
+}
+
+StatisticsSums FlowStatistics::host_sums() const {
+  StatisticsSums s;
+  s.cells = shape_.interior_cells();
+  s.samples = samples_;
+  s.first_step = first_step_;
+  s.second_moments = second_moments_;
+  s.temperature = temperature_;
+  s.fluid = fluid_;
+  s.sums.resize(std::size_t(components()) * std::size_t(s.cells));
+  std::vector<double> block(std::size_t(shape_.n_cells()));
+  backend::synchronize();
+  for (int c = 0; c < components(); ++c) {  // one component at a time: the host holds one block field extra
+    backend::copy_to_host(block.data(), sums_.data() + std::int64_t(c) * shape_.n_cells(),
+                          block.size() * sizeof(double));
+    double* to = s.sums.data() + std::int64_t(c) * s.cells;
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x) *to++ = block[std::size_t(shape_.index(x, y, z))];
+  }
+  return s;
+}
+
+std::vector<unsigned char> FlowStatistics::interior_bytes() const {
+  const std::vector<double> sums = host_sums().sums;
+  std::vector<unsigned char> bytes(sums.size() * sizeof(double));
+  std::memcpy(bytes.data(), sums.data(), bytes.size());
+  return bytes;
+}
+
+void FlowStatistics::restore(const std::vector<unsigned char>& bytes, std::int64_t samples, std::int64_t first_step) {
+  const std::int64_t n = shape_.interior_cells();
+  if (bytes.size() != std::size_t(components()) * std::size_t(n) * sizeof(double) || samples < 0) {
+    throw std::invalid_argument("statistics: " + std::to_string(bytes.size()) +
+                                " bytes of sums do not fit this block (" + std::to_string(components()) +
+                                " sums per cell)");
+  }
+  std::vector<double> block(std::size_t(shape_.n_cells()), 0.0);
+  backend::synchronize();
+  for (int c = 0; c < components(); ++c) {
+    const unsigned char* from = bytes.data() + std::size_t(c) * std::size_t(n) * sizeof(double);
+    std::int64_t k = 0;
+    for (int z = 1; z <= shape_.n[2]; ++z)
+      for (int y = 1; y <= shape_.n[1]; ++y)
+        for (int x = 1; x <= shape_.n[0]; ++x, ++k)
+          std::memcpy(&block[std::size_t(shape_.index(x, y, z))], from + std::size_t(k) * sizeof(double),
+                      sizeof(double));
+    backend::copy_to_device(sums_.data() + std::int64_t(c) * shape_.n_cells(), block.data(),
+                            block.size() * sizeof(double));
+  }
+  samples_ = samples;
+  first_step_ = samples > 0 ? first_step : -1;
+}
+
+}  // namespace eddy
