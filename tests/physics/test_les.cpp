@@ -135,6 +135,7 @@ steps = 30000
 report_every = 5000
 [output]
 every = 0
+vtk = false
 )");
   std::string out;
   EXPECT_EQ(test::run_eddy(dir, "", out), 3) << out;
