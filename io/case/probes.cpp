@@ -58,24 +58,13 @@ std::vector<std::array<double, 3>> read_points(const Section& section) {
 std::vector<std::string> read_fields(const Section& section) {
   const std::vector<std::string_view> allowed = probe_field_names();
   if (!section.has("fields")) return {"density", "velocity"};
-  const toml::array* list = section.find("fields")->as_array();
-  if (!list || list->empty()) section.wrong_type("fields", "a non-empty array of field names");
-  std::vector<std::string> fields;
-  for (const toml::node& item : *list) {
-    const auto* name = item.as_string();
-    if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
-    const std::string field = name->get();
-    if (std::find(allowed.begin(), allowed.end(), field) == allowed.end()) {
-      const std::string why = find_output_field(field) ? " is an output field a probe cannot sample (it is not a "
-                                                         "cell's own value)"
-                                                       : " is not a probe field" + suggestion(field, allowed);
-      section.fail("fields", section.quote("fields") + ": '" + field + "'" + why + "; allowed: " + join(allowed));
-    }
-    if (std::find(fields.begin(), fields.end(), field) != fields.end())
-      section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");
-    fields.push_back(field);
-  }
-  return fields;
+  return section.distinct_names("fields", [&](const std::string& field) {
+    if (std::find(allowed.begin(), allowed.end(), field) != allowed.end()) return;
+    const std::string why = find_output_field(field) ? " is an output field a probe cannot sample (it is not a "
+                                                       "cell's own value)"
+                                                     : " is not a probe field" + suggestion(field, allowed);
+    section.fail("fields", section.quote("fields") + ": '" + field + "'" + why + "; allowed: " + join(allowed));
+  });
 }
 
 }  // namespace

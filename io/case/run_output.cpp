@@ -38,32 +38,22 @@ void read_output(const Section& section, CaseConfig& config) {
   }
   config.write_centerlines = section.boolean("centerlines").value_or(false);
   if (section.has("fields")) {
-    const toml::array* list = section.find("fields")->as_array();
-    if (!list) section.wrong_type("fields", "a non-empty array of field names");
-    if (list->empty())
-      section.fail("fields", "output.fields = [] lists no field: name at least one of " + join(output_field_names()));
-    std::vector<std::string> fields;
-    for (const toml::node& item : *list) {
-      const auto* name = item.as_string();
-      if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
-      const std::string field = name->get();
-      const OutputField* known = find_output_field(field);
-      if (known && known->source == FieldSource::statistics) {
-        section.fail("fields", section.quote("fields") + ": '" + field +
-                                   "' is a statistics field: list it in [statistics] fields (the running averages "
-                                   "are written to every snapshot there)");
-      }
-      if (!known) {
-        section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
-                                   suggestion(field, output_field_names()) +
-                                   "; allowed: " + join(output_field_names()));
-      }
-      if (std::find(fields.begin(), fields.end(), field) != fields.end()) {
-        section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");
-      }
-      fields.push_back(field);
-    }
-    config.output_fields = fields;
+    config.output_fields = section.distinct_names(
+        "fields",
+        [&](const std::string& field) {
+          const OutputField* known = find_output_field(field);
+          if (known && known->source == FieldSource::statistics) {
+            section.fail("fields", section.quote("fields") + ": '" + field +
+                                       "' is a statistics field: list it in [statistics] fields (the running "
+                                       "averages are written to every snapshot there)");
+          }
+          if (!known) {
+            section.fail("fields", section.quote("fields") + ": '" + field + "' is not an output field" +
+                                       suggestion(field, output_field_names()) +
+                                       "; allowed: " + join(output_field_names()));
+          }
+        },
+        "output.fields = [] lists no field: name at least one of " + join(output_field_names()));
   }
   read_probes(section, config);
 }

@@ -204,4 +204,23 @@ void check_top_level(const Source& source, const toml::table& root) {
   }
 }
 
+std::vector<std::string> Section::distinct_names(std::string_view key,
+                                                 const std::function<void(const std::string&)>& check,
+                                                 const std::string& empty_message) const {
+  const toml::array* list = find(key)->as_array();
+  if (!list || (list->empty() && empty_message.empty())) wrong_type(key, "a non-empty array of field names");
+  if (list->empty()) fail(key, empty_message);
+  std::vector<std::string> names;
+  for (const toml::node& item : *list) {
+    const auto* name = item.as_string();
+    if (!name) wrong_type(key, "an array of strings (field names in double quotes)");
+    const std::string text = name->get();
+    check(text);
+    if (std::find(names.begin(), names.end(), text) != names.end())
+      fail(key, quote(key) + ": '" + text + "' is listed twice");
+    names.push_back(text);
+  }
+  return names;
+}
+
 }  // namespace eddy::case_io

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,11 @@ class Section {
   std::optional<std::int64_t> integer(std::string_view key) const;
   std::optional<bool> boolean(std::string_view key) const;
   std::optional<std::string> string(std::string_view key) const;
+  /// The array of strings at `key` (present), a name list such as [output] fields: each name once and each passed
+  /// to `check`, which throws (fail) with its own reason for a name it refuses. `empty_message`: the error for an
+  /// empty array; empty itself, an empty array is refused as the wrong type, like a non-array.
+  std::vector<std::string> distinct_names(std::string_view key, const std::function<void(const std::string&)>& check,
+                                          const std::string& empty_message = {}) const;
   /// Arrays of exactly three values [x, y, z] (numbers finite).
   std::optional<std::array<double, 3>> number3(std::string_view key) const;
   std::optional<std::array<std::int64_t, 3>> integer3(std::string_view key) const;

@@ -36,28 +36,17 @@ std::int64_t first_step_at(double time, double dt) {
 /// statistics.fields: a non-empty array of statistics field names, each once.
 std::vector<std::string> read_fields(const Section& section) {
   const std::vector<std::string_view> allowed = statistics_field_names();
-  const toml::array* list = section.find("fields")->as_array();
-  if (!list) section.wrong_type("fields", "a non-empty array of field names");
-  if (list->empty()) {
-    section.fail("fields", "statistics.fields = [] lists no field: name at least one of " + join(allowed) +
-                               ", or leave the key out for all that apply");
-  }
-  std::vector<std::string> fields;
-  for (const toml::node& item : *list) {
-    const auto* name = item.as_string();
-    if (!name) section.wrong_type("fields", "an array of strings (field names in double quotes)");
-    const std::string field = name->get();
-    if (std::find(allowed.begin(), allowed.end(), field) == allowed.end()) {
-      const OutputField* known = find_output_field(field);
-      const std::string why = known ? " is an instantaneous output field, not a statistic: list it in [output] fields"
+  return section.distinct_names(
+      "fields",
+      [&](const std::string& field) {
+        if (std::find(allowed.begin(), allowed.end(), field) != allowed.end()) return;
+        const std::string why = find_output_field(field)
+                                    ? " is an instantaneous output field, not a statistic: list it in [output] fields"
                                     : " is not a statistics field" + suggestion(field, allowed);
-      section.fail("fields", section.quote("fields") + ": '" + field + "'" + why + "; allowed: " + join(allowed));
-    }
-    if (std::find(fields.begin(), fields.end(), field) != fields.end())
-      section.fail("fields", section.quote("fields") + ": '" + field + "' is listed twice");
-    fields.push_back(field);
-  }
-  return fields;
+        section.fail("fields", section.quote("fields") + ": '" + field + "'" + why + "; allowed: " + join(allowed));
+      },
+      "statistics.fields = [] lists no field: name at least one of " + join(allowed) +
+          ", or leave the key out for all that apply");
 }
 
 /// statistics.average: a non-empty array of distinct axis names "x", "y", "z".
