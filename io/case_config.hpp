@@ -148,12 +148,15 @@ struct FaceBoundary {
 inline constexpr double kMaxOutletDensityChange = 0.1;
 
 /// Initial macroscopic field; populations start at equilibrium f_eq(rho, u).
-enum class InitialKind { rest, taylor_green_2d, taylor_green_3d };
+enum class InitialKind { rest, taylor_green_2d, taylor_green_3d, turbulent_channel };
 
 struct InitialCondition {
   InitialKind kind = InitialKind::rest;
-  /// Velocity amplitude (lattice units) of the Taylor-Green vortex; default: physics.velocity.
+  /// Velocity amplitude (lattice units) of the Taylor-Green vortex, the bulk velocity U_b of the turbulent channel;
+  /// default: physics.velocity.
   double amplitude = 0.0;
+  /// Turbulent channel: the bound of the perturbation's speed |u'|, as a fraction of U_b (initial.perturbation).
+  double perturbation = 1.0;
 };
 
 /// How halo layers travel between MPI ranks ([parallel] transport).

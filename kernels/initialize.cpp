@@ -1,4 +1,4 @@
-// Initial populations of analytic initial fields (rest, Taylor-Green): equilibrium plus the first-order
+// Initial populations of analytic initial fields (rest, Taylor-Green, turbulent channel): equilibrium plus the first-order
 // non-equilibrium part of the field's velocity gradient,
 //   f_i = f_eq_i(rho, u) + f_neq_i,   f_neq_i = -(w_i rho tau / c_s^2) Q_iab d_a u_b,
 // (Krueger et al. 2017, eq. 3.54 for f_eq; kernels/nonequilibrium.hpp for f_neq and its sources), stored shifted
@@ -100,12 +100,110 @@ EDDY_HOST_DEVICE inline void taylor_green(const InitialField& init, double px, d
   rho = 1.0 + 3.0 * p;  // rho = rho0 + p / c_s^2
 }
 
+/// One term a cos(kx x + phase_x) cos(kz z + phase_z) of a channel start's vector potential (turbulent_channel).
+struct ChannelMode {
+  double kx, kz, amplitude, phase_x, phase_z;
+};
+
+constexpr int kChannelModesX = 3;  ///< streamwise wave numbers 1..3 times 2 pi / L_x
+constexpr int kChannelModesZ = 4;  ///< spanwise wave numbers 1..4 times 2 pi / L_z
+
+/// Mode (m, n) of potential component `component` (0: psi_x, 1: psi_z), before the common scale: amplitude
+/// 1 / (1 + (kx^2 + kz^2) / (pi / H)^2), so the short modes, whose wall-normal velocity grows with k, weigh less; phases from the additive recurrences of the golden ratio and the plastic number (frac(j alpha) is spread
+/// evenly over [0, 1) for irrational alpha; Weyl 1916), fixed numbers so every rank count starts alike.
+EDDY_HOST_DEVICE inline ChannelMode channel_mode(const InitialField& init, int component, int m, int n) {
+  ChannelMode mode;
+  mode.kx = m * init.k[0];
+  mode.kz = n * init.k[2];
+  const double wall = 0.5 * init.k[1];  // pi / H
+  mode.amplitude = 1.0 / (1.0 + (mode.kx * mode.kx + mode.kz * mode.kz) / (wall * wall));
+  const double j = 1.0 + component * kChannelModesX * kChannelModesZ + (m - 1) * kChannelModesZ + (n - 1);
+  const double two_pi = 6.283185307179586;
+  mode.phase_x = two_pi * (0.5 + j * 0.6180339887498949 - floor(0.5 + j * 0.6180339887498949));
+  mode.phase_z = two_pi * (j * 0.7548776662466927 - floor(j * 0.7548776662466927));
+  return mode;
+}
+
+/// A sum P of modes of one potential component and its x, z derivatives up to second order.
+struct ChannelPotential {
+  double p = 0, p_x = 0, p_z = 0, p_xx = 0, p_zz = 0, p_xz = 0;
+  double bound_x = 0;   ///< sum of |a| kx: bounds |P_x|
+  double bound_z = 0;   ///< sum of |a| kz: bounds |P_z|
+  double bound = 0;     ///< sum of |a|: bounds |P|
+};
+
+EDDY_HOST_DEVICE inline ChannelPotential channel_potential(const InitialField& init, int component, double px,
+                                                           double pz) {
+  ChannelPotential s;
+  for (int m = 1; m <= kChannelModesX; ++m)
+    for (int n = 1; n <= kChannelModesZ; ++n) {
+      const ChannelMode mode = channel_mode(init, component, m, n);
+      const double a = mode.amplitude;
+      const double ca = cos(mode.kx * px + mode.phase_x), sa = sin(mode.kx * px + mode.phase_x);
+      const double cb = cos(mode.kz * pz + mode.phase_z), sb = sin(mode.kz * pz + mode.phase_z);
+      s.p += a * ca * cb;
+      s.p_x += -a * mode.kx * sa * cb;
+      s.p_z += -a * mode.kz * ca * sb;
+      s.p_xx += -a * mode.kx * mode.kx * ca * cb;
+      s.p_zz += -a * mode.kz * mode.kz * ca * cb;
+      s.p_xz += a * mode.kx * mode.kz * sa * sb;
+      s.bound += a;
+      s.bound_x += a * mode.kx;
+      s.bound_z += a * mode.kz;
+    }
+  return s;
+}
+
+/// Start of a turbulent plane channel: walls at y = 0 and y = H (H = 2 delta = 2 pi / k[1]), x and z periodic,
+/// flow along x with bulk velocity U_b = amplitude.
+///   Mean: U(y) = (11/10) U_b (1 - eta^10), eta = y / delta - 1, whose mean over the height is U_b and whose wall
+///     shear 11 U_b / delta is near the turbulent one at Re_tau = 180 (u_tau^2 / nu = Re_tau u_tau / delta =
+///     11.5 U_b / delta with U_b = 15.7 u_tau, Moser, Kim & Mansour 1999), so the start neither races nor stalls.
+///   Perturbation: u' = curl(psi), psi = g(y) (P(x, z), 0, Q(x, z)), g = sin^2(pi y / H): g and g' vanish at the
+///     walls, so u' does (no slip) and so does d_y v' (continuity at the wall). P and Q are sums of 12 modes each
+///     (channel_mode) of the largest scales (streamwise vortices from P, spanwise ones from Q, whose lift-up
+///     starts streaks: Landahl 1980), with
+///       u' = g' Q,   v' = g (P_z - Q_x),   w' = -g' P,   div u' = 0 exactly,
+///     scaled so that |u'| <= perturbation * U_b: the components' bounds (|g'| <= pi / H, |g| <= 1 times the
+///     modes' amplitude sums) combine to that length. So |u| <= (1.1 + perturbation) U_b everywhere.
+///   rho = 1; grad_u[a][b] = d u_b / d x_a, analytic.
+EDDY_HOST_DEVICE inline void turbulent_channel(const InitialField& init, double px, double py, double pz,
+                                               double& rho, double (&u)[3], double (&grad_u)[3][3]) {
+  const double ub = init.amplitude, delta = 3.141592653589793 / init.k[1];  // H / 2
+  const double eta = py / delta - 1.0;
+  const double eta9 = eta * eta * eta * eta * eta * eta * eta * eta * eta;
+  const ChannelPotential p = channel_potential(init, 0, px, pz);  // psi_x
+  const ChannelPotential q = channel_potential(init, 1, px, pz);  // psi_z
+  const double wall = 0.5 * init.k[1];                              // pi / H
+  const double bound_u = wall * q.bound, bound_v = p.bound_z + q.bound_x, bound_w = wall * p.bound;
+  const double scale =
+      init.perturbation * fabs(ub) / sqrt(bound_u * bound_u + bound_v * bound_v + bound_w * bound_w);
+  const double s = wall * py;
+  const double g = scale * sin(s) * sin(s), g1 = scale * wall * sin(2.0 * s),
+               g2 = scale * 2.0 * wall * wall * cos(2.0 * s);
+  u[0] = 1.1 * ub * (1.0 - eta9 * eta) + g1 * q.p;
+  u[1] = g * (p.p_z - q.p_x);
+  u[2] = -g1 * p.p;
+  grad_u[0][0] = g1 * q.p_x;
+  grad_u[1][0] = -11.0 * ub * eta9 / delta + g2 * q.p;
+  grad_u[2][0] = g1 * q.p_z;
+  grad_u[0][1] = g * (p.p_xz - q.p_xx);
+  grad_u[1][1] = g1 * (p.p_z - q.p_x);
+  grad_u[2][1] = g * (p.p_zz - q.p_xz);
+  grad_u[0][2] = -g1 * p.p_x;
+  grad_u[1][2] = -g2 * p.p;
+  grad_u[2][2] = -g1 * p.p_z;
+  rho = 1.0;
+}
+
 EDDY_HOST_DEVICE inline void initial_state_impl(const InitialField& init, double px, double py, double pz,
                                                 double& rho, double (&u)[3], double (&grad_u)[3][3]) {
   if (init.kind == InitialField::kRest) {
     rho = 1.0;
     u[0] = u[1] = u[2] = 0.0;
     for (auto& row : grad_u) row[0] = row[1] = row[2] = 0.0;
+  } else if (init.kind == InitialField::kTurbulentChannel) {
+    turbulent_channel(init, px, py, pz, rho, u, grad_u);
   } else {
     taylor_green(init, px, py, pz, rho, u, grad_u);
   }

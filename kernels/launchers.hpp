@@ -80,10 +80,11 @@ void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, con
 /// initial viscous stress is that of the flow (zero for the rest state: there f = f_eq). The 2D Taylor-Green
 /// velocity also gets the small compressive part the weakly compressible fluid has (kernels/initialize.cpp).
 struct InitialField {
-  enum Kind : int { kRest = 0, kTaylorGreen2d = 1, kTaylorGreen3d = 2 };
+  enum Kind : int { kRest = 0, kTaylorGreen2d = 1, kTaylorGreen3d = 2, kTurbulentChannel = 3 };
   int kind;
-  double amplitude;  ///< velocity amplitude U0 (lattice units)
-  double k[3];       ///< wave numbers 2 pi / n per axis (lattice units)
+  double amplitude;     ///< velocity amplitude U0; the bulk velocity U_b of the channel (lattice units)
+  double perturbation;  ///< channel: the bound of |u'|, as a fraction of U_b
+  double k[3];          ///< wave numbers 2 pi / n per axis, n the domain's size (lattice units)
   int offset[3];     ///< global index of the block's first interior cell (decomposed runs)
   double tau;        ///< relaxation time 1 / omega_plus (steps), > 1/2; 0: f = f_eq of the divergence-free field
 };
@@ -96,6 +97,10 @@ struct InitialField {
 ///   rho = 1 + p / c_s^2;  grad_u[a][b] = d u_b / d x_a, the analytic gradient of u (1/step; zero at rest).
 ///   2d with tau > 0: u also holds the potential flow grad(phi), lap(phi) = -3 (d_t p + u . grad p), of relative
 ///   size O(nu k U0, U0^2) (kernels/initialize.cpp, taylor_green_2d_compression), so div u != 0 there.
+/// Turbulent channel (walls at y = 0 and y = H, H = 2 delta = 2 pi / k[1], flow along x; kernels/initialize.cpp,
+/// turbulent_channel): u = (11/10) U_b (1 - eta^10) e_x + u', eta = y / delta - 1, a blunt mean profile of bulk
+/// velocity U_b, plus a divergence-free u' = curl(psi) that vanishes at the walls, |u'| <= perturbation * U_b;
+/// rho = 1.
 void initial_state(const InitialField& init, double px, double py, double pz, double& rho, double (&u)[3],
                    double (&grad_u)[3][3]);
 

@@ -252,8 +252,12 @@ InitialField initial_field(const CaseConfig& config, const Decomposition& decomp
     case InitialKind::taylor_green_3d:
       init.kind = InitialField::kTaylorGreen3d;
       break;
+    case InitialKind::turbulent_channel:
+      init.kind = InitialField::kTurbulentChannel;
+      break;
   }
   init.amplitude = config.initial.amplitude;
+  init.perturbation = config.initial.perturbation;
   init.tau = config.tau;  // = 1 / omega_plus (relaxation): the rate at which the first collision relaxes f_neq
   for (int a = 0; a < 3; ++a) {
     init.k[a] = 2.0 * M_PI / config.size[a];

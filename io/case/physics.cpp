@@ -137,26 +137,62 @@ void read_physics(const Section& section, const ThermalConfig& thermal, const Un
   config.body_force = section.number3("body_force").value_or(std::array<double, 3>{0.0, 0.0, 0.0});
 }
 
+/// The name of an initial type in the case file.
+const char* initial_type_name(InitialKind kind) {
+  switch (kind) {
+    case InitialKind::rest: return "rest";
+    case InitialKind::taylor_green_2d: return "taylor_green_2d";
+    case InitialKind::taylor_green_3d: return "taylor_green_3d";
+    case InitialKind::turbulent_channel: return "turbulent_channel";
+  }
+  return "";
+}
+
+/// initial.perturbation in (0, 1]: |u'| at most that fraction of U_b.
+void require_perturbation(const Entry& entry, double perturbation) {
+  if (perturbation > 0.0 && perturbation <= 1.0) return;
+  entry.out_of_range("perturbation must be in (0, 1]: the bound of the start's perturbation speed |u'|, as a "
+                     "fraction of the bulk velocity");
+}
+
 void read_initial(const Section& section, CaseConfig& config) {
   section.check_keys(section_keys("initial"));
   config.initial.kind = section
                             .choice<InitialKind>("type", {{"rest", InitialKind::rest},
                                                           {"taylor_green_2d", InitialKind::taylor_green_2d},
-                                                          {"taylor_green_3d", InitialKind::taylor_green_3d}})
+                                                          {"taylor_green_3d", InitialKind::taylor_green_3d},
+                                                          {"turbulent_channel", InitialKind::turbulent_channel}})
                             .value_or(InitialKind::rest);
+  const char* type = initial_type_name(config.initial.kind);
   const auto amplitude = section.number("amplitude");
   if (amplitude && config.initial.kind == InitialKind::rest) {
     section.fail("amplitude", section.path("amplitude") +
-                                  " is only used by type = \"taylor_green_2d\" or "
-                                  "\"taylor_green_3d\" (type is \"rest\")");
+                                  " is only used by type = \"taylor_green_2d\", \"taylor_green_3d\" or "
+                                  "\"turbulent_channel\" (type is \"rest\")");
   }
   if (amplitude && *amplitude == 0.0) {
     section.fail("amplitude",
                  section.quote("amplitude") + " must be non-zero (for a fluid at rest use initial.type = \"rest\")");
   }
+  if (const auto perturbation = section.number("perturbation")) {
+    if (config.initial.kind != InitialKind::turbulent_channel) {
+      section.fail("perturbation", section.path("perturbation") + " is only used by type = \"turbulent_channel\" "
+                                   "(type is \"" + type + "\")");
+    }
+    require_perturbation(section.entry("perturbation"), *perturbation);
+    config.initial.perturbation = *perturbation;
+  }
   if (config.initial.kind != InitialKind::rest) {
     config.initial.amplitude = amplitude.value_or(1.0) * config.velocity;  // lattice units: A * U
   }
+}
+
+/// The largest speed of the initial field (lattice units): the Taylor-Green amplitude (the peak of either vortex);
+/// for the channel the bound (1.1 + perturbation) U_b (kernels/initialize.cpp).
+double initial_speed(const InitialCondition& initial) {
+  if (initial.kind == InitialKind::rest) return 0.0;
+  if (initial.kind != InitialKind::turbulent_channel) return std::abs(initial.amplitude);
+  return (1.1 + initial.perturbation) * std::abs(initial.amplitude);
 }
 
 /// The largest speed the case imposes (lattice units) and the key it comes from: |U|, moving-wall speeds and the
@@ -178,9 +214,7 @@ std::pair<double, std::string> max_speed(const CaseConfig& config) {
                                                              : "velocity";
     result = {speed, "boundary." + std::string(kFaceNames[face]) + "." + key};
   }
-  if (config.initial.kind != InitialKind::rest && std::abs(config.initial.amplitude) > result.first) {
-    result = {std::abs(config.initial.amplitude), "initial.amplitude"};
-  }
+  if (initial_speed(config.initial) > result.first) result = {initial_speed(config.initial), "initial.amplitude"};
   if (config.thermal.free_fall_velocity > result.first) {  // derived by finalize_thermal
     result = {config.thermal.free_fall_velocity, "thermal.rayleigh"};
   }
@@ -295,15 +329,38 @@ void finalize_physics(CaseConfig& config, const Source& source) {
   }
 }
 
+/// The turbulent channel needs the channel it is made for: x and z periodic, resting walls at y_min and y_max.
+void require_channel_faces(const CaseConfig& config, const Source& source) {
+  for (const int axis : {0, 2}) {
+    if (config.faces[2 * axis].kind == FaceKind::periodic) continue;
+    source.fail("initial.type", std::string("initial.type = \"turbulent_channel\" needs x and z periodic: set "
+                                            "domain.periodic = [true, false, true] (axis ") +
+                                    kAxisNames[axis] + " is not periodic)");
+  }
+  for (const int face : {2, 3}) {
+    if (config.faces[face].kind == FaceKind::wall) continue;
+    source.fail("initial.type", std::string("initial.type = \"turbulent_channel\" needs resting walls at y_min and "
+                                            "y_max (the channel's walls; flow along x): boundary.") +
+                                    kFaceNames[face] + " is not a resting wall");
+  }
+}
+
 void finalize_initial(CaseConfig& config, const Source& source) {
   require_finite(source, "initial.amplitude", config.initial.amplitude);
   if (config.initial.kind == InitialKind::rest) return;
+  require_finite(source, "initial.perturbation", config.initial.perturbation);
+  require_perturbation(Entry(source, "initial.perturbation", fmt(config.initial.perturbation)),
+                       config.initial.perturbation);
   if (config.initial.amplitude == 0.0) config.initial.amplitude = config.velocity;
-  const char* type = config.initial.kind == InitialKind::taylor_green_2d ? "taylor_green_2d" : "taylor_green_3d";
+  const char* type = initial_type_name(config.initial.kind);
   if (config.initial.amplitude == 0.0) {
     source.fail("initial.amplitude", std::string("initial.type = \"") + type +
                                          "\" needs a non-zero amplitude: set physics.velocity > 0 (initial.amplitude "
                                          "is in units of it)");
+  }
+  if (config.initial.kind == InitialKind::turbulent_channel) {
+    require_channel_faces(config, source);
+    return;
   }
   const int axes = config.initial.kind == InitialKind::taylor_green_2d ? 2 : 3;
   for (int axis = 0; axis < axes; ++axis) {

@@ -13,7 +13,7 @@ const std::vector<CaseSection>& case_file_schema() {
       {"domain", {"size", "periodic"}},
       {"boundary", {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"}},
       {"physics", {"velocity", "length", "reynolds", "tau", "viscosity", "body_force"}},
-      {"initial", {"type", "amplitude"}},
+      {"initial", {"type", "amplitude", "perturbation"}},
       {"numerics",
        {"collision", "magic", "min_tau", "les", "smagorinsky_constant", "storage", "out_of_core", "device_memory_limit",
         "time_block", "slabs"}},

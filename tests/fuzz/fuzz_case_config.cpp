@@ -135,10 +135,18 @@ void check_config(const eddy::CaseConfig& c) {
 
   // [initial]
   if (c.initial.kind != InitialKind::rest) {
-    require(finite(c.initial.amplitude) && c.initial.amplitude != 0.0, "Taylor-Green amplitude finite, non-zero", c);
-    const int axes = c.initial.kind == InitialKind::taylor_green_2d ? 2 : 3;
-    for (int axis = 0; axis < axes; ++axis) {
-      require(c.faces[2 * axis].kind == FaceKind::periodic, "Taylor-Green axes periodic", c);
+    require(finite(c.initial.amplitude) && c.initial.amplitude != 0.0, "initial amplitude finite, non-zero", c);
+    if (c.initial.kind == InitialKind::turbulent_channel) {
+      require(c.faces[0].kind == FaceKind::periodic && c.faces[4].kind == FaceKind::periodic,
+              "turbulent channel: x and z periodic", c);
+      require(c.faces[2].kind == FaceKind::wall && c.faces[3].kind == FaceKind::wall,
+              "turbulent channel: resting walls at y", c);
+      require(c.initial.perturbation > 0.0 && c.initial.perturbation <= 1.0, "perturbation in (0, 1]", c);
+    } else {
+      const int axes = c.initial.kind == InitialKind::taylor_green_2d ? 2 : 3;
+      for (int axis = 0; axis < axes; ++axis) {
+        require(c.faces[2 * axis].kind == FaceKind::periodic, "Taylor-Green axes periodic", c);
+      }
     }
   }
 
@@ -339,7 +347,7 @@ const std::vector<const char*> kNumbers = {
     "2147483648", "1048576", "1048577", "9223372036854775807", "-9223372036854775808", "0x10", "1_000", "+1"};
 /// Other values: every enum string, arrays of each shape, tables, odd types.
 const std::vector<const char*> kValues = {
-    "true", "false", "\"\"", "\"wall\"", "\"moving_wall\"", "\"rest\"", "\"taylor_green_2d\"", "\"taylor_green_3d\"",
+    "true", "false", "\"\"", "\"wall\"", "\"moving_wall\"", "\"rest\"", "\"taylor_green_2d\"", "\"taylor_green_3d\"", "\"turbulent_channel\"",
     "\"trt\"", "\"bgk\"", "\"float\"", "\"fp16\"", "\"double\"", "\"host\"", "\"device\"", "\"nccl\"", "\"tracer\"",
     "\"inertial\"", "\"bounce\"", "\"stick\"", "\"cell_list\"", "\"all_pairs\"", "\"none\"", "\"gravity\"",
     "\"out\"", "\"p.csv\"", "\"..\"", "\"a/b\"", "[]", "[1, 1, 1]", "[2, 1, 1]", "[0, 0, 0]", "[16, 16, 1]",

@@ -645,6 +645,46 @@ TEST(CaseConfigErrors, TaylorGreenNeedsPeriodicAxes) {
                      "initial.amplitude");
 }
 
+TEST(CaseConfigParse, TurbulentChannelStartTakesTheBulkVelocityAndThePerturbation) {
+  const std::string base =
+      "[domain]\nsize=[48,32,24]\nperiodic=[true,false,true]\n[physics]\nvelocity=0.005\nlength=16\n"
+      "reynolds=18\n[run]\nsteps=1\n[initial]\ntype=\"turbulent_channel\"\n";
+  CaseConfig c = parse_case(base, "t.toml");
+  EXPECT_EQ(c.initial.kind, InitialKind::turbulent_channel);
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.005);  // U_b defaults to U
+  EXPECT_DOUBLE_EQ(c.initial.perturbation, 1.0);
+  c = parse_case(base + "amplitude = 15.7\nperturbation = 0.2\n", "t.toml");
+  EXPECT_DOUBLE_EQ(c.initial.amplitude, 0.005 * 15.7);
+  EXPECT_DOUBLE_EQ(c.initial.perturbation, 0.2);
+  // The Mach check takes the start's bound (1.1 + 0.2) U_b.
+  EXPECT_NEAR(c.mach(), std::sqrt(3.0) * 1.3 * 0.005 * 15.7, 1e-12);
+}
+
+TEST(CaseConfigErrors, TurbulentChannelNeedsItsChannelAndAPerturbationInRange) {
+  const std::string physics = "[physics]\nvelocity=0.005\nlength=16\nreynolds=18\n[run]\nsteps=1\n";
+  const std::string channel = "[domain]\nsize=[48,32,24]\nperiodic=[true,false,true]\n" + physics;
+  EXPECT_INPUT_ERROR("[domain]\nsize=[48,32,24]\nperiodic=[false,false,true]\n" + physics +
+                         "[initial]\ntype=\"turbulent_channel\"\n",
+                     "initial.type", "turbulent_channel", "axis x is not periodic");
+  EXPECT_INPUT_ERROR("[domain]\nsize=[48,32,24]\nperiodic=[true,false,false]\n" + physics +
+                         "[initial]\ntype=\"turbulent_channel\"\n",
+                     "initial.type", "axis z is not periodic");
+  EXPECT_INPUT_ERROR("[domain]\nsize=[48,32,24]\nperiodic=[true,true,true]\n" + physics +
+                         "[initial]\ntype=\"turbulent_channel\"\n",
+                     "initial.type", "resting walls", "boundary.y_min");
+  EXPECT_INPUT_ERROR(channel + "[boundary.y_max]\ntype=\"moving_wall\"\nvelocity=[1,0,0]\n"
+                               "[initial]\ntype=\"turbulent_channel\"\n",
+                     "initial.type", "boundary.y_max is not a resting wall");
+  for (const char* bad : {"0", "-0.1", "1.5"})
+    EXPECT_INPUT_ERROR(channel + "[initial]\ntype=\"turbulent_channel\"\nperturbation=" + bad + "\n",
+                       "initial.perturbation", "(0, 1]");
+  EXPECT_INPUT_ERROR("[domain]\nsize=[8,8,8]\nperiodic=[true,true,true]\n" + physics +
+                         "[initial]\ntype=\"taylor_green_3d\"\nperturbation=0.2\n",
+                     "initial.perturbation", "only used by type = \"turbulent_channel\"", "taylor_green_3d");
+  // U_b = 40 u_tau: the start's bound 2.1 * 0.2 puts Ma above the limit.
+  EXPECT_INPUT_ERROR(channel + "[initial]\ntype=\"turbulent_channel\"\namplitude=40\n", "Ma", "initial.amplitude");
+}
+
 TEST(CaseConfigErrors, MissingFileNamesPathAndSystemError) {
   const std::string path = "/nonexistent-eddy-dir/no_such_case.toml";
   try {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <random>
 #include <vector>
 
@@ -115,6 +116,104 @@ TEST(InitialState, TaylorGreen2dDivergenceFollowsThePressure) {
       EXPECT_NEAR(curl, tg_curl, 1e-11) << px << ", " << py;
     }
   EXPECT_GT(largest, 1e-7) << "the start must be compressive somewhere";
+}
+
+/// A channel start on a small box: L_x = 48, H = 2 delta = 32, L_z = 24 (lattice units), U_b = 0.06.
+InitialField channel_field(double perturbation) {
+  InitialField init{};
+  init.kind = InitialField::kTurbulentChannel;
+  init.amplitude = 0.06;
+  init.perturbation = perturbation;
+  init.k[0] = 2 * M_PI / 48;
+  init.k[1] = 2 * M_PI / 32;
+  init.k[2] = 2 * M_PI / 24;
+  init.tau = 0.51;
+  return init;
+}
+
+TEST(InitialState, TurbulentChannelGradientMatchesFiniteDifferencesAndIsDivergenceFree) {
+  const InitialField init = channel_field(0.5);
+  const double h = 1e-5;
+  for (const double px : {0.5, 13.7, 40.2})
+    for (const double py : {0.5, 3.1, 16.0, 29.9})
+      for (const double pz : {2.5, 17.3}) {
+        const double p0[3] = {px, py, pz};
+        double rho, u[3], grad[3][3];
+        initial_state(init, px, py, pz, rho, u, grad);
+        EXPECT_EQ(rho, 1.0);
+        for (int a = 0; a < 3; ++a) {
+          double lo[3] = {p0[0], p0[1], p0[2]}, hi[3] = {p0[0], p0[1], p0[2]};
+          lo[a] -= h;
+          hi[a] += h;
+          double r, u_lo[3], u_hi[3], g[3][3];
+          initial_state(init, lo[0], lo[1], lo[2], r, u_lo, g);
+          initial_state(init, hi[0], hi[1], hi[2], r, u_hi, g);
+          for (int b = 0; b < 3; ++b)  // central differences: error ~ h^2 |d^3 u| ~ 1e-12, round-off 1e-16 / h
+            EXPECT_NEAR(grad[a][b], (u_hi[b] - u_lo[b]) / (2 * h), 1e-10)
+                << "at (" << px << ", " << py << ", " << pz << "): d_" << a << " u_" << b;
+        }
+        EXPECT_NEAR(grad[0][0] + grad[1][1] + grad[2][2], 0.0, 1e-17) << "divergence-free";
+      }
+}
+
+/// At the walls (y = 0 and H) the velocity is zero (no slip), and so are its derivatives along the wall and d_y v
+/// (continuity); the mean shear d_y u is +-11 U_b / delta there, plus the perturbation's own.
+TEST(InitialState, TurbulentChannelVanishesAtTheWalls) {
+  const InitialField init = channel_field(1.0);
+  const double delta = 16.0;
+  for (const double py : {0.0, 32.0})
+    for (const double px : {1.5, 30.5})
+      for (const double pz : {0.5, 11.0}) {
+        double rho, u[3], grad[3][3];
+        initial_state(init, px, py, pz, rho, u, grad);
+        for (int a = 0; a < 3; ++a) {
+          EXPECT_NEAR(u[a], 0.0, 1e-17) << "y = " << py << ", u_" << a;
+          EXPECT_NEAR(grad[0][a], 0.0, 1e-17) << "y = " << py << ", d_x u_" << a;
+          EXPECT_NEAR(grad[2][a], 0.0, 1e-17) << "y = " << py << ", d_z u_" << a;
+        }
+        EXPECT_NEAR(grad[1][1], 0.0, 1e-17) << "y = " << py << ", d_y v";
+        EXPECT_GT(grad[1][0] * (py == 0.0 ? 1.0 : -1.0), 0.5 * 11.0 * init.amplitude / delta)
+            << "y = " << py << ": the mean shear, perturbed by less than half";
+      }
+}
+
+/// On the nodes of whole periods the modes average out over each x-z plane: the plane means are the mean profile
+/// U(y) = (11/10) U_b (1 - eta^10) and no cross flow; the height average of U is U_b up to the midpoint rule's
+/// error -(h^2 / 48) (U'(1) - U'(-1)) = +0.458 h^2 U_b (eta units, h = 1 / delta); the perturbation's speed
+/// |u'| stays within perturbation * U_b and reaches a good part of it.
+TEST(InitialState, TurbulentChannelHasTheMeanProfileAndABoundedPerturbation) {
+  const double perturbation = 0.4;
+  const InitialField init = channel_field(perturbation);
+  const double ub = init.amplitude, delta = 16.0;
+  double largest = 0.0, square[3] = {0, 0, 0}, bulk = 0.0;
+  for (int y = 0; y < 32; ++y) {
+    const double py = y + 0.5, eta = py / delta - 1.0;
+    const double mean = 1.1 * ub * (1.0 - std::pow(eta, 10));
+    double sum[3] = {0, 0, 0};
+    for (int z = 0; z < 24; ++z)
+      for (int x = 0; x < 48; ++x) {
+        double rho, u[3], grad[3][3];
+        initial_state(init, x + 0.5, py, z + 0.5, rho, u, grad);
+        double speed = 0.0;
+        for (int a = 0; a < 3; ++a) {
+          sum[a] += u[a];
+          const double fluctuation = u[a] - (a == 0 ? mean : 0.0);
+          speed += fluctuation * fluctuation;
+          square[a] += fluctuation * fluctuation;
+        }
+        largest = std::max(largest, std::sqrt(speed));
+      }
+    EXPECT_NEAR(sum[0] / (48 * 24), mean, 1e-15) << "y = " << py;
+    EXPECT_NEAR(sum[1] / (48 * 24), 0.0, 1e-15) << "y = " << py;
+    EXPECT_NEAR(sum[2] / (48 * 24), 0.0, 1e-15) << "y = " << py;
+    bulk += mean / 32;
+  }
+  EXPECT_NEAR(bulk / ub, 1.0 + 0.458 / (delta * delta), 2e-4) << "the midpoint rule's error of the profile's mean";
+  EXPECT_LE(largest, perturbation * ub);
+  EXPECT_GT(largest, 0.3 * perturbation * ub);
+  std::cout << "[ channel start ] max |u'| " << largest / ub << " U_b; rms of u', v', w' (U_b):";
+  for (int a = 0; a < 3; ++a) std::cout << " " << std::sqrt(square[a] / (48 * 32 * 24)) / ub;
+  std::cout << "\n";
 }
 
 /// The stored populations of a 3D Taylor-Green start (double) against f_eq + f_neq's moments: rho and u of the
