@@ -18,9 +18,8 @@ import struct
 import sys
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("output", help="binary STL to write")
+def add_shape_arguments(p):
+    """The body's dimensions, shared with make_vehicle_voxels.py."""
     p.add_argument("--length", type=float, default=1.0, help="body length along x (default 1.0)")
     p.add_argument("--width", type=float, default=0.37, help="body width along y (default 0.37)")
     p.add_argument("--height", type=float, default=0.28, help="body height along z (default 0.28)")
@@ -28,13 +27,23 @@ def parse_args(argv):
     p.add_argument("--corner", type=float, default=0.06, help="corner radius of the sections (default 0.06)")
     p.add_argument("--slant", type=float, default=25.0, help="roof slant at the rear, degrees (default 25)")
     p.add_argument("--slant-length", type=float, default=0.22, help="length of the slanted roof (default 0.22)")
-    p.add_argument("--sections", type=int, default=48, help="cross-sections along the body (default 48)")
-    p.add_argument("--corner-points", type=int, default=8, help="points per rounded corner (default 8)")
-    a = p.parse_args(argv)
+
+
+def check_shape(p, a):
     if min(a.length, a.width, a.height, a.nose, a.corner) <= 0 or a.nose + a.slant_length >= a.length:
         p.error("dimensions must be > 0, and nose + slant-length < length")
     if a.height - a.slant_length * math.tan(math.radians(a.slant)) <= 2 * a.corner:
         p.error("the slant leaves no room for the corners at the rear: lower --slant or --corner")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("output", help="binary STL to write")
+    add_shape_arguments(p)
+    p.add_argument("--sections", type=int, default=48, help="cross-sections along the body (default 48)")
+    p.add_argument("--corner-points", type=int, default=8, help="points per rounded corner (default 8)")
+    a = p.parse_args(argv)
+    check_shape(p, a)
     if a.sections < 4 or a.corner_points < 2:
         p.error("--sections >= 4 and --corner-points >= 2")
     return a
@@ -49,8 +58,8 @@ def stations(a):
     return xs
 
 
-def section(a, x):
-    """The rounded rectangle at x: points (x, y, z), counter-clockwise seen from +x."""
+def section_bounds(a, x):
+    """The rounded rectangle at 0 <= x <= length: (half width, bottom, top, corner radius)."""
     f = 1.0
     if x < a.nose:
         f = math.sqrt(max(0.0, 1.0 - (1.0 - x / a.nose) ** 2))
@@ -61,6 +70,12 @@ def section(a, x):
     if x > start:
         top = a.height - (x - start) * math.tan(math.radians(a.slant))
     r = min(a.corner * f, 0.49 * half_w * 2, 0.49 * (top - bottom))
+    return half_w, bottom, top, r
+
+
+def section(a, x):
+    """The rounded rectangle at x: points (x, y, z), counter-clockwise seen from +x."""
+    half_w, bottom, top, r = section_bounds(a, x)
     m = a.corner_points
     corners = [(half_w - r, top - r, 0.0), (-half_w + r, top - r, 90.0), (-half_w + r, bottom + r, 180.0),
                (half_w - r, bottom + r, 270.0)]
@@ -70,6 +85,18 @@ def section(a, x):
             t = math.radians(angle + 90.0 * k / (m - 1))
             points.append((x, cy + r * math.cos(t), cz + r * math.sin(t)))
     return points, 0.5 * (bottom + top)
+
+
+def inside(a, x, y, z):
+    """Whether (x, y, z) lies inside the exact (not faceted) body the mesh approximates."""
+    if not 0.0 < x < a.length:
+        return False
+    half_w, bottom, top, r = section_bounds(a, x)
+    if abs(y) > half_w or not bottom <= z <= top:
+        return False
+    dy = abs(y) - (half_w - r)
+    dz = max(z - (top - r), (bottom + r) - z)
+    return dy <= 0.0 or dz <= 0.0 or dy * dy + dz * dz <= r * r
 
 
 def body(a):

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -441,6 +442,48 @@ TEST(ShippedSolidCases, TheScriptsMakeTheDocumentedFiles) {
   EXPECT_EQ(solids.summary()[0].cells, 9912);
   const BlockSolids pack(porous, serial_decomposition(porous));
   EXPECT_EQ(pack.summary()[0].cells, 54993);
+}
+
+TEST(ShippedSolidCases, TheVehicleVoxelsAreTheMeshBody) {
+  EDDY_REQUIRE_VTK();
+  // scripts/make_vehicle_voxels.py marks the cells whose centre lies inside the exact body; the STL of
+  // scripts/make_vehicle_stl.py approximates the same body by facets inscribed in it (chords of the sections'
+  // arcs and of the nose's convex outline), read with VTK and voxelised by eddy. Placed alike (vehicle_channel.toml:
+  // scale 48, nose at x = 24, centred on y = 24, bottom at z = 3), every cell of the mesh is a cell of the voxel file,
+  // and the file's extra cells are those whose centre falls between a facet and the exact surface: a thin shell.
+  test::TempDir dir;
+  const std::string source = EDDY_SOURCE_DIR;
+  fs::copy_file(source + "/cases/vehicle_channel.toml", dir.file("vehicle_channel.toml"));
+  const std::string run = "python3 '" + source + "/scripts/";
+  ASSERT_EQ(std::system((run + "make_vehicle_stl.py' '" + dir.file("vehicle.stl") + "' > /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((run + "make_vehicle_voxels.py' '" + dir.file("vehicle.raw") +
+                         "' --scale 48 --translate 24 24 3 > /dev/null")
+                            .c_str()),
+            0);
+  CaseConfig vehicle = load_case(dir.file("vehicle_channel.toml"));
+  load_solid_files(vehicle);
+  const BlockSolids solids(vehicle, serial_decomposition(vehicle));
+  const std::string bytes = test::read_text(dir.file("vehicle.raw"));
+  const int lo[3] = {24, 15, 3}, n[3] = {48, 18, 14};  // the bounding box of the body's cells, in whole cells
+  ASSERT_EQ(bytes.size(), std::size_t(n[0]) * n[1] * n[2]);
+  int mesh_only = 0, voxels_only = 0, both = 0;
+  for (int z = 1; z <= vehicle.size[2]; ++z)  // block cells: the ghost layer is cell 0
+    for (int y = 1; y <= vehicle.size[1]; ++y)
+      for (int x = 1; x <= vehicle.size[0]; ++x) {
+        std::array<std::int64_t, 3> g;  // the global cell
+        const bool mesh = solids.solid_at(x, y, z, g) == 0;
+        const int i = int(g[0]) - lo[0], j = int(g[1]) - lo[1], k = int(g[2]) - lo[2];
+        const bool voxel = i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2] &&
+                           bytes[std::size_t(i) + std::size_t(n[0]) * (j + std::size_t(n[1]) * k)] != 0;
+        mesh_only += mesh && !voxel;
+        voxels_only += voxel && !mesh;
+        both += mesh && voxel;
+      }
+  std::cout << "[ vehicle ] mesh and voxels: " << both << " cells in both, " << voxels_only << " in the voxels only, "
+            << mesh_only << " in the mesh only\n";
+  EXPECT_EQ(both, 9912);
+  EXPECT_EQ(mesh_only, 0);
+  EXPECT_LT(voxels_only, 0.01 * both);
 }
 
 // ---- the eddy binary ---------------------------------------------------------------------------------------------
