@@ -137,6 +137,13 @@ struct FaceBoundary {
   /// U_c of the convective scheme (lattice units); 0 = physics.velocity U (filled by finalize_case).
   double convection_velocity = 0.0;
 
+  // velocity_inlet, pressure_outlet, outflow: a sponge layer in front of the face (kernels/sponge_layers.hpp), where
+  // the relaxation time rises from physics.tau to sponge_tau at the face.
+  double sponge = 0.0;  ///< the layer's thickness L (cells; m while in_si); 0: no layer
+  /// tau_f, the relaxation time at the face (lattice units): finalize_case sets kDefaultSpongeTau where the case gives
+  /// a layer without it; NaN: not given.
+  double sponge_tau = std::numeric_limits<double>::quiet_NaN();
+
   /// True while the values above are SI (read under [units]: m/s, s, kg/m^3, Pa, m); finalize_case converts them to
   /// lattice units with units.dx and dt and clears it.
   bool in_si = false;
@@ -146,6 +153,12 @@ struct FaceBoundary {
 /// step at the face sends a pressure wave of that size through it (lattice Boltzmann is weakly compressible: density
 /// changes of order Ma^2, 0.09 at the Mach limit 0.3).
 inline constexpr double kMaxOutletDensityChange = 0.1;
+
+/// The relaxation time at the face of a sponge layer whose case gives none (boundary.<face>.sponge_tau; nu =
+/// c_s^2 (tau - 1/2) = 1/30 in lattice units, a relaxation time at which the open faces' rules are stable).
+inline constexpr double kDefaultSpongeTau = 0.6;
+/// The largest boundary.<face>.sponge_tau accepted.
+inline constexpr double kMaxSpongeTau = 2.0;
 
 /// Initial macroscopic field; populations start at equilibrium f_eq(rho, u).
 enum class InitialKind { rest, taylor_green_2d, taylor_green_3d, turbulent_channel };

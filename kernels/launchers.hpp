@@ -7,6 +7,7 @@
 #include "kernels/block.hpp"
 #include "kernels/collision.hpp"
 #include "kernels/rounding_bits.hpp"
+#include "kernels/sponge_layers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
@@ -36,7 +37,9 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// `outlet` (when present) receives rho and u of the fluid cells of `box` on its two planes next to a pressure
 /// outlet (OutletMomentsView, kernels/views.hpp), for the open-face pass after the step.
 /// `les` (when on) replaces the rates of `relax` by each cell's Smagorinsky rates (kernels/smagorinsky.hpp): no
-/// memory traffic. `statistics` (when present) adds each updated fluid cell's rho, u (and u_a u_b) to its running
+/// memory traffic. `sponge` (when present) raises the molecular relaxation time of the cells in its layers
+/// (kernels/sponge_layers.hpp) and, like `les`, takes the kernel with local rates (`les` then carries tau0 and the
+/// magic parameter, its factor 0 without LES): no memory traffic. `statistics` (when present) adds each updated fluid cell's rho, u (and u_a u_b) to its running
 /// sums in double (StatisticsView, kernels/views.hpp).
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16);
 /// the stability word is one 4-byte value per step that every thread reads from cache.
@@ -49,7 +52,8 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const VelocityOutView<compute_t<T>>& velocity_out = {},
                     const StabilityView<compute_t<T>>& stability = {},
                     const OutletMomentsView<compute_t<T>>& outlet = {},
-                    const Smagorinsky<compute_t<T>>& les = {}, const StatisticsView& statistics = {});
+                    const Smagorinsky<compute_t<T>>& les = {}, const SpongeLayers<compute_t<T>>& sponge = {},
+                    const StatisticsView& statistics = {});
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
 /// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.

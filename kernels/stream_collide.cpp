@@ -17,7 +17,9 @@
 // (StabilityView, kernels/views.hpp: one 4-byte word per step, read from cache). With a pressure outlet in the block,
 // the fluid cells of its face plane and the next plane inwards also write their rho and u (OutletMomentsView: 4 *
 // sizeof(R) per cell of those two planes), which the open-face pass reads after the step. With LES the collision's
-// rates come from each cell's own non-equilibrium flux (kernels/smagorinsky.hpp, no extra traffic); on the steps
+// rates come from each cell's own non-equilibrium flux (kernels/smagorinsky.hpp, no extra traffic), and in the sponge
+// layers before open faces the molecular relaxation time grows towards the face (kernels/sponge_layers.hpp, from the
+// cell's coordinates, no extra traffic); on the steps
 // that accumulate turbulence statistics each cell adds its rho and u (and u_a u_b) to sums in double
 // (StatisticsView: one read-modify-write of 4 or 10 doubles, 64 or 160 B per cell).
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
@@ -39,7 +41,8 @@ namespace {
 ///   uniform: a body force, the same in every cell;
 ///   coupled: a per-cell force (particles, buoyancy), the velocity written out and/or the statistics
 ///            accumulated; the parts present are chosen at run time;
-///   les:     as coupled, with the Smagorinsky model's local relaxation rates (kernels/smagorinsky.hpp).
+///   les:     as coupled, with local relaxation rates: the Smagorinsky model's (kernels/smagorinsky.hpp) and/or the
+///            sponge layers' (kernels/sponge_layers.hpp).
 enum class Source { none, uniform, coupled, les };
 
 template <class T, bool kOdd, class Index, Source kSource>
@@ -70,6 +73,7 @@ struct StreamCollide {
   StabilityView<R> stability;
   OutletMomentsView<R> outlet;  // null without a pressure outlet in the block
   Smagorinsky<R> les;           // kLes only
+  SpongeLayers<R> sponge;       // kLes only
   StatisticsView statistics;    // kCoupled only
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
@@ -94,7 +98,9 @@ struct StreamCollide {
       Relaxation<R> local = relax;
       force_field.add_to(std::int64_t(cell), local.force);
       if constexpr (kLes) {
-        collide_les(f, local, les, rho, u, Stored<T>::kScale);
+        Smagorinsky<R> cell_les = les;
+        cell_les.tau0 += sponge.tau_excess_at(x, y, z);
+        collide_les(f, local, cell_les, rho, u, Stored<T>::kScale);
       } else {
         collide(f, local, rho, u, Stored<T>::kScale);
       }
@@ -131,13 +137,14 @@ struct StepArguments {
   const StabilityView<R>& stability;
   const OutletMomentsView<R>& outlet;
   const Smagorinsky<R>& les;
+  const SpongeLayers<R>& sponge;
   const StatisticsView& statistics;
 };
 
 /// What acts besides the collision in a step with arguments `s`.
 template <class T>
 Source source_of(const StepArguments<T>& s) {
-  if (s.les.on()) return Source::les;
+  if (s.les.on() || s.sponge.present()) return Source::les;
   if (s.force_field.present() || s.velocity_out.present() || s.statistics.present()) return Source::coupled;
   if (s.relax.force[0] != 0 || s.relax.force[1] != 0 || s.relax.force[2] != 0) return Source::uniform;
   return Source::none;
@@ -159,6 +166,7 @@ void launch(const StepArguments<T>& s) {
                                                  s.stability,
                                                  s.outlet,
                                                  s.les,
+                                                 s.sponge,
                                                  s.statistics};
   parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
 }
@@ -187,9 +195,10 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const RoundingKey& key, const backend::Stream* stream, bool wide_index,
                     const ForceFieldView<compute_t<T>>& force_field, const VelocityOutView<compute_t<T>>& velocity_out,
                     const StabilityView<compute_t<T>>& stability, const OutletMomentsView<compute_t<T>>& outlet,
-                    const Smagorinsky<compute_t<T>>& les, const StatisticsView& statistics) {
-  const StepArguments<T> s{a,      flags,       shape,        box,       relax,  walls, key,
-                           stream, force_field, velocity_out, stability, outlet, les,   statistics};
+                    const Smagorinsky<compute_t<T>>& les, const SpongeLayers<compute_t<T>>& sponge,
+                    const StatisticsView& statistics) {
+  const StepArguments<T> s{a,           flags,        shape,     box,    relax, walls,  key,       stream,
+                           force_field, velocity_out, stability, outlet, les,   sponge, statistics};
   const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
@@ -205,7 +214,8 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                                   const RoundingKey&, const backend::Stream*, bool,                                 \
                                   const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,        \
                                   const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&,     \
-                                  const Smagorinsky<compute_t<T>>&, const StatisticsView&);
+                                  const Smagorinsky<compute_t<T>>&, const SpongeLayers<compute_t<T>>&,            \
+                                  const StatisticsView&);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

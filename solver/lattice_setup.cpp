@@ -1,5 +1,6 @@
 #include "solver/lattice_setup.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/boundary_rules.hpp"
@@ -235,9 +236,27 @@ Relaxation<T> relaxation(const CaseConfig& config) {
 
 template <class T>
 Smagorinsky<T> smagorinsky(const CaseConfig& config) {
-  if (config.les != LesModel::smagorinsky) return Smagorinsky<T>{};
-  return Smagorinsky<T>{T(config.tau), T(smagorinsky_factor(config.smagorinsky_constant)),
-                        config.collision == Collision::bgk ? T(0) : T(config.magic)};
+  const bool sponge = std::any_of(config.faces.begin(), config.faces.end(),
+                                  [](const FaceBoundary& b) { return is_open_face(b.kind) && b.sponge > 0.0; });
+  if (config.les != LesModel::smagorinsky && !sponge) return Smagorinsky<T>{};
+  const double factor = config.les == LesModel::smagorinsky ? smagorinsky_factor(config.smagorinsky_constant) : 0.0;
+  return Smagorinsky<T>{T(config.tau), T(factor), config.collision == Collision::bgk ? T(0) : T(config.magic)};
+}
+
+template <class T>
+SpongeLayers<T> sponge_layers(const CaseConfig& config, const Decomposition& decomposition) {
+  SpongeLayers<T> sponge;
+  for (int a = 0; a < 3; ++a) {
+    sponge.offset[a] = decomposition.offset[a];
+    sponge.size[a] = config.size[a];
+  }
+  for (int face = 0; face < 6; ++face) {
+    const FaceBoundary& b = config.faces[face];
+    if (!is_open_face(b.kind) || !(b.sponge > 0.0)) continue;
+    sponge.inverse_thickness[face] = T(1.0 / b.sponge);
+    sponge.tau_excess[face] = T(b.sponge_tau - config.tau);
+  }
+  return sponge;
 }
 
 InitialField initial_field(const CaseConfig& config, const Decomposition& decomposition) {
@@ -272,5 +291,7 @@ template Relaxation<float> relaxation<float>(const CaseConfig&);
 template Relaxation<double> relaxation<double>(const CaseConfig&);
 template Smagorinsky<float> smagorinsky<float>(const CaseConfig&);
 template Smagorinsky<double> smagorinsky<double>(const CaseConfig&);
+template SpongeLayers<float> sponge_layers<float>(const CaseConfig&, const Decomposition&);
+template SpongeLayers<double> sponge_layers<double>(const CaseConfig&, const Decomposition&);
 
 }  // namespace eddy

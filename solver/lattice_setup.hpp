@@ -87,9 +87,17 @@ template <class T>
 Relaxation<T> relaxation(const CaseConfig& config);
 
 /// The Smagorinsky model's parameters for the fused kernel (kernels/smagorinsky.hpp): off (factor 0) without
-/// [numerics] les; tau0 = config.tau, factor = 18 sqrt(2) C_S^2, magic = the TRT Lambda (0 with BGK).
+/// [numerics] les; tau0 = config.tau, factor = 18 sqrt(2) C_S^2, magic = the TRT Lambda (0 with BGK). A case with
+/// sponge layers but no LES gets tau0 and magic with factor 0: the kernel with local rates then relaxes at the
+/// layers' tau0(x) (kernels/sponge_layers.hpp).
 template <class T>
 Smagorinsky<T> smagorinsky(const CaseConfig& config);
+
+/// The sponge layers of the case's open faces (boundary.<face>.sponge, kernels/sponge_layers.hpp) on this rank's
+/// block: thickness and tau_f - tau per face, the block's offset and the domain's size. None (present() false)
+/// without a layer.
+template <class T>
+SpongeLayers<T> sponge_layers(const CaseConfig& config, const Decomposition& decomposition);
 
 /// Analytic initial field of the case on this rank's block (amplitude in lattice units, wave numbers 2 pi / N of
 /// the global grid, block offset, tau = 1 / omega_plus for the non-equilibrium part of the populations).

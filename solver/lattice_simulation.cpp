@@ -137,6 +137,7 @@ class LatticeSimulation final : public Simulation {
         shape_(block_shape(decomposition)),
         relax_(relaxation<R>(config)),
         les_(smagorinsky<R>(config)),
+        sponge_(sponge_layers<R>(config, decomposition)),
         walls_(wall_velocities<R>(config)),
         halo_(decomposition, shape_, config.parallel.transport),
         overlap_(config.parallel.overlap) {
@@ -508,7 +509,7 @@ class LatticeSimulation final : public Simulation {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
                    force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability,
-                   open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, statistics_view());
+                   open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, sponge_, statistics_view());
   }
 
   /// Where this step's fused kernel adds its moments to the turbulence statistics: the sums on a sampled step
@@ -578,6 +579,7 @@ class LatticeSimulation final : public Simulation {
   BlockShape shape_;
   Relaxation<R> relax_;
   Smagorinsky<R> les_;
+  SpongeLayers<R> sponge_;  // none without open faces' sponge layers
   WallVelocities<R> walls_;
   backend::Stream compute_, comm_;
   backend::Event step_done_, halo_done_;

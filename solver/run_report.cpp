@@ -221,7 +221,8 @@ std::string solids_summary(const CaseConfig& config, const std::vector<SolidSumm
 
 namespace {
 
-/// "open        x_min velocity_inlet parabolic, peak 0.05, ramp 1000 steps\n" per open face (lattice units).
+/// "open        x_min velocity_inlet parabolic, peak 0.05, ramp 1000 steps, sponge 32 cells to tau 0.6 at the face\n"
+/// per open face (lattice units).
 std::string open_faces_text(const CaseConfig& config) {
   std::string text;
   for (int f = 0; f < 6; ++f) {
@@ -248,6 +249,10 @@ std::string open_faces_text(const CaseConfig& config) {
       text += b.scheme == OutflowScheme::convective
                   ? " convective, U_c = " + format_number("%.4g", b.convection_velocity)
                   : std::string(" zero_gradient");
+    }
+    if (b.sponge > 0) {
+      text += ", sponge " + format_number("%.6g", b.sponge) + " cells to tau " + format_number("%.6g", b.sponge_tau) +
+              " at the face";
     }
     text += " (lattice units)\n";
   }

@@ -180,6 +180,49 @@ std::vector<std::string_view> present(const Section& section, std::initializer_l
   return found;
 }
 
+/// boundary.<face>.sponge (the layer's thickness: cells, or m under [units]) and sponge_tau (the relaxation time at
+/// the face, lattice units) into `b`; the checks that need the domain and physics.tau are finalize_sponge's.
+void read_sponge(const Section& section, FaceBoundary& b, bool si) {
+  if (const auto thickness = section.number("sponge")) {
+    require_positive(section.entry("sponge"), *thickness, si ? "m" : "cells");
+    b.sponge = *thickness;
+  }
+  if (const auto tau = section.number("sponge_tau")) {
+    if (!section.has("sponge")) {
+      section.fail("sponge_tau", section.path("sponge_tau") + " is the relaxation time at the face of a sponge layer, "
+                                 "and the face has none: give " + section.path("sponge") + " (the layer's thickness" +
+                                 (si ? ", m" : ", cells") + ") or remove sponge_tau");
+    }
+    b.sponge_tau = *tau;
+  }
+}
+
+/// The sponge layer of open face `face`: its thickness in cells within half the domain along the face's axis (the
+/// layers of both faces then cannot cover the axis), sponge_tau defaulted and in (physics.tau, kMaxSpongeTau].
+void finalize_sponge(CaseConfig& config, int face, const Source& source) {
+  FaceBoundary& b = config.faces[face];
+  if (b.sponge == 0.0) return;
+  const int axis = face_axis(face);
+  const std::string key = face_key(face, "sponge");
+  require_finite(source, key, b.sponge);
+  const double half = 0.5 * config.size[axis];
+  if (!(b.sponge >= 1.0 && b.sponge <= half)) {
+    const double to_unit = config.units.enabled ? config.units.dx : 1.0;
+    const std::string unit = config.units.enabled ? " m" : " cells";
+    Entry(source, key, fmt(b.sponge * to_unit) + unit)
+        .out_of_range("the layer must be at least one cell (" + fmt(to_unit) + unit + ") and at most half the domain "
+                      "along " + kAxisNames[axis] + " (" + fmt(half * to_unit) + unit + ") thick");
+  }
+  if (!std::isfinite(b.sponge_tau)) b.sponge_tau = std::max(kDefaultSpongeTau, config.tau);
+  const std::string tau_key = face_key(face, "sponge_tau");
+  if (!(b.sponge_tau >= config.tau && b.sponge_tau <= kMaxSpongeTau)) {
+    Entry(source, tau_key, fmt(b.sponge_tau))
+        .out_of_range("the relaxation time at the face of the sponge layer must lie between physics.tau (" +
+                      fmt(config.tau) + ", the fluid's) and " + fmt(kMaxSpongeTau) +
+                      ": the layer raises the viscosity nu = c_s^2 (tau - 1/2) towards the face");
+  }
+}
+
 }  // namespace
 
 FaceBoundary read_open_face(const Section& section, int face, FaceKind kind, double velocity_scale,
@@ -306,6 +349,7 @@ FaceBoundary read_open_face(const Section& section, int face, FaceKind kind, dou
     default:
       break;
   }
+  if (kind != FaceKind::free_slip) read_sponge(section, b, si);
   return b;
 }
 
@@ -324,6 +368,7 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
       b.speed *= per_velocity;
       b.convection_velocity *= per_velocity;
       b.ramp_time /= config.units.dt;
+      b.sponge /= config.units.dx;
       for (auto& c : b.table.coord)
         for (double& x : c) x /= config.units.dx;
       for (auto& v : b.table.velocity)
@@ -371,6 +416,7 @@ void finalize_open_boundaries(CaseConfig& config, const Source& source) {
                                                   : "): the rule reads the next cell inwards"));
     }
     for (double v : b.velocity) require_finite(source, face_key(face, "velocity"), v);
+    finalize_sponge(config, face, source);
     switch (b.kind) {
       case FaceKind::velocity_inlet: {
         require_finite(source, face_key(face, "ramp_time"), b.ramp_time);

@@ -44,7 +44,7 @@ const std::vector<CaseSection>& case_file_schema() {
 const std::vector<std::string_view>& boundary_face_keys() {
   static const std::vector<std::string_view> keys = {
       "type", "velocity",  "temperature", "profile",  "mean_velocity", "max_velocity",
-      "file", "ramp_time", "density",     "pressure", "scheme",        "convection_velocity"};
+      "file", "ramp_time", "density",     "pressure", "scheme",        "convection_velocity", "sponge", "sponge_tau"};
   return keys;
 }
 
@@ -52,9 +52,10 @@ const std::vector<std::string_view>& boundary_type_keys(std::string_view type) {
   static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> types = {
       {"wall", {"type", "temperature"}},
       {"moving_wall", {"type", "velocity", "temperature"}},
-      {"velocity_inlet", {"type", "profile", "velocity", "mean_velocity", "max_velocity", "file", "ramp_time"}},
-      {"pressure_outlet", {"type", "density", "pressure"}},
-      {"outflow", {"type", "scheme", "convection_velocity"}},
+      {"velocity_inlet",
+       {"type", "profile", "velocity", "mean_velocity", "max_velocity", "file", "ramp_time", "sponge", "sponge_tau"}},
+      {"pressure_outlet", {"type", "density", "pressure", "sponge", "sponge_tau"}},
+      {"outflow", {"type", "scheme", "convection_velocity", "sponge", "sponge_tau"}},
       {"free_slip", {"type"}},
   };
   for (const auto& [name, keys] : types) {

@@ -36,8 +36,9 @@ FaceBoundary open_face(FaceKind kind) {
 /// 16 x 12 x 8: x_min a parabolic inlet with a ramp, x_max a pressure outlet, y_min free slip, y_max a convective
 /// outflow (or, with `two_outlets`, a second pressure outlet, whose moments the pass sums while the fused kernel
 /// writes x_max's); z walls (the inlet's duct profile) or periodic (a plane Poiseuille profile, links across the z
-/// face).
-CaseConfig open_case(Precision precision, bool periodic_z, bool two_outlets = false) {
+/// face). With `sponge`, sponge layers (kernels/sponge_layers.hpp) before the inlet, the outlet and the outflow, which
+/// every split cuts, so each rank's layers come from its block's global offset.
+CaseConfig open_case(Precision precision, bool periodic_z, bool two_outlets = false, bool sponge = false) {
   CaseConfig c = test::box_case(16, 12, 8, 0.7);
   c.faces[0] = open_face(FaceKind::velocity_inlet);
   c.faces[0].profile = InletProfile::parabolic;
@@ -52,6 +53,14 @@ CaseConfig open_case(Precision precision, bool periodic_z, bool two_outlets = fa
   if (two_outlets) {
     c.faces[3] = open_face(FaceKind::pressure_outlet);
     c.faces[3].density = 1.002;  // x_max's: outlets meeting at an edge hold one density
+  }
+  if (sponge) {
+    c.faces[0].sponge = 5.0;
+    c.faces[0].sponge_tau = 0.9;
+    c.faces[1].sponge = 6.0;
+    c.faces[1].sponge_tau = 1.1;
+    c.faces[3].sponge = 4.0;
+    c.faces[3].sponge_tau = 0.8;
   }
   if (periodic_z) test::make_periodic(c, 2);
   c.body_force = {2e-5, -1e-5, 0.0};
@@ -78,11 +87,12 @@ TEST(MpiOpenBoundaries, BitwiseEqualToOneRank) {
   struct Variant {
     bool periodic_z, two_outlets;
     Precision precision;
+    bool sponge = false;
   };
   for (const Variant v : {Variant{false, false, Precision::float32}, Variant{false, false, Precision::float16},
                           Variant{true, false, Precision::float32}, Variant{true, false, Precision::float16},
-                          Variant{false, true, Precision::float32}}) {
-    const CaseConfig config = open_case(v.precision, v.periodic_z, v.two_outlets);
+                          Variant{false, true, Precision::float32}, Variant{false, false, Precision::float32, true}}) {
+    const CaseConfig config = open_case(v.precision, v.periodic_z, v.two_outlets, v.sponge);
     for (const int steps : {30, 31}) {
       std::vector<double> reference;
       if (world_rank() == 0) {
@@ -105,7 +115,8 @@ TEST(MpiOpenBoundaries, BitwiseEqualToOneRank) {
           if (world_rank() != 0) continue;
           EXPECT_EQ(state, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", overlap "
                                       << overlap << ", steps " << steps << ", precision " << int(v.precision)
-                                      << ", periodic z " << v.periodic_z << ", two outlets " << v.two_outlets;
+                                      << ", periodic z " << v.periodic_z << ", two outlets " << v.two_outlets
+                                      << ", sponge " << v.sponge;
         }
       }
     }

@@ -150,6 +150,10 @@ struct OpenCase {
   double tolerance;
   const char* name;
   bool body_force = true;
+  /// Sponge layers (kernels/sponge_layers.hpp) before the inlet, the outlet and the outflow of layout 0, one of
+  /// them reaching the outflow's layer (a corner where two layers overlap); with `les` also the Smagorinsky model.
+  bool sponge = false;
+  bool les = false;
 };
 
 void PrintTo(const OpenCase& c, std::ostream* os) { *os << c.name; }
@@ -208,6 +212,18 @@ CaseConfig open_boundaries_case(const OpenCase& p) {
     c.faces[3] = open_face(FaceKind::pressure_outlet);
     c.faces[3].density = 0.998;
   }
+  if (p.sponge) {
+    c.faces[0].sponge = 6.0;  // x_min inlet
+    c.faces[0].sponge_tau = 1.0;
+    c.faces[1].sponge = 9.5;  // x_max outlet: overlaps y_max's layer in the corner
+    c.faces[1].sponge_tau = 1.3;
+    c.faces[3].sponge = 4.0;  // y_max outflow
+    c.faces[3].sponge_tau = 0.9;
+  }
+  if (p.les) {
+    c.les = LesModel::smagorinsky;
+    c.smagorinsky_constant = 0.5;
+  }
   if (p.body_force) c.body_force = {1e-5, -2e-5, 5e-6};
   c.precision = p.precision;
   c.velocity = 0.05;
@@ -258,6 +274,11 @@ INSTANTIATE_TEST_SUITE_P(OpenFaces, OpenFacesVsOracle,
                                            OpenCase{0, Precision::float32, 1e-5, "all_types_float"},
                                            OpenCase{0, Precision::float16, 1e-4, "all_types_fp16"},
                                            OpenCase{0, Precision::float64, 1e-12, "all_types_double_no_force", false},
+                                           OpenCase{0, Precision::float64, 1e-12, "sponge_double", true, true},
+                                           OpenCase{0, Precision::float32, 1e-5, "sponge_float", true, true},
+                                           OpenCase{0, Precision::float16, 1e-4, "sponge_fp16_les", true, true, true},
+                                           OpenCase{0, Precision::float64, 1e-12, "sponge_double_les_no_force", false,
+                                                    true, true},
                                            OpenCase{1, Precision::float64, 1e-12, "free_slip_box_double"},
                                            OpenCase{1, Precision::float32, 1e-5, "free_slip_box_float"},
                                            OpenCase{2, Precision::float64, 1e-12, "periodic_along_face_double"},

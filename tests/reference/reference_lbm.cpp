@@ -1,5 +1,6 @@
 #include "tests/reference/reference_lbm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -391,8 +392,25 @@ std::vector<double> ReferenceLbm::stream(std::vector<double>* entering) const {
   return out;
 }
 
+double ReferenceLbm::molecular_tau(std::size_t k) const {
+  const std::size_t nx = config_.size[0], ny = config_.size[1];
+  const int cell[3] = {int(k % nx), int(k / nx % ny), int(k / (nx * ny))};
+  double excess = 0.0;
+  for (int face = 0; face < 6; ++face) {
+    const FaceBoundary& b = config_.faces[face];
+    if (!is_open_face(b.kind) || b.sponge <= 0.0) continue;
+    const int axis = face / 2;
+    // The cell's centre lies at cell + 1/2; a _min face at 0, a _max face at size.
+    const double centre = cell[axis] + 0.5;
+    const double d = face % 2 == 0 ? centre : config_.size[axis] - centre;
+    if (d >= b.sponge) continue;
+    excess = std::max(excess, (b.sponge_tau - config_.tau) * (b.sponge - d) * (b.sponge - d) / (b.sponge * b.sponge));
+  }
+  return config_.tau + excess;
+}
+
 void ReferenceLbm::smagorinsky_rates(const std::vector<double>& f, std::size_t k, double rho, const double u[3],
-                                     const double F[3], const double feq[19], double& omega_plus,
+                                     const double F[3], const double feq[19], double tau0, double& omega_plus,
                                      double& omega_minus) const {
   // Pi_neq = sum_i c_i c_i (f_i - f_eq_i) + (F u + u F) / 2 (Malaspinas & Sagaut 2012), summed over all 19 directions
   // of the unshifted populations, the full tensor.
@@ -406,7 +424,6 @@ void ReferenceLbm::smagorinsky_rates(const std::vector<double>& f, std::size_t k
   // nu = nu0 + C_S^2 |S| with |S| = sqrt(2 S:S) and S = -Pi_neq / (2 rho c_s^2 tau), tau = 3 nu + 1/2: the positive
   // root of tau^2 - tau0 tau - 3 C_S^2 sqrt(2 pi_sq) / (2 rho c_s^2) = 0 (Hou et al. 1996).
   const double c2 = config_.smagorinsky_constant * config_.smagorinsky_constant;
-  const double tau0 = config_.tau;
   const double q = 3.0 * c2 * std::sqrt(2.0 * pi_sq) / (2.0 * rho * kCs2);
   const double tau = 0.5 * (tau0 + std::sqrt(tau0 * tau0 + 4.0 * q));
   omega_plus = 1.0 / tau;
@@ -428,7 +445,13 @@ void ReferenceLbm::collide(std::vector<double>& f) const {
       source[i] = kWeight[i] * s;
     }
     double omega_plus = omega_plus_, omega_minus = omega_minus_;
-    if (config_.les == LesModel::smagorinsky) smagorinsky_rates(f, k, rho, u, F, feq, omega_plus, omega_minus);
+    const double tau0 = molecular_tau(k);
+    if (config_.les == LesModel::smagorinsky) {
+      smagorinsky_rates(f, k, rho, u, F, feq, tau0, omega_plus, omega_minus);
+    } else if (tau0 != config_.tau) {
+      omega_plus = 1.0 / tau0;
+      omega_minus = config_.collision == Collision::bgk ? omega_plus : 1.0 / (config_.magic / (tau0 - 0.5) + 0.5);
+    }
     for (int i = 0; i < 19; ++i) {
       const int o = opposite(i);
       const double fi = f[i * n_ + k], fo = f[o * n_ + k];

@@ -18,6 +18,8 @@
 // faces' sources are those of kernels/boundary_rules.hpp. Inlet profiles: uniform and parabolic (not csv).
 // LES (config.les): each cell's rates from the full tensor Pi_neq of its unshifted populations and the quadratic for
 // tau written out from its derivation (Hou et al. 1996), not from kernels/smagorinsky.hpp.
+// Sponge layers (boundary.<face>.sponge): each cell's molecular tau from its own centre's distance to each face, the
+// quadratic ramp written as (L - d)^2 / L^2 (kernels/sponge_layers.hpp's formula), the largest excess of the faces.
 #pragma once
 
 #include <array>
@@ -80,9 +82,11 @@ class ReferenceLbm {
     return std::size_t(x) + std::size_t(config_.size[0]) * (std::size_t(y) + std::size_t(config_.size[1]) * z);
   }
   void collide(std::vector<double>& f) const;
+  /// The molecular relaxation time of cell k: physics.tau raised by the open faces' sponge layers.
+  double molecular_tau(std::size_t k) const;
   /// The Smagorinsky rates of cell k with moments rho, u, force F and equilibrium feq (config.les).
   void smagorinsky_rates(const std::vector<double>& f, std::size_t k, double rho, const double u[3], const double F[3],
-                         const double feq[19], double& omega_plus, double& omega_minus) const;
+                         const double feq[19], double tau0, double& omega_plus, double& omega_minus) const;
   void moments(const std::vector<double>& f, std::size_t k, double& rho, double u[3]) const;
 
   CaseConfig config_;

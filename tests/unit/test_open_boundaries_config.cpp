@@ -14,6 +14,7 @@
 
 #include "io/case_config.hpp"
 #include "solver/errors.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/open_boundaries.hpp"
 #include "solver/run_report.hpp"
 
@@ -344,6 +345,71 @@ TEST(OpenBoundaryErrors, OutletDensityAndConvectionVelocityRanges) {
                     "one cell per step");
   EXPECT_OPEN_ERROR(channel(convective + "convection_velocity = 1e300\n"), "boundary.x_max.convection_velocity");
   EXPECT_NO_THROW(parse_case(channel(convective + "convection_velocity = 19\n"), "open.toml"));
+}
+
+// Sponge layers (kernels/sponge_layers.hpp): thickness in cells or m, tau at the face with its default, the layers'
+// values on the block, and every bad value naming its key.
+TEST(OpenBoundarySponge, ThicknessTauAndTheirDefaults) {
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 1\nsponge = 4\n";
+  const CaseConfig c = parse_case(
+      channel(inlet + kOutlet + "sponge = 8.5\nsponge_tau = 1.2\n[boundary.y_max]\ntype = \"outflow\"\n"), "open.toml");
+  EXPECT_EQ(c.faces[0].sponge, 4.0);
+  EXPECT_EQ(c.faces[0].sponge_tau, 0.8);  // max(kDefaultSpongeTau = 0.6, physics.tau = 0.8)
+  EXPECT_EQ(c.faces[1].sponge, 8.5);
+  EXPECT_EQ(c.faces[1].sponge_tau, 1.2);
+  EXPECT_EQ(c.faces[3].sponge, 0.0);  // no layer
+  std::string text = channel(inlet + kOutlet);
+  text.replace(text.find("tau = 0.8"), 9, "tau = 0.51");
+  const CaseConfig low_tau = parse_case(text, "open.toml");
+  EXPECT_EQ(low_tau.faces[0].sponge_tau, kDefaultSpongeTau);
+  // Under [units] the thickness is in metres: 0.1025 m on dx = 0.025625 m is 4 cells.
+  const CaseConfig si = parse_case(si_channel("[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 0.2\n"
+                                              "sponge = 0.1025\n[boundary.x_max]\ntype = \"pressure_outlet\"\n"),
+                                   "open.toml");
+  EXPECT_NEAR(si.faces[0].sponge, 4.0, 1e-12);
+
+  // The layers on a block: 1 / L and tau_f - tau per face, the block's global offset and the domain's size.
+  Decomposition d = serial_decomposition(c);
+  d.offset = {3, 0, 0};
+  const SpongeLayers<double> layers = sponge_layers<double>(c, d);
+  EXPECT_TRUE(layers.present());
+  EXPECT_EQ(layers.inverse_thickness[0], 0.25);
+  EXPECT_EQ(layers.tau_excess[0], 0.0);  // tau_f = tau: a layer that changes nothing
+  EXPECT_EQ(layers.inverse_thickness[1], 1.0 / 8.5);
+  EXPECT_NEAR(layers.tau_excess[1], 0.4, 1e-15);
+  EXPECT_EQ(layers.inverse_thickness[3], 0.0);
+  // Block cell x = 26 is global x = 28, centre 28.5, 3.5 cells from the x_max face at 32: (1 - 3.5 / 8.5)^2 0.4.
+  EXPECT_NEAR(layers.tau_excess_at(26, 5, 1), 0.4 * (5.0 / 8.5) * (5.0 / 8.5), 1e-15);
+  EXPECT_EQ(layers.tau_excess_at(20, 5, 1), 0.0);  // global 22: 9.5 cells from the face, outside the layer
+  EXPECT_FALSE(sponge_layers<double>(parse_case(channel(kOutlet), "open.toml"), d).present());
+  // Without LES the kernel with local rates still needs tau0 and the magic parameter.
+  const Smagorinsky<double> rates = smagorinsky<double>(c);
+  EXPECT_FALSE(rates.on());
+  EXPECT_EQ(rates.tau0, 0.8);
+  EXPECT_EQ(rates.magic, c.magic);
+}
+
+TEST(OpenBoundarySponge, BadValuesNameTheKey) {
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 1\n";
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 0\n" + kOutlet), "boundary.x_min.sponge", "> 0");
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = -3\n" + kOutlet), "boundary.x_min.sponge");
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 0.5\n" + kOutlet), "boundary.x_min.sponge", "at least one cell");
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 16.5\n" + kOutlet), "boundary.x_min.sponge", "half the domain", "16 cells");
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 1e300\n" + kOutlet), "boundary.x_min.sponge");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge_tau = 1.0\n"), "boundary.x_max.sponge_tau", "has none");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 0.7\n"), "boundary.x_max.sponge_tau = 0.7",
+                    "physics.tau (0.8");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 2.5\n"), "boundary.x_max.sponge_tau", "and 2");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = nan\n"), "boundary.x_max.sponge_tau");
+  // Free-slip and wall faces have no layer (a sponge is for faces that the flow crosses).
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "[boundary.y_min]\ntype = \"free_slip\"\nsponge = 4\n"),
+                    "boundary.y_min", "sponge");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "[boundary.y_min]\ntype = \"wall\"\nsponge = 4\n"), "boundary.y_min",
+                    "sponge");
+  // Under [units] the limits are said in metres.
+  EXPECT_OPEN_ERROR(si_channel("[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 0.2\nsponge = 1.0\n"
+                               "[boundary.x_max]\ntype = \"pressure_outlet\"\n"),
+                    "boundary.x_min.sponge = 1 m", "0.41 m");
 }
 
 // Pressure outlets meeting at an edge must hold the same density (the edge's cells blew up otherwise); opposite
