@@ -486,6 +486,40 @@ TEST(ShippedSolidCases, TheVehicleVoxelsAreTheMeshBody) {
   EXPECT_LT(voxels_only, 0.01 * both);
 }
 
+TEST(ShippedSolidCases, TheHighReynoldsVehicleMatchesItsVoxelFile) {
+  // cases/vehicle_re1e6.toml with the file its header's command makes: the [[solid]] keys are what the script prints
+  // (dimensions, offset, the projected area as reference_area), and the case's Re, LES and sponge layers are those
+  // its header and cases/README.md state.
+  test::TempDir dir;
+  const std::string source = EDDY_SOURCE_DIR;
+  fs::copy_file(source + "/cases/vehicle_re1e6.toml", dir.file("vehicle_re1e6.toml"));
+  const std::string printed = dir.file("printed.txt");
+  ASSERT_EQ(std::system(("python3 '" + source + "/scripts/make_vehicle_voxels.py' '" + dir.file("vehicle_voxels.raw") +
+                         "' --scale 128 --translate 192 128 6 > '" + printed + "'")
+                            .c_str()),
+            0);
+  const CaseConfig c = load_case(dir.file("vehicle_re1e6.toml"));
+  ASSERT_EQ(c.solids.size(), 1u);
+  const SolidConfig& body = c.solids[0];
+  std::ostringstream expected;
+  expected << "dimensions = [" << body.dimensions[0] << ", " << body.dimensions[1] << ", " << body.dimensions[2]
+           << "], offset = [" << body.offset[0] << ", " << body.offset[1] << ", " << body.offset[2]
+           << "], 189944 solid voxels, projected area along x " << body.reference_area << " cells^2";
+  EXPECT_NE(test::read_text(printed).find(expected.str()), std::string::npos) << test::read_text(printed);
+  EXPECT_EQ(c.size, (std::array<int, 3>{768, 256, 192}));
+  EXPECT_DOUBLE_EQ(c.reynolds, 1e6);
+  EXPECT_NEAR(c.tau, 0.5 + 3.0 * 0.05 * 128 / 1e6, 1e-15);
+  EXPECT_EQ(c.les, LesModel::smagorinsky);
+  EXPECT_EQ(c.smagorinsky_constant, 0.17);
+  EXPECT_EQ(c.faces[0].kind, FaceKind::velocity_inlet);
+  EXPECT_EQ(c.faces[0].sponge, 64.0);
+  EXPECT_EQ(c.faces[1].kind, FaceKind::pressure_outlet);
+  EXPECT_EQ(c.faces[1].sponge, 128.0);
+  EXPECT_EQ(c.faces[1].sponge_tau, kDefaultSpongeTau);
+  EXPECT_EQ(c.faces[4].kind, FaceKind::moving_wall);
+  EXPECT_DOUBLE_EQ(c.faces[4].velocity[0], c.velocity);  // the ground moves with the free stream
+}
+
 // ---- the eddy binary ---------------------------------------------------------------------------------------------
 
 struct EddyRun {
