@@ -39,15 +39,22 @@ inline constexpr std::array<OutputField, 13> kOutputFields = {{
     // [statistics] (cases/README.md, "Turbulence statistics"), <.> the average over the samples, u' = u - <u>:
     {"mean_velocity", 3, "m/s", FieldSource::statistics},          // <u>
     {"velocity_rms", 3, "m/s", FieldSource::statistics},           // sqrt(<u'_a u'_a>), a = x, y, z
-    {"reynolds_stress", 6, "m^2/s^2", FieldSource::statistics},    // <u'_a u'_b>: xx, yy, zz, xy, xz, yz
+    {"reynolds_stress", 6, "m^2/s^2", FieldSource::statistics},    // <u'_a u'_b>: xx, yy, zz, xy, yz, xz
     {"mean_density", 1, "kg/m^3", FieldSource::statistics},        // <rho>
     {"mean_pressure", 1, "Pa", FieldSource::statistics},           // c_s^2 (<rho> - rho0), as the outlets' pressure
     {"mean_temperature", 1, "", FieldSource::statistics},          // <T> (only with [thermal])
 }};
 
-/// The names of the components of the 6-component reynolds_stress array (a symmetric tensor written as its upper
-/// triangle row by row after the diagonal; VTK's own order of symmetric tensors is xx, yy, zz, xy, yz, xz).
-inline constexpr std::array<std::string_view, 6> kTensorComponents = {"xx", "yy", "zz", "xy", "xz", "yz"};
+/// One component of a symmetric tensor: T_ab and its name.
+struct TensorComponent {
+  int a, b;
+  std::string_view name;
+};
+/// The components of the 6-component reynolds_stress array, in VTK's order of symmetric tensors, xx, yy, zz, xy, yz,
+/// xz (vtkMath::TensorFromSymmetricTensor), so that ParaView's tensor filters (eigenvalues, tensor glyphs) read the
+/// array as the tensor it is; the statistics' CSV profile has its columns in the same order.
+inline constexpr std::array<TensorComponent, 6> kTensorComponents = {
+    {{0, 0, "xx"}, {1, 1, "yy"}, {2, 2, "zz"}, {0, 1, "xy"}, {1, 2, "yz"}, {0, 2, "xz"}}};
 
 /// The field called `name`, or nullptr.
 constexpr const OutputField* find_output_field(std::string_view name) {

@@ -12,14 +12,6 @@
 
 namespace eddy {
 
-namespace {
-
-/// The components of second moment <u_a u_b> in StatisticsView's order, for the reynolds_stress components xx, yy,
-/// zz, xy, xz, yz: (a, b) and the sum's index.
-constexpr int kPairs[6][3] = {{0, 0, 4}, {1, 1, 5}, {2, 2, 6}, {0, 1, 7}, {0, 2, 8}, {1, 2, 9}};
-
-}  // namespace
-
 int statistics_components(const CaseConfig& config) {
   const StatisticsConfig& s = config.statistics;
   if (!s.enabled) return 0;
@@ -63,12 +55,12 @@ std::vector<double> statistics_field_values(const StatisticsSums& s, std::string
     } else if (kind == rms) {
       for (int a = 0; a < 3; ++a) {
         const double m = mean(1 + a, k);
-        to[a * n] = std::sqrt(std::max(0.0, mean(4 + a, k) - m * m)) * u_scale;
+        to[a * n] = std::sqrt(std::max(0.0, mean(StatisticsView::product(a, a), k) - m * m)) * u_scale;
       }
     } else if (kind == stress) {
       for (int c = 0; c < 6; ++c) {
-        const auto& p = kPairs[c];
-        to[c * n] = (mean(p[2], k) - mean(1 + p[0], k) * mean(1 + p[1], k)) * uu_scale;
+        const TensorComponent& t = kTensorComponents[std::size_t(c)];
+        to[c * n] = (mean(StatisticsView::product(t.a, t.b), k) - mean(1 + t.a, k) * mean(1 + t.b, k)) * uu_scale;
       }
     } else if (kind == density) {
       to[0] = mean(0, k) * scaling.density;

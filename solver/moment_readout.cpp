@@ -147,7 +147,9 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
     const OutputField* known = find_output_field(name);
     PointField<R> field{name, {}, scaling.si && known ? std::string(known->si_unit) : std::string(), {}};
     for (int c = 0; c < count; ++c, next += m) field.components.push_back(next);
-    if (name == "reynolds_stress") field.component_names.assign(kTensorComponents.begin(), kTensorComponents.end());
+    if (name == "reynolds_stress") {
+      for (const TensorComponent& t : kTensorComponents) field.component_names.emplace_back(t.name);
+    }
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
   }
   eddy::write_vti<R>(path, grid, point_fields, scaling.time(step));

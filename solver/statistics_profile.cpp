@@ -11,6 +11,8 @@
 
 #include "io/atomic_file.hpp"
 #include "io/number_format.hpp"
+#include "io/output_fields.hpp"
+#include "kernels/views.hpp"
 #include "solver/mpi_check.hpp"
 
 namespace eddy {
@@ -158,8 +160,7 @@ StatisticsProfile statistics_profile(const CaseConfig& config, const StatisticsS
                            : std::numeric_limits<double>::quiet_NaN();
   };
   const auto stress = [&](int a, int b, std::size_t r) {
-    static constexpr int kSecond[3][3] = {{4, 7, 8}, {7, 5, 9}, {8, 9, 6}};
-    return (row_mean(kSecond[a][b], r) - row_mean(1 + a, r) * row_mean(1 + b, r)) * uu_scale;
+    return (row_mean(StatisticsView::product(a, b), r) - row_mean(1 + a, r) * row_mean(1 + b, r)) * uu_scale;
   };
   const auto column = [&](const std::string& name, const auto& value) {
     std::vector<double> c(rows);
@@ -167,7 +168,6 @@ StatisticsProfile statistics_profile(const CaseConfig& config, const StatisticsS
     p.names.push_back(name);
     p.columns.push_back(std::move(c));
   };
-  static constexpr int kPairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
   for (const std::string& field : st.fields) {
     if (field == "mean_velocity") {
       for (int a = 0; a < 3; ++a)
@@ -176,8 +176,8 @@ StatisticsProfile statistics_profile(const CaseConfig& config, const StatisticsS
       for (int a = 0; a < 3; ++a)
         column(field + "_" + kAxes[a], [&](std::size_t r) { return std::sqrt(std::max(0.0, stress(a, a, r))); });
     } else if (field == "reynolds_stress") {
-      for (const auto& ab : kPairs) {
-        column(field + "_" + kAxes[ab[0]] + kAxes[ab[1]], [&](std::size_t r) { return stress(ab[0], ab[1], r); });
+      for (const TensorComponent& t : kTensorComponents) {
+        column(field + "_" + std::string(t.name), [&](std::size_t r) { return stress(t.a, t.b, r); });
       }
     } else if (field == "mean_density") {
       column(field, [&](std::size_t r) { return row_mean(0, r) * scaling.density; });

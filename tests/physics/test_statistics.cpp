@@ -89,11 +89,14 @@ TEST(StatisticsFields, ReynoldsStressIsTheCovarianceOfTheSamples) {
   s.second_moments = true;
   s.sums.assign(20, 0.0);
   s.fluid = {1, 0};
-  const int pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  // The sums in StatisticsView's order (u_a u_b: xx, yy, zz, xy, xz, yz); the array in VTK's (xx, yy, zz, xy, yz,
+  // xz), written out here rather than taken from kTensorComponents.
+  const int sum_pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  const int pairs[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {0, 2}};
   for (int n = 0; n < 3; ++n) {
     s.sums[0] += rho[n];
     for (int a = 0; a < 3; ++a) s.sums[2 * (1 + a)] += u[n][a];
-    for (int c = 0; c < 6; ++c) s.sums[2 * (4 + c)] += u[n][pairs[c][0]] * u[n][pairs[c][1]];
+    for (int c = 0; c < 6; ++c) s.sums[2 * (4 + c)] += u[n][sum_pairs[c][0]] * u[n][sum_pairs[c][1]];
   }
   const std::vector<double> stress = statistics_field_values(s, "reynolds_stress");
   const std::vector<double> rms = statistics_field_values(s, "velocity_rms");
@@ -350,8 +353,8 @@ TEST(StatisticsProfile, PoiseuilleAveragedOverXAndZIsTheParabola) {
                                             "reynolds_stress_yy",
                                             "reynolds_stress_zz",
                                             "reynolds_stress_xy",
-                                            "reynolds_stress_xz",
                                             "reynolds_stress_yz",
+                                            "reynolds_stress_xz",
                                             "mean_density",
                                             "mean_pressure"};
     ASSERT_EQ(p.names, names);
@@ -416,7 +419,7 @@ TEST(StatisticsProfile, FileThroughEddyMatchesTheProfileAndTheSnapshotsHoldTheAr
   for (const char* name :
        {"Name=\"mean_velocity\" NumberOfComponents=\"3\"", "Name=\"velocity_rms\" NumberOfComponents=\"3\"",
         "Name=\"reynolds_stress\" NumberOfComponents=\"6\" ComponentName0=\"xx\" ComponentName1=\"yy\" "
-        "ComponentName2=\"zz\" ComponentName3=\"xy\" ComponentName4=\"xz\" ComponentName5=\"yz\"",
+        "ComponentName2=\"zz\" ComponentName3=\"xy\" ComponentName4=\"yz\" ComponentName5=\"xz\"",
         "Name=\"mean_density\"", "Name=\"mean_pressure\""}) {
     EXPECT_NE(vti.find(name), std::string::npos) << name;
   }
