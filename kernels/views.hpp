@@ -136,7 +136,7 @@ struct StatisticsView {
   static constexpr int kAllMoments = 10;     ///< and the six products u_a u_b
   EDDY_HOST_DEVICE bool present() const { return sums != nullptr; }
   /// The index k of the sum of u_a u_b (a, b in 0..2, either order).
-  static constexpr int product(int a, int b) { return a == b ? 4 + a : 7 + a + b - 1; }
+  EDDY_HOST_DEVICE static constexpr int product(int a, int b) { return a == b ? 4 + a : 7 + a + b - 1; }
   /// Adds rho, u (and u_a u_b) of `cell` to the sums.
   template <class R, class Index>
   EDDY_HOST_DEVICE void add(Index cell, R rho, const R (&u)[3]) const {

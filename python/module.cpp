@@ -20,6 +20,7 @@
 #include "python/field_array.hpp"
 #include "python/session.hpp"
 #include "solver/device_buffer.hpp"
+#include "solver/flow_statistics.hpp"
 #include "solver/precision.hpp"
 #include "solver/simulation.hpp"
 #include "solver/stop_signal.hpp"
@@ -40,9 +41,9 @@ std::shared_ptr<Buffer> take_buffer(std::shared_ptr<Buffer>& slot, std::size_t b
   return slot;
 }
 
-/// A contiguous array of `cells` values (interior order, x fastest) at `data`: shape (nz, ny, nx), or (nz, ny, nx, 3)
-/// with components `cells` apart.
-DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, bool vector) {
+/// A contiguous array of `cells` values (interior order, x fastest) at `data`: shape (nz, ny, nx) for one component,
+/// (nz, ny, nx, components) with components `cells` apart for more.
+DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, int components) {
   DeviceArray a;
   a.data = data;
   a.kind = 'f';
@@ -50,8 +51,8 @@ DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, b
   a.writable = false;
   a.shape = {n[2], n[1], n[0]};
   a.strides = {std::int64_t(n[0]) * n[1], n[0], 1};
-  if (vector) {
-    a.shape.push_back(3);
+  if (components > 1) {
+    a.shape.push_back(components);
     a.strides.push_back(std::int64_t(n[0]) * n[1] * n[2]);
   }
   return a;
@@ -123,6 +124,7 @@ class PySimulation {
   void close() {
     readout_.reset();
     particle_readout_.reset();
+    statistics_readout_.reset();
     if (!session_) return;
     session_->close();
     session_.reset();  // the memory goes with the last view
@@ -140,9 +142,30 @@ class PySimulation {
     sim.moments_to_device(buffer->data());
     after();
     unsigned char* base = buffer->data();
-    FieldArray rho("density", interior_array(base, n, bytes, false), session_, buffer);
-    FieldArray u("velocity", interior_array(base + cells * bytes, n, bytes, true), session_, buffer);
+    FieldArray rho("density", interior_array(base, n, bytes, 1), session_, buffer);
+    FieldArray u("velocity", interior_array(base + cells * bytes, n, bytes, 3), session_, buffer);
     return py::make_tuple(rho, u);
+  }
+
+  FieldArray statistics(const std::string& name) {
+    Simulation& sim = simulation();
+    const FlowStatistics* sums = sim.flow_statistics();
+    if (!sums) throw std::logic_error("statistics: the case has no [statistics] section");
+    const int components =
+        statistics_components(statistics_quantity(name, sums->second_moments(), sums->temperature()));
+    const std::array<int, 3> n = sim.decomposition().local_size;
+    const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
+    const std::shared_ptr<Buffer> buffer =
+        take_buffer(statistics_readout_, std::size_t(components * cells) * sizeof(double));
+    before();
+    sim.statistics_to_device(name, reinterpret_cast<double*>(buffer->data()));
+    after();
+    return FieldArray(name, interior_array(buffer->data(), n, int(sizeof(double)), components), session_, buffer);
+  }
+  std::int64_t statistics_samples() {
+    const FlowStatistics* sums = simulation().flow_statistics();
+    if (!sums) throw std::logic_error("statistics: the case has no [statistics] section");
+    return sums->samples();
   }
 
   FieldArray view(const std::string& name, DeviceArray array) { return FieldArray(name, std::move(array), session_); }
@@ -223,7 +246,7 @@ class PySimulation {
   }
 
   std::shared_ptr<Session> session_;
-  std::shared_ptr<Buffer> readout_, particle_readout_;
+  std::shared_ptr<Buffer> readout_, particle_readout_, statistics_readout_;
   bool sync_default_;
 };
 
@@ -289,6 +312,8 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("temperature", &PySimulation::temperature)
       .def_property_readonly("force", &PySimulation::force)
       .def("particles", &PySimulation::particles)
+      .def("statistics", &PySimulation::statistics, py::arg("name"))
+      .def_property_readonly("statistics_samples", &PySimulation::statistics_samples)
       .def_property_readonly("time_step", &PySimulation::time_step)
       .def_property_readonly("steps", [](PySimulation& s) { return s.config().steps; })
       .def_property_readonly("case_name", [](PySimulation& s) { return s.config().name; })

@@ -19,56 +19,37 @@ int statistics_components(const CaseConfig& config) {
          (s.wants("mean_temperature") ? 1 : 0);
 }
 
-std::vector<double> statistics_field_values(const StatisticsSums& s, std::string_view name,
-                                            const StatisticsScaling& scaling) {
+StatisticsQuantity statistics_quantity(std::string_view name, bool second_moments, bool temperature) {
   const OutputField* field = find_output_field(name);
   if (!field || field->source != FieldSource::statistics)
-    throw std::invalid_argument("statistics_field_values: '" + std::string(name) + "' is not a statistics field");
+    throw std::invalid_argument("'" + std::string(name) + "' is not a statistics field");
   const bool second = name == "velocity_rms" || name == "reynolds_stress";
-  if ((second && !s.second_moments) || (name == "mean_temperature" && !s.temperature)) {
-    throw std::invalid_argument("statistics_field_values: the sums hold no " + std::string(name));
+  if ((second && !second_moments) || (name == "mean_temperature" && !temperature)) {
+    throw std::invalid_argument("the statistics' sums hold no " + std::string(name));
   }
+  return name == "mean_velocity"     ? StatisticsQuantity::mean_velocity
+         : name == "velocity_rms"    ? StatisticsQuantity::velocity_rms
+         : name == "reynolds_stress" ? StatisticsQuantity::reynolds_stress
+         : name == "mean_density"    ? StatisticsQuantity::mean_density
+         : name == "mean_pressure"   ? StatisticsQuantity::mean_pressure
+                                     : StatisticsQuantity::mean_temperature;
+}
+
+std::vector<double> statistics_field_values(const StatisticsSums& s, std::string_view name,
+                                            const StatisticsScaling& scaling) {
+  const StatisticsQuantity quantity = statistics_quantity(name, s.second_moments, s.temperature);
   const std::int64_t n = s.cells;
-  const int components = field->components;
-  std::vector<double> out(std::size_t(components) * std::size_t(n), 0.0);
+  std::vector<double> out(std::size_t(statistics_components(quantity)) * std::size_t(n), 0.0);
   if (s.samples == 0) {
     std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
     return out;
   }
   const double inverse = 1.0 / double(s.samples);
-  const double u_scale = 1.0 / scaling.velocity, uu_scale = u_scale * u_scale;
-  const double* sums = s.sums.data();
-  const auto mean = [&](int component, std::int64_t k) { return sums[std::int64_t(component) * n + k] * inverse; };
-  enum Kind { velocity, rms, stress, density, pressure, temperature };
-  const Kind kind = name == "mean_velocity"     ? velocity
-                    : name == "velocity_rms"    ? rms
-                    : name == "reynolds_stress" ? stress
-                    : name == "mean_density"    ? density
-                    : name == "mean_pressure"   ? pressure
-                                                : temperature;
+  const StatisticsUnits units{1.0 / scaling.velocity, scaling.density};
 #pragma omp parallel for schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
     if (!s.fluid[std::size_t(k)]) continue;  // 0 in solid cells, as the moment read-outs
-    double* to = out.data() + k;
-    if (kind == velocity) {
-      for (int a = 0; a < 3; ++a) to[a * n] = mean(1 + a, k) * u_scale;
-    } else if (kind == rms) {
-      for (int a = 0; a < 3; ++a) {
-        const double m = mean(1 + a, k);
-        to[a * n] = std::sqrt(std::max(0.0, mean(StatisticsView::product(a, a), k) - m * m)) * u_scale;
-      }
-    } else if (kind == stress) {
-      for (int c = 0; c < 6; ++c) {
-        const TensorComponent& t = kTensorComponents[std::size_t(c)];
-        to[c * n] = (mean(StatisticsView::product(t.a, t.b), k) - mean(1 + t.a, k) * mean(1 + t.b, k)) * uu_scale;
-      }
-    } else if (kind == density) {
-      to[0] = mean(0, k) * scaling.density;
-    } else if (kind == pressure) {
-      to[0] = statistics_pressure(mean(0, k)) * scaling.density * uu_scale;
-    } else {  // mean_temperature
-      to[0] = mean(s.temperature_component(), k);
-    }
+    statistics_values(quantity, s.sums.data() + k, n, inverse, s.temperature_component(), units, out.data() + k, n);
   }
   return out;
 }

@@ -31,6 +31,7 @@
 #include "io/case_config.hpp"
 #include "kernels/block.hpp"
 #include "kernels/cell_flags.hpp"
+#include "kernels/statistics_values.hpp"
 #include "kernels/views.hpp"
 #include "solver/device_buffer.hpp"
 
@@ -66,6 +67,11 @@ struct StatisticsScaling {
 
 /// The lattice pressure of density `rho`: c_s^2 (rho - rho0), rho0 = 1 (kernels/lattice_units.hpp).
 inline double statistics_pressure(double rho) { return (rho - 1.0) / 3.0; }
+
+/// The quantity of statistics field `name` (kOutputFields, source statistics). Throws std::invalid_argument for
+/// another name, or one that sums without second moments (velocity_rms, reynolds_stress) or without T
+/// (mean_temperature) cannot give.
+StatisticsQuantity statistics_quantity(std::string_view name, bool second_moments, bool temperature);
 
 /// The values of statistics field `name` (kOutputFields, source statistics) of every interior cell of `s`,
 /// components back to back (each `s.cells` values, MacroscopicFields order), scaled by `scaling`: 0 in solid cells,

@@ -399,6 +399,14 @@ class LatticeSimulation final : public Simulation {
     return block_interior_array(user_force_.data(), shape_, 'f', int(sizeof(R)), true, 3, shape_.n_cells(), true);
   }
 
+  void statistics_to_device(const std::string& name, double* out) override {
+    if (!statistics_) throw std::logic_error("statistics: the case has no [statistics] section");
+    const StatisticsQuantity quantity =
+        statistics_quantity(name, statistics_->second_moments(), statistics_->temperature());
+    statistics_readout(statistics_->view().sums, FlagView{flags_.data()}, shape_, quantity, statistics_->samples(),
+                       statistics_->temperature_component(), StatisticsUnits{}, out, &compute_);
+  }
+
   void moments_to_device(void* out) override {
     settle();
     const std::int64_t n = shape_.interior_cells();

@@ -273,6 +273,16 @@ class Simulation {
     (void)out;
     throw not_in_core("density and velocity");
   }
+  /// The average `name` of [statistics] (kOutputFields, source statistics) of this rank's interior cells into device
+  /// memory at `out`: its 1, 3 or 6 components as blocks of interior_cells doubles (MacroscopicFields order; lattice
+  /// units; 0 in solids, NaN before the first sample), computed from the sums on the device (statistics_readout,
+  /// kernels/statistics_launchers.hpp), queued on the stream. Throws std::logic_error without [statistics],
+  /// std::invalid_argument for a name the sums do not hold (statistics_quantity).
+  virtual void statistics_to_device(const std::string& name, double* out) {
+    (void)name;
+    (void)out;
+    throw not_in_core("statistics");
+  }
   /// This rank's particles' positions and velocities (cells, cells per step; doubles) into device memory at `out`:
   /// 6 blocks of local_particle_count() values x, y, z, vx, vy, vz. Throws std::logic_error without [particles].
   virtual void particles_to_device(double* out) {

@@ -181,6 +181,16 @@ class Simulation(_eddy.Simulation):
         """(density, velocity) of the current time from one pass over the populations."""
         return super().moments()
 
+    def statistics(self, name):
+        """The [statistics] average `name` of this rank's cells, float64, lattice units: "mean_velocity" and
+        "velocity_rms" shape (nz, ny, nx, 3), "reynolds_stress" (nz, ny, nx, 6) in VTK's order xx, yy, zz, xy, yz, xz,
+        "mean_density", "mean_pressure" (c_s^2 (<rho> - 1)) and "mean_temperature" (nz, ny, nx); components
+        nx*ny*nz elements apart. Computed on the device from the running sums on every access, into a buffer of the
+        simulation (a new one while an earlier read-out is still referenced): 0 in solid cells, NaN before the first
+        sample. Read-only. RuntimeError without [statistics]; ValueError for a name the case's statistics.fields
+        cannot give (velocity_rms and reynolds_stress need the second moments, mean_temperature [thermal])."""
+        return super().statistics(name)
+
     @property
     def particle_positions(self):
         """This rank's particles' positions, shape (n, 3) (columns n elements apart), float64, in cells (global
@@ -217,6 +227,7 @@ _documented("stream", """The CUDA/HIP stream (an int handle: cudaStream_t) the s
 the cpu build. A kernel launched on it (cupy.cuda.ExternalStream(sim.stream), numba.cuda.external_stream(sim.stream),
 torch.cuda.ExternalStream(sim.stream)) is ordered with the steps without any synchronisation.""")
 _documented("time_step", "Steps done so far (run.steps is Simulation.steps).")
+_documented("statistics_samples", "Samples the [statistics] averages hold so far (RuntimeError without [statistics]).")
 _documented("rank", "This process's MPI rank in the simulation's communicator.")
 _documented("ranks", "MPI ranks of the simulation.")
 _documented("block_origin", "Global index (z, y, x) of this rank's first interior cell: array order.")
