@@ -165,9 +165,9 @@ void expect_header_names(const std::string& path, VtkCompression compression) {
 
 std::string name_of(VtkCompression c) { return std::string(vtk_compression_name(c)); }
 
-/// A smooth field on a 48 x 32 x 24 grid, as in a channel: a parabolic streamwise velocity over y with a small
-/// spanwise wave in z, density and a scalar varying gently in y and x. Values are arithmetic results (no two
-/// neighbours equal in all their bits), not a pattern made to compress.
+/// A smooth field on a 48 x 32 x 24 grid, as in a channel's mean flow: a parabolic streamwise velocity over y with a
+/// small spanwise wave in z, no wall-normal velocity, the density varying gently in y (velocity and density constant
+/// along x) and a scalar varying in x and y.
 template <class T>
 struct SmoothField {
   GridGeometry grid;
