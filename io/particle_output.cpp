@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "solver/errors.hpp"
 #include "io/vtk_compressor.hpp"
 #include "io/vtk_error_collector.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {
@@ -99,8 +99,7 @@ vtkSmartPointer<vtkPolyData> make_poly_data(const std::array<std::vector<double>
 
 /// Writes `poly` to `file` (appended binary, UInt64 headers, Int64 ids, `compression`). Throws OutputError naming
 /// `path` (the final name) with VTK's own messages.
-void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path,
-                     VtkCompression compression) {
+void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path, VtkCompression compression) {
   vtkNew<vtkXMLPolyDataWriter> writer;
   vtkNew<vtk_errors::ErrorCollector> errors;
   writer->AddObserver(vtkCommand::ErrorEvent, errors);

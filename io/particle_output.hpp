@@ -22,9 +22,9 @@
 
 namespace eddy {
 
-/// Writes one rank's particles to `path` (.vtp, XML PolyData) atomically, through vtkXMLPolyDataWriter: appended raw
-/// binary data, UInt64 headers, raw or compressed by `compression` (as the .vti writer). Inputs are host arrays, structure of arrays,
-/// n = ids.size() entries each (n = 0 is fine: a valid file with no points):
+/// Writes one rank's particles to `path` (.vtp, XML PolyData) atomically, through vtkXMLPolyDataWriter: appended
+/// binary data, UInt64 headers, raw or compressed by `compression` (as the .vti writer). Inputs are host arrays,
+/// structure of arrays, n = ids.size() entries each (n = 0 is fine: a valid file with no points):
 ///   positions[a][i]  global lattice coordinates (cells) of particle i on axis a;
 ///   velocities[a][i] lattice units;
 ///   diameters[i]     cells;

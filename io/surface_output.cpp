@@ -78,8 +78,7 @@ vtkSmartPointer<vtkPolyData> make_poly_data(const std::vector<SurfaceMesh>& surf
 }
 
 /// Writes `poly` to `file`; throws OutputError naming `path` with VTK's own messages.
-void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path,
-                     VtkCompression compression) {
+void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path, VtkCompression compression) {
   vtkNew<vtkXMLPolyDataWriter> writer;
   vtkNew<vtk_errors::ErrorCollector> errors;
   writer->AddObserver(vtkCommand::ErrorEvent, errors);

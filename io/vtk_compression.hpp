@@ -25,9 +25,12 @@ inline constexpr int kVtkLz4Level = 9;  // vtkLZ4DataCompressor: acceleration = 
 /// "none", "zlib", "lz4": the case-file names.
 constexpr std::string_view vtk_compression_name(VtkCompression compression) {
   switch (compression) {
-    case VtkCompression::zlib: return "zlib";
-    case VtkCompression::lz4: return "lz4";
-    default: return "none";
+    case VtkCompression::zlib:
+      return "zlib";
+    case VtkCompression::lz4:
+      return "lz4";
+    default:
+      return "none";
   }
 }
 

@@ -1,9 +1,10 @@
 // write_vti through the VTK library (built with EDDY_WITH_VTK=ON; io/vtk_output_unavailable.cpp otherwise).
 //
 // File layout: XML ImageData, appended unencoded binary data, UInt64 block headers, so that arrays over 4 GiB are
-// valid; raw (ParaView can memory-map the data) or compressed ([output] compression, io/vtk_compressor.hpp). Scalar fields are handed to VTK without a
-// copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per field, as VTK expects.
-// A piece of a larger grid (GridGeometry::offset) is written with its global extent, for a .pvti to join.
+// valid; raw (ParaView can memory-map the data) or compressed ([output] compression, io/vtk_compressor.hpp). Scalar
+// fields are handed to VTK without a copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per
+// field, as VTK expects. A piece of a larger grid (GridGeometry::offset) is written with its global extent, for a .pvti
+// to join.
 #include "io/vtk_output.hpp"
 
 #include <vtkCommand.h>
@@ -11,12 +12,12 @@
 #include <vtkErrorCode.h>
 #include <vtkExecutive.h>
 #include <vtkFieldData.h>
-#include <vtkStringArray.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkSmartPointer.h>
+#include <vtkStringArray.h>
 #include <vtkXMLImageDataWriter.h>
 
 #include <filesystem>
@@ -29,8 +30,8 @@
 
 #include "io/atomic_file.hpp"
 #include "io/vtk_compressor.hpp"
-#include "solver/errors.hpp"
 #include "io/vtk_error_collector.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {
@@ -183,8 +184,8 @@ void write_image(vtkImageData* image, const std::string& file, const std::string
 }  // namespace
 
 template <class T>
-void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
-               double time, VtkCompression compression) {
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields, double time,
+               VtkCompression compression) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "write_vti: T must be float or double");
   check_arguments(path, grid, fields);
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -204,7 +205,7 @@ void write_vti(const std::string& path, const GridGeometry& grid, const std::vec
 
 template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double,
                                VtkCompression);
-template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&,
-                                double, VtkCompression);
+template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&, double,
+                                VtkCompression);
 
 }  // namespace eddy

@@ -3,8 +3,9 @@
 // them (io/pvti_file.hpp); the .pvd then lists the .pvti files.
 //
 // Written through the VTK library (vtkXMLImageDataWriter): binary appended data with UInt64 headers, so arrays over
-// 4 GiB work; raw, or compressed by VTK's zlib or LZ4 compressor ([output] compression, io/vtk_compression.hpp). Every file is written to a temporary name in the same directory and renamed, so a
-// crash never leaves a truncated snapshot or collection.
+// 4 GiB work; raw, or compressed by VTK's zlib or LZ4 compressor ([output] compression, io/vtk_compression.hpp). Every
+// file is written to a temporary name in the same directory and renamed, so a crash never leaves a truncated snapshot
+// or collection.
 #pragma once
 
 #include <array>
@@ -50,8 +51,8 @@ struct PointField {
 /// Throws std::invalid_argument for malformed arguments (size < 1, negative offset, bad fields) and OutputError
 /// when the file cannot be written.
 template <class T>
-void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
-               double time, VtkCompression compression = VtkCompression::none);
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields, double time,
+               VtkCompression compression = VtkCompression::none);
 
 /// The .pvd collection of a run: one DataSet entry per snapshot, rewritten atomically after each add.
 class PvdCollection {

@@ -19,7 +19,7 @@ void write_vti(const std::string& /*path*/, const GridGeometry& /*grid*/, const 
 
 template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double,
                                VtkCompression);
-template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&,
-                                double, VtkCompression);
+template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&, double,
+                                VtkCompression);
 
 }  // namespace eddy

@@ -198,10 +198,10 @@ TEST_F(CliErrors, BadValueFromSet) {
 }
 
 TEST_F(CliErrors, OutputCompressionNotAChoiceExitsTwoNamingTheKey) {
-  const auto path = write_case("compression.toml", replaced(valid_case(), "vtk = false", "vtk = false\ncompression = \"zlb\""));
-  expect_input_error(run_eddy({path}),
-                     {"compression.toml", "output.compression = \"zlb\"", "did you mean 'zlib'?",
-                      "allowed values are \"none\", \"zlib\", \"lz4\""});
+  const auto path =
+      write_case("compression.toml", replaced(valid_case(), "vtk = false", "vtk = false\ncompression = \"zlb\""));
+  expect_input_error(run_eddy({path}), {"compression.toml", "output.compression = \"zlb\"", "did you mean 'zlib'?",
+                                        "allowed values are \"none\", \"zlib\", \"lz4\""});
   const auto valid = write_case("valid.toml", valid_case());
   expect_input_error(run_eddy({valid, "--set", "output.compression=\"LZ4\""}),
                      {"output.compression = \"LZ4\"", "did you mean 'lz4'?"});

@@ -98,8 +98,10 @@ Arrays read_arrays(const std::string& path) {
   vtkSmartPointer<vtkDataSet> data;
   if (ext == ".vti" || ext == ".pvti") {
     vtkSmartPointer<vtkXMLReader> reader;
-    if (ext == ".vti") reader = vtkSmartPointer<vtkXMLImageDataReader>::New();
-    else reader = vtkSmartPointer<vtkXMLPImageDataReader>::New();
+    if (ext == ".vti")
+      reader = vtkSmartPointer<vtkXMLImageDataReader>::New();
+    else
+      reader = vtkSmartPointer<vtkXMLPImageDataReader>::New();
     reader->SetFileName(path.c_str());
     reader->Update();
     EXPECT_EQ(reader->GetErrorCode(), 0ul) << path;
@@ -109,7 +111,8 @@ Arrays read_arrays(const std::string& path) {
       return arrays;
     }
     const int* e = image->GetExtent();
-    arrays["image/extent"].numbers = {double(e[0]), double(e[1]), double(e[2]), double(e[3]), double(e[4]), double(e[5])};
+    arrays["image/extent"].numbers = {double(e[0]), double(e[1]), double(e[2]),
+                                      double(e[3]), double(e[4]), double(e[5])};
     for (int a = 0; a < 3; ++a) {
       arrays["image/origin"].numbers.push_back(image->GetOrigin()[a]);
       arrays["image/spacing"].numbers.push_back(image->GetSpacing()[a]);
@@ -452,7 +455,8 @@ TEST(CompressionThroughEddy, TwoRanksPiecesJoinedByThePvti) {
 
 TEST(CompressionThroughEddy, OutOfCore) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
-  check_compressed_runs(kSolidsCase, 1, "--set numerics.out_of_core=true --set numerics.slabs=2", "out of core, solids");
+  check_compressed_runs(kSolidsCase, 1, "--set numerics.out_of_core=true --set numerics.slabs=2",
+                        "out of core, solids");
 }
 
 }  // namespace
