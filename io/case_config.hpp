@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/vtk_compression.hpp"
 #include "solver/errors.hpp"
 
 namespace eddy {
@@ -471,6 +472,10 @@ struct CaseConfig {
   /// temperature (T; only with [thermal]). The derived fields vorticity, q_criterion and strain_rate are differenced
   /// from the velocity on the device (kernels/stencil_launchers.hpp), ghosts exchanged first.
   std::vector<std::string> output_fields = {"density", "velocity"};
+  /// Compression of the VTK files ([output] compression: "none", "zlib", "lz4"): the snapshots (.vti and the pieces
+  /// of a .pvti), the solids' surfaces and the particles (.vtp), through VTK's own compressors
+  /// (io/vtk_compression.hpp); none writes the raw values.
+  VtkCompression output_compression = VtkCompression::none;
 
   // [checkpoint]
   /// Steps between checkpoints (io/checkpoint.hpp); 0 = none (a SIGTERM/SIGINT still writes one, and with

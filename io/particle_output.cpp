@@ -26,8 +26,9 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "solver/errors.hpp"
+#include "io/vtk_compressor.hpp"
 #include "io/vtk_error_collector.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {
@@ -96,9 +97,9 @@ vtkSmartPointer<vtkPolyData> make_poly_data(const std::array<std::vector<double>
   return poly;
 }
 
-/// Writes `poly` to `file` (appended raw binary, UInt64 headers, Int64 ids, no compression). Throws OutputError
-/// naming `path` (the final name) with VTK's own messages.
-void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path) {
+/// Writes `poly` to `file` (appended binary, UInt64 headers, Int64 ids, `compression`). Throws OutputError naming
+/// `path` (the final name) with VTK's own messages.
+void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path, VtkCompression compression) {
   vtkNew<vtkXMLPolyDataWriter> writer;
   vtkNew<vtk_errors::ErrorCollector> errors;
   writer->AddObserver(vtkCommand::ErrorEvent, errors);
@@ -107,11 +108,8 @@ void write_poly_data(vtkPolyData* poly, const std::string& file, const std::stri
   writer->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline_errors);
   writer->SetInputData(poly);
   writer->SetFileName(file.c_str());
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  writer->SetHeaderTypeToUInt64();
+  set_appended_layout(*writer, compression);
   writer->SetIdTypeToInt64();
-  writer->SetCompressorTypeToNone();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
   if (ok != 0 && code == vtkErrorCode::NoError && !errors->has_error()) return;
@@ -128,7 +126,8 @@ void write_poly_data(vtkPolyData* poly, const std::string& file, const std::stri
 
 void write_vtp(const std::string& path, const std::array<std::vector<double>, 3>& positions,
                const std::array<std::vector<double>, 3>& velocities, const std::vector<double>& diameters,
-               const std::vector<std::int64_t>& ids, double length_scale, double velocity_scale, double time) {
+               const std::vector<std::int64_t>& ids, double length_scale, double velocity_scale, double time,
+               VtkCompression compression) {
   check_arguments(path, positions, velocities, diameters, ids, length_scale, velocity_scale);
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   ensure_writable_directory(parent.empty() ? std::string(".") : parent.string());
@@ -136,7 +135,7 @@ void write_vtp(const std::string& path, const std::array<std::vector<double>, 3>
       make_poly_data(positions, velocities, diameters, ids, length_scale, velocity_scale, time);
   const std::string tmp = temporary_name(path);
   try {
-    write_poly_data(poly, tmp, path);
+    write_poly_data(poly, tmp, path, compression);
   } catch (...) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(tmp, ec)) std::filesystem::remove(tmp, ec);

@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "io/vtk_compression.hpp"
+
 namespace eddy {
 
-/// Writes one rank's particles to `path` (.vtp, XML PolyData) atomically, through vtkXMLPolyDataWriter: appended raw
-/// binary data, UInt64 headers, no compression (as the .vti writer). Inputs are host arrays, structure of arrays,
-/// n = ids.size() entries each (n = 0 is fine: a valid file with no points):
+/// Writes one rank's particles to `path` (.vtp, XML PolyData) atomically, through vtkXMLPolyDataWriter: appended
+/// binary data, UInt64 headers, raw or compressed by `compression` (as the .vti writer). Inputs are host arrays,
+/// structure of arrays, n = ids.size() entries each (n = 0 is fine: a valid file with no points):
 ///   positions[a][i]  global lattice coordinates (cells) of particle i on axis a;
 ///   velocities[a][i] lattice units;
 ///   diameters[i]     cells;
@@ -35,7 +37,8 @@ namespace eddy {
 /// OutputError naming `path` when the file cannot be written (or the build has no VTK).
 void write_vtp(const std::string& path, const std::array<std::vector<double>, 3>& positions,
                const std::array<std::vector<double>, 3>& velocities, const std::vector<double>& diameters,
-               const std::vector<std::int64_t>& ids, double length_scale, double velocity_scale, double time);
+               const std::vector<std::int64_t>& ids, double length_scale, double velocity_scale, double time,
+               VtkCompression compression = VtkCompression::none);
 
 /// Writes the .pvtp (PPolyData) that joins the pieces written by write_vtp, atomically:
 ///   <VTKFile type="PPolyData" version="1.0" byte_order="LittleEndian" header_type="UInt64">

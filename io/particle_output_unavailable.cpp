@@ -13,7 +13,7 @@ namespace eddy {
 void write_vtp(const std::string& /*path*/, const std::array<std::vector<double>, 3>& /*positions*/,
                const std::array<std::vector<double>, 3>& /*velocities*/, const std::vector<double>& /*diameters*/,
                const std::vector<std::int64_t>& /*ids*/, double /*length_scale*/, double /*velocity_scale*/,
-               double /*time*/) {
+               double /*time*/, VtkCompression /*compression*/) {
   throw OutputError(
       "VTK output is unavailable: eddy was built with EDDY_WITH_VTK=OFF; set output.vtk = false or rebuild with VTK");
 }

@@ -21,6 +21,7 @@
 #include <system_error>
 
 #include "io/atomic_file.hpp"
+#include "io/vtk_compressor.hpp"
 #include "io/vtk_error_collector.hpp"
 #include "solver/errors.hpp"
 
@@ -77,7 +78,7 @@ vtkSmartPointer<vtkPolyData> make_poly_data(const std::vector<SurfaceMesh>& surf
 }
 
 /// Writes `poly` to `file`; throws OutputError naming `path` with VTK's own messages.
-void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path) {
+void write_poly_data(vtkPolyData* poly, const std::string& file, const std::string& path, VtkCompression compression) {
   vtkNew<vtkXMLPolyDataWriter> writer;
   vtkNew<vtk_errors::ErrorCollector> errors;
   writer->AddObserver(vtkCommand::ErrorEvent, errors);
@@ -85,11 +86,8 @@ void write_poly_data(vtkPolyData* poly, const std::string& file, const std::stri
   writer->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline_errors);
   writer->SetInputData(poly);
   writer->SetFileName(file.c_str());
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  writer->SetHeaderTypeToUInt64();
+  set_appended_layout(*writer, compression);
   writer->SetIdTypeToInt64();
-  writer->SetCompressorTypeToNone();
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
   if (ok != 0 && code == vtkErrorCode::NoError && !errors->has_error()) return;
@@ -105,14 +103,14 @@ void write_poly_data(vtkPolyData* poly, const std::string& file, const std::stri
 }  // namespace
 
 void write_surfaces_vtp(const std::string& path, const std::vector<SurfaceMesh>& surfaces, double length_scale,
-                        const std::string& length_units) {
+                        const std::string& length_units, VtkCompression compression) {
   check_arguments(path, surfaces, length_scale);
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   ensure_writable_directory(parent.empty() ? std::string(".") : parent.string());
   vtkSmartPointer<vtkPolyData> poly = make_poly_data(surfaces, length_scale, length_units);
   const std::string tmp = temporary_name(path);
   try {
-    write_poly_data(poly, tmp, path);
+    write_poly_data(poly, tmp, path, compression);
   } catch (...) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(tmp, ec)) std::filesystem::remove(tmp, ec);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "io/vtk_compression.hpp"
+
 namespace eddy {
 
 /// A closed triangulated surface of one solid, in global lattice coordinates (cells: the domain spans
@@ -22,14 +24,14 @@ struct SurfaceMesh {
 };
 
 /// Writes `surfaces` into one .vtp at `path` atomically, through vtkXMLPolyDataWriter (appended raw binary, UInt64
-/// headers, Int64 ids, no compression, as the snapshots): the points of all surfaces divided by `length_scale` (the
-/// fluid's OutputScaling length, so the bodies lie where the .vti puts their cells), their triangles as polygons,
-/// cell data "solid" (Int32, the surface's label, to colour or threshold by body), field data "solid_names" (one
-/// string per surface, in order) and "units" ("coordinates: <length_units>" when length_units is not empty).
-/// Throws std::invalid_argument for a triangle naming a point it does not have or a length_scale that is not
+/// headers, Int64 ids, raw or compressed by `compression` as the snapshots): the points of all surfaces divided by
+/// `length_scale` (the fluid's OutputScaling length, so the bodies lie where the .vti puts their cells), their
+/// triangles as polygons, cell data "solid" (Int32, the surface's label, to colour or threshold by body), field data
+/// "solid_names" (one string per surface, in order) and "units" ("coordinates: <length_units>" when length_units is not
+/// empty). Throws std::invalid_argument for a triangle naming a point it does not have or a length_scale that is not
 /// finite and > 0, and OutputError naming `path` when it cannot be written; in a build without VTK
 /// (EDDY_WITH_VTK=OFF, io/surface_output_unavailable.cpp) always OutputError, as the .vti writer.
 void write_surfaces_vtp(const std::string& path, const std::vector<SurfaceMesh>& surfaces, double length_scale,
-                        const std::string& length_units);
+                        const std::string& length_units, VtkCompression compression = VtkCompression::none);
 
 }  // namespace eddy

@@ -10,7 +10,7 @@
 namespace eddy {
 
 void write_surfaces_vtp(const std::string& /*path*/, const std::vector<SurfaceMesh>& /*surfaces*/,
-                        double /*length_scale*/, const std::string& /*length_units*/) {
+                        double /*length_scale*/, const std::string& /*length_units*/, VtkCompression /*compression*/) {
   throw OutputError(
       "VTK output is unavailable: eddy was built with EDDY_WITH_VTK=OFF; set output.vtk = false or rebuild with VTK");
 }

@@ -1,9 +1,10 @@
 // write_vti through the VTK library (built with EDDY_WITH_VTK=ON; io/vtk_output_unavailable.cpp otherwise).
 //
-// File layout: XML ImageData, appended raw (unencoded, uncompressed) binary data, UInt64 block headers, so that
-// arrays over 4 GiB are valid and ParaView can memory-map the data. Scalar fields are handed to VTK without a
-// copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per field, as VTK expects.
-// A piece of a larger grid (GridGeometry::offset) is written with its global extent, for a .pvti to join.
+// File layout: XML ImageData, appended unencoded binary data, UInt64 block headers, so that arrays over 4 GiB are
+// valid; raw (ParaView can memory-map the data) or compressed ([output] compression, io/vtk_compressor.hpp). Scalar
+// fields are handed to VTK without a copy; vector fields (SoA in eddy) are interleaved into one temporary AOS array per
+// field, as VTK expects. A piece of a larger grid (GridGeometry::offset) is written with its global extent, for a .pvti
+// to join.
 #include "io/vtk_output.hpp"
 
 #include <vtkCommand.h>
@@ -11,12 +12,12 @@
 #include <vtkErrorCode.h>
 #include <vtkExecutive.h>
 #include <vtkFieldData.h>
-#include <vtkStringArray.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkSmartPointer.h>
+#include <vtkStringArray.h>
 #include <vtkXMLImageDataWriter.h>
 
 #include <filesystem>
@@ -28,8 +29,9 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
-#include "solver/errors.hpp"
+#include "io/vtk_compressor.hpp"
 #include "io/vtk_error_collector.hpp"
+#include "solver/errors.hpp"
 
 namespace eddy {
 namespace {
@@ -155,9 +157,9 @@ vtkSmartPointer<vtkImageData> make_image(const GridGeometry& grid, const std::ve
   return image;
 }
 
-/// Writes `image` to `file` (appended raw binary, UInt64 headers, no compression). Throws OutputError naming
-/// `path` (the final name) with VTK's own messages.
-void write_image(vtkImageData* image, const std::string& file, const std::string& path) {
+/// Writes `image` to `file` (appended binary, UInt64 headers, `compression`). Throws OutputError naming `path` (the
+/// final name) with VTK's own messages.
+void write_image(vtkImageData* image, const std::string& file, const std::string& path, VtkCompression compression) {
   vtkNew<vtkXMLImageDataWriter> writer;
   vtkNew<ErrorCollector> errors;
   writer->AddObserver(vtkCommand::ErrorEvent, errors);
@@ -166,10 +168,7 @@ void write_image(vtkImageData* image, const std::string& file, const std::string
   writer->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, pipeline_errors);
   writer->SetInputData(image);
   writer->SetFileName(file.c_str());
-  writer->SetDataModeToAppended();
-  writer->EncodeAppendedDataOff();
-  writer->SetHeaderTypeToUInt64();
-  writer->SetCompressorTypeToNone();
+  set_appended_layout(*writer, compression);
   const int ok = writer->Write();
   const unsigned long code = writer->GetErrorCode();
   if (ok != 0 && code == vtkErrorCode::NoError && !errors->has_error()) return;
@@ -185,8 +184,8 @@ void write_image(vtkImageData* image, const std::string& file, const std::string
 }  // namespace
 
 template <class T>
-void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
-               double time) {
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields, double time,
+               VtkCompression compression) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "write_vti: T must be float or double");
   check_arguments(path, grid, fields);
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -194,7 +193,7 @@ void write_vti(const std::string& path, const GridGeometry& grid, const std::vec
   vtkSmartPointer<vtkImageData> image = make_image(grid, fields, time);
   const std::string tmp = temporary_name(path);
   try {
-    write_image(image, tmp, path);
+    write_image(image, tmp, path, compression);
   } catch (...) {
     std::filesystem::path tmp_path(tmp);
     std::error_code ec;
@@ -204,8 +203,9 @@ void write_vti(const std::string& path, const GridGeometry& grid, const std::vec
   commit_temporary_file(tmp, path);
 }
 
-template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double);
-template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&,
-                                double);
+template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double,
+                               VtkCompression);
+template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&, double,
+                                VtkCompression);
 
 }  // namespace eddy

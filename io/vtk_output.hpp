@@ -2,9 +2,10 @@
 // In MPI runs each rank writes its piece as a .vti (GridGeometry::offset) and rank 0 writes the .pvti that joins
 // them (io/pvti_file.hpp); the .pvd then lists the .pvti files.
 //
-// Written through the VTK library (vtkXMLImageDataWriter): raw binary appended data with UInt64 headers, so
-// arrays over 4 GiB work. Every file is written to a temporary name in the same directory and renamed, so a
-// crash never leaves a truncated snapshot or collection.
+// Written through the VTK library (vtkXMLImageDataWriter): binary appended data with UInt64 headers, so arrays over
+// 4 GiB work; raw, or compressed by VTK's zlib or LZ4 compressor ([output] compression, io/vtk_compression.hpp). Every
+// file is written to a temporary name in the same directory and renamed, so a crash never leaves a truncated snapshot
+// or collection.
 #pragma once
 
 #include <array>
@@ -12,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "io/vtk_compression.hpp"
 
 namespace eddy {
 
@@ -43,11 +46,13 @@ struct PointField {
 
 /// Writes `fields` on `grid` to `path` (.vti) atomically. T is float or double (Float32 / Float64 arrays).
 /// The image has Extent [offset, offset + size - 1] (WholeExtent the same), Origin and Spacing of the global grid.
-/// `time` is stored as field data TimeValue. Throws std::invalid_argument for malformed arguments (size < 1,
-/// negative offset, bad fields) and OutputError when the file cannot be written.
+/// `time` is stored as field data TimeValue. The appended data are raw, or compressed by VTK with `compression`
+/// (io/vtk_compression.hpp); VTK's reader gives back the same values either way.
+/// Throws std::invalid_argument for malformed arguments (size < 1, negative offset, bad fields) and OutputError
+/// when the file cannot be written.
 template <class T>
-void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields,
-               double time);
+void write_vti(const std::string& path, const GridGeometry& grid, const std::vector<PointField<T>>& fields, double time,
+               VtkCompression compression = VtkCompression::none);
 
 /// The .pvd collection of a run: one DataSet entry per snapshot, rewritten atomically after each add.
 class PvdCollection {

@@ -12,13 +12,14 @@ namespace eddy {
 /// Always throws OutputError: this build has no VTK writer.
 template <class T>
 void write_vti(const std::string& /*path*/, const GridGeometry& /*grid*/, const std::vector<PointField<T>>& /*fields*/,
-               double /*time*/) {
+               double /*time*/, VtkCompression /*compression*/) {
   throw OutputError(
       "VTK output is unavailable: eddy was built with EDDY_WITH_VTK=OFF; set output.vtk = false or rebuild with VTK");
 }
 
-template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double);
-template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&,
-                                double);
+template void write_vti<float>(const std::string&, const GridGeometry&, const std::vector<PointField<float>>&, double,
+                               VtkCompression);
+template void write_vti<double>(const std::string&, const GridGeometry&, const std::vector<PointField<double>>&, double,
+                                VtkCompression);
 
 }  // namespace eddy

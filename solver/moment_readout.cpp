@@ -121,7 +121,8 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
 template <class R>
 PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
                             std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
-                            const std::vector<std::string>& wanted, std::int64_t step) {
+                            const std::vector<std::string>& wanted, std::int64_t step,
+                            VtkCompression compression) {
   const std::size_t n = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                         decomposition.local_size[2];
   const int components = int(host.size() / std::max<std::size_t>(n, 1));
@@ -152,7 +153,7 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
     }
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
   }
-  eddy::write_vti<R>(path, grid, point_fields, scaling.time(step));
+  eddy::write_vti<R>(path, grid, point_fields, scaling.time(step), compression);
   return piece;
 }
 
@@ -162,7 +163,7 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
   template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
   template PieceExtent write_piece_vti<R>(const std::string&, const OutputScaling&, const Decomposition&,          \
                                           std::vector<R>, const std::vector<std::pair<std::string, int>>&,         \
-                                          const std::vector<std::string>&, std::int64_t);
+                                          const std::vector<std::string>&, std::int64_t, VtkCompression);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 #undef EDDY_INSTANTIATE

@@ -71,10 +71,11 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
 
 /// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each
 /// component n interior values; those named in `wanted` are written. On several ranks the piece is extended by one
-/// node towards its upper neighbours (collective) and its extent returned for the .pvti.
+/// node towards its upper neighbours (collective) and its extent returned for the .pvti. The file's data are
+/// compressed by `compression` ([output] compression).
 template <class R>
 PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
                             std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
-                            const std::vector<std::string>& wanted, std::int64_t step);
+                            const std::vector<std::string>& wanted, std::int64_t step, VtkCompression compression);
 
 }  // namespace eddy

@@ -155,7 +155,7 @@ PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling
     }
   }
   return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
-                            written_fields(config_), time_step());
+                            written_fields(config_), time_step(), config_.output_compression);
 }
 
 PieceExtent Simulation::write_vti(const std::string& path, const OutputScaling& scaling) {

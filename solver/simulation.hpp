@@ -195,7 +195,7 @@ class Simulation {
   /// Writes the output fields of the case (kOutputFields order) at the current time, scaled by `scaling`, in the
   /// arithmetic precision: a .vti of the whole grid on one rank; on several ranks each writes its piece `path`
   /// (extended by one node towards its upper neighbours so pieces join without gaps) and returns the piece's extent
-  /// for the .pvti (collective). Throws OutputError.
+  /// for the .pvti (collective). The data are compressed as output.compression says. Throws OutputError.
   PieceExtent write_vti(const std::string& path, const OutputScaling& scaling);
   /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
   /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields

@@ -79,7 +79,8 @@ void SnapshotWriter::write_solid_surfaces(const Simulation& sim, std::ostream& l
   if (!config_.write_vtk || config_.solids.empty() || sim.decomposition().rank != 0) return;
   const std::string file = config_.name + "_solids.vtp";
   const std::string path = (std::filesystem::path(config_.output_directory) / file).string();
-  write_surfaces_vtp(path, solid_surfaces(config_), scaling_.length, scaling_.si ? "m" : "");
+  write_surfaces_vtp(path, solid_surfaces(config_), scaling_.length, scaling_.si ? "m" : "",
+                     config_.output_compression);
   collection_.set_static_parts({file});
   log << "  wrote " << path << " (the solids' surfaces, listed with every snapshot)\n";
 }
@@ -126,10 +127,11 @@ void SnapshotWriter::write_particles(Simulation& sim, std::ostream& log) {
   std::string listed;
   if (d.serial() || d.size == 1) {
     listed = stem + ".vtp";
-    write_vtp((dir / listed).string(), s.x, s.v, s.diameter, s.id, scaling_.length, scaling_.velocity, time);
+    write_vtp((dir / listed).string(), s.x, s.v, s.diameter, s.id, scaling_.length, scaling_.velocity, time,
+              config_.output_compression);
   } else {
     write_vtp((dir / particle_piece_name(stem, d.rank)).string(), s.x, s.v, s.diameter, s.id, scaling_.length,
-              scaling_.velocity, time);
+              scaling_.velocity, time, config_.output_compression);
     EDDY_MPI_CHECK(MPI_Barrier(d.comm));
     listed = stem + ".pvtp";
     if (d.rank == 0) {

@@ -31,6 +31,11 @@ void read_output(const Section& section, CaseConfig& config) {
   config.output_every = section.integer("every").value_or(0);
   config.output_directory = section.string("directory").value_or("output");
   config.write_vtk = section.boolean("vtk").value_or(true);
+  config.output_compression = section
+                                  .choice<VtkCompression>("compression", {{"none", VtkCompression::none},
+                                                                          {"zlib", VtkCompression::zlib},
+                                                                          {"lz4", VtkCompression::lz4}})
+                                  .value_or(VtkCompression::none);
   if (const auto every = section.integer("energy_every")) {
     require_in(section.entry("energy_every"), *every, 0, kNoUpperBound,
                "energy_every must be an integer >= 0 (steps between kinetic-energy samples; 0 = none)");

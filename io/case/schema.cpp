@@ -18,7 +18,7 @@ const std::vector<CaseSection>& case_file_schema() {
        {"collision", "magic", "min_tau", "les", "smagorinsky_constant", "storage", "out_of_core", "device_memory_limit",
         "time_block", "slabs"}},
       {"run", {"steps", "report_every"}},
-      {"output", {"every", "directory", "vtk", "centerlines", "fields", "probe", "energy_every"}},
+      {"output", {"every", "directory", "vtk", "centerlines", "fields", "probe", "energy_every", "compression"}},
       {"output.probe", {"name", "points", "every", "fields"}, true},
       {"parallel", {"ranks", "transport", "overlap", "device"}},
       {"checkpoint", {"every", "directory"}},

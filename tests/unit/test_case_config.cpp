@@ -443,6 +443,32 @@ TEST(CaseConfig, LesKeys) {
   EXPECT_DOUBLE_EQ(parse_case(t.str(), "test.toml").smagorinsky_constant, 0.17);
 }
 
+TEST(CaseConfig, OutputCompression) {
+  CaseText t;
+  EXPECT_EQ(parse_case(t.str(), "test.toml").output_compression, VtkCompression::none);
+  const std::pair<const char*, VtkCompression> choices[] = {
+      {"none", VtkCompression::none}, {"zlib", VtkCompression::zlib}, {"lz4", VtkCompression::lz4}};
+  for (const auto& [name, value] : choices) {
+    t.extra = std::string("[output]\ncompression = \"") + name + "\"\n";
+    EXPECT_EQ(parse_case(t.str(), "test.toml").output_compression, value) << name;
+    EXPECT_EQ(vtk_compression_name(value), name);
+    EXPECT_EQ(parse_case(CaseText().str(), "test.toml", {std::string("output.compression=\"") + name + "\""})
+                  .output_compression,
+              value)
+        << name;
+  }
+}
+
+TEST(CaseConfigErrors, OutputCompressionNotAChoice) {
+  CaseText t;
+  t.extra = "[output]\ncompression = \"lz5\"\n";
+  EXPECT_INPUT_ERROR(t, "output.compression = \"lz5\"", "did you mean 'lz4'?", "\"none\", \"zlib\", \"lz4\"");
+  t.extra = "[output]\ncompression = \"gzip\"\n";
+  EXPECT_INPUT_ERROR(t, "output.compression = \"gzip\"", "\"none\", \"zlib\", \"lz4\"");
+  t.extra = "[output]\ncompression = true\n";
+  EXPECT_INPUT_ERROR(t, "output.compression", "wrong type");
+}
+
 TEST(CaseConfigErrors, LesConstantOutOfRangeOrWithoutTheModel) {
   CaseText t;
   for (const char* value : {"0", "-0.1", "1.5", "nan"}) {

@@ -197,6 +197,16 @@ TEST_F(CliErrors, BadValueFromSet) {
   expect_input_error(run_eddy({path, "--set", "physics.tau=0.4"}), {"physics.tau"});
 }
 
+TEST_F(CliErrors, OutputCompressionNotAChoiceExitsTwoNamingTheKey) {
+  const auto path =
+      write_case("compression.toml", replaced(valid_case(), "vtk = false", "vtk = false\ncompression = \"zlb\""));
+  expect_input_error(run_eddy({path}), {"compression.toml", "output.compression = \"zlb\"", "did you mean 'zlib'?",
+                                        "allowed values are \"none\", \"zlib\", \"lz4\""});
+  const auto valid = write_case("valid.toml", valid_case());
+  expect_input_error(run_eddy({valid, "--set", "output.compression=\"LZ4\""}),
+                     {"output.compression = \"LZ4\"", "did you mean 'lz4'?"});
+}
+
 TEST_F(CliErrors, StatisticsBadInputExitsTwoNamingTheKey) {
   // [statistics] (io/case/statistics.cpp): each bad value is one line naming its key, exit status 2.
   struct Bad {
