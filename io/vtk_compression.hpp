@@ -12,10 +12,10 @@ namespace eddy {
 /// "vtkLZ4DataCompressor"); the data stay appended raw binary with UInt64 block headers, cut into VTK's blocks of
 /// 32 KiB that are compressed one by one.
 ///  - none: raw values (the default; the files are those of eddy before the key existed, byte for byte).
-///  - zlib: deflate at level 1 (kVtkZlibLevel), the fastest: on a smooth 128^3 float field levels 5 and 9 saved
-///    8-9 % more at 1.3-1.9 times the time, on a noisy one nothing, and snapshots are written while the run waits.
+///  - zlib: deflate at level 1 (kVtkZlibLevel), the fastest level: snapshots are written while the run waits, and the
+///    higher levels saved little more (docs/performance.md, 2026-12-05).
 ///  - lz4:  LZ4 at its own default speed (acceleration 1, VTK's compression level 9, kVtkLz4Level): larger files than
-///    zlib (on noisy float fields hardly smaller than raw), compressed and read back about as fast as raw data.
+///    zlib, compressed and read back about as fast as raw data.
 enum class VtkCompression { none, zlib, lz4 };
 
 /// VTK's compression levels (vtkXMLWriterBase::SetCompressionLevel, 1..9) eddy uses; see VtkCompression.
