@@ -3,7 +3,9 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <regex>
 #include <string>
 
 #include "tests/file_helpers.hpp"
@@ -18,6 +20,16 @@ inline int run_eddy(const TempDir& dir, const std::string& args, std::string& ou
   const int status = std::system(command.c_str());
   out = read_text(dir.file("stdout.txt")) + read_text(dir.file("stderr.txt"));
   return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// The value of `name` ("max|u|", "mass drift", ...) on the last of a run's progress lines that has it (`out`, as
+/// run_eddy gives it), or NaN where none has.
+inline double last_reported(const std::string& out, const std::string& name) {
+  const std::regex pattern(std::regex_replace(name, std::regex(R"([|])"), R"(\|)") + " +([-+0-9.eE]+)");
+  double value = NAN;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), pattern); it != std::sregex_iterator(); ++it)
+    value = std::stod((*it)[1]);
+  return value;
 }
 
 }  // namespace eddy::test

@@ -16,7 +16,6 @@
 
 #include <cmath>
 #include <iostream>
-#include <regex>
 
 #include "solver/simulation.hpp"
 #include "tests/cli_run.hpp"
@@ -108,15 +107,6 @@ TEST(LesCavity, Re100CenterlinesChangeByLessThanAThousandthOfTheLid) {
   EXPECT_GT(change, 0.0) << "the model did not run";
 }
 
-/// The last "mass drift" of a run's progress lines.
-double last_mass_drift(const std::string& out) {
-  const std::regex drift("mass drift ([-+0-9.eE]+)");
-  double value = NAN;
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), drift); it != std::sregex_iterator(); ++it)
-    value = std::stod((*it)[1]);
-  return value;
-}
-
 TEST(LesCavity, HighReynoldsRunThatFailsWithoutTheModelCompletes) {
   EDDY_REQUIRE_DEVICE();
   test::TempDir dir;
@@ -141,7 +131,7 @@ vtk = false
   EXPECT_EQ(test::run_eddy(dir, "", out), 3) << out;
   EXPECT_NE(out.find("unstable"), std::string::npos) << out;
   ASSERT_EQ(test::run_eddy(dir, "--set 'numerics.les=\"smagorinsky\"'", out), 0) << out;
-  const double drift = last_mass_drift(out);
+  const double drift = test::last_reported(out, "mass drift");
   std::cout << "[ les ] cavity Re 20000, N 64, 30000 steps with the model: mass drift " << drift << "\n";
   EXPECT_LT(std::abs(drift), 1e-6) << out;  // float storage: rounding only (the collision conserves mass exactly)
 }

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <regex>
 #include <vector>
 
 #include "solver/simulation.hpp"
@@ -132,15 +131,6 @@ every = 0
 vtk = false
 )";
 
-/// The value of `name` ("max|u|" or "mass drift") on the last progress line of a run's output.
-double last_reported(const std::string& out, const std::string& name) {
-  const std::regex pattern(std::regex_replace(name, std::regex(R"([|])"), R"(\|)") + " +([-+0-9.eE]+)");
-  double value = NAN;
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), pattern); it != std::sregex_iterator(); ++it)
-    value = std::stod((*it)[1]);
-  return value;
-}
-
 TEST(SpongeLayers, OpenFacesThatFailNearHalfTauRunWithTheLayers) {
   EDDY_REQUIRE_DEVICE();
   test::TempDir dir;
@@ -150,7 +140,7 @@ TEST(SpongeLayers, OpenFacesThatFailNearHalfTauRunWithTheLayers) {
   EXPECT_NE(out.find("unstable"), std::string::npos) << out;
   ASSERT_EQ(test::run_eddy(dir, "--set boundary.x_min.sponge=8 --set boundary.x_max.sponge=16", out), 0) << out;
   EXPECT_NE(out.find("sponge 16 cells to tau 0.6 at the face"), std::string::npos) << out;
-  const double speed = last_reported(out, "max|u|"), drift = last_reported(out, "mass drift");
+  const double speed = test::last_reported(out, "max|u|"), drift = test::last_reported(out, "mass drift");
   std::cout << "[ sponge   ] tau - 1/2 = 2e-5, 2000 steps with layers: max |u| " << speed << " (U = 0.05), mass drift "
             << drift << "\n";
   // The flow is the free stream with the ground moving at its speed: a run on its way to an instability leaves it
