@@ -141,8 +141,8 @@ struct FaceBoundary {
   // velocity_inlet, pressure_outlet, outflow: a sponge layer in front of the face (kernels/sponge_layers.hpp), where
   // the relaxation time rises from physics.tau to sponge_tau at the face.
   double sponge = 0.0;  ///< the layer's thickness L (cells; m while in_si); 0: no layer
-  /// tau_f, the relaxation time at the face (lattice units): finalize_case sets kDefaultSpongeTau where the case gives
-  /// a layer without it; NaN: not given.
+  /// tau_f, the relaxation time at the face (lattice units), above physics.tau: finalize_case sets kDefaultSpongeTau
+  /// where the case gives a layer without it; NaN: not given.
   double sponge_tau = std::numeric_limits<double>::quiet_NaN();
 
   /// True while the values above are SI (read under [units]: m/s, s, kg/m^3, Pa, m); finalize_case converts them to
@@ -156,7 +156,8 @@ struct FaceBoundary {
 inline constexpr double kMaxOutletDensityChange = 0.1;
 
 /// The relaxation time at the face of a sponge layer whose case gives none (boundary.<face>.sponge_tau; nu =
-/// c_s^2 (tau - 1/2) = 1/30 in lattice units, a relaxation time at which the open faces' rules are stable).
+/// c_s^2 (tau - 1/2) = 1/30 in lattice units, a relaxation time at which the open faces' rules are stable). A case
+/// whose physics.tau is not below it must give sponge_tau.
 inline constexpr double kDefaultSpongeTau = 0.6;
 /// The largest boundary.<face>.sponge_tau accepted.
 inline constexpr double kMaxSpongeTau = 2.0;

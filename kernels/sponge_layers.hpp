@@ -29,12 +29,11 @@ struct SpongeLayers {
   int size[3] = {0, 0, 0};        ///< the domain's interior cells per axis (N)
   R inverse_thickness[6] = {};    ///< 1 / L_f (kFaceNames order: x_min, x_max, y_min, y_max, z_min, z_max); 0: none
   R tau_excess[6] = {};           ///< tau_f - tau0 (> 0 where a layer is)
+  /// Whether any face has a layer (set with the layers): one uniform test in the kernel with local rates, so a run
+  /// with LES and no layer does not evaluate the six faces per cell.
+  bool any = false;
 
-  EDDY_HOST_DEVICE bool present() const {
-    for (int f = 0; f < 6; ++f)
-      if (inverse_thickness[f] > R(0)) return true;
-    return false;
-  }
+  EDDY_HOST_DEVICE bool present() const { return any; }
 
   /// tau0(x) - tau0 of block cell (x, y, z) (ghost layer at 0, interior 1..n): 0 outside every layer (header).
   EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R tau_excess_at(int x, int y, int z) const {

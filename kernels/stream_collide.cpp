@@ -99,7 +99,7 @@ struct StreamCollide {
       force_field.add_to(std::int64_t(cell), local.force);
       if constexpr (kLes) {
         Smagorinsky<R> cell_les = les;
-        cell_les.tau0 += sponge.tau_excess_at(x, y, z);
+        if (sponge.present()) cell_les.tau0 += sponge.tau_excess_at(x, y, z);
         collide_les(f, local, cell_les, rho, u, Stored<T>::kScale);
       } else {
         collide(f, local, rho, u, Stored<T>::kScale);

@@ -21,11 +21,20 @@ int statistics_components(const CaseConfig& config) {
 
 StatisticsQuantity statistics_quantity(std::string_view name, bool second_moments, bool temperature) {
   const OutputField* field = find_output_field(name);
-  if (!field || field->source != FieldSource::statistics)
-    throw std::invalid_argument("'" + std::string(name) + "' is not a statistics field");
+  if (!field || field->source != FieldSource::statistics) {
+    std::string names;
+    for (std::string_view known : statistics_field_names()) names += (names.empty() ? "" : ", ") + std::string(known);
+    throw std::invalid_argument("'" + std::string(name) + "' is not a statistics field (they are " + names + ")");
+  }
   const bool second = name == "velocity_rms" || name == "reynolds_stress";
-  if ((second && !second_moments) || (name == "mean_temperature" && !temperature)) {
-    throw std::invalid_argument("the statistics' sums hold no " + std::string(name));
+  if (second && !second_moments) {
+    throw std::invalid_argument("the statistics hold no " + std::string(name) +
+                                ": add \"velocity_rms\" or \"reynolds_stress\" to [statistics] fields (then the "
+                                "products u_a u_b are summed too)");
+  }
+  if (name == "mean_temperature" && !temperature) {
+    throw std::invalid_argument(
+        "the statistics hold no mean_temperature: it needs [thermal] and \"mean_temperature\" in [statistics] fields");
   }
   return name == "mean_velocity"     ? StatisticsQuantity::mean_velocity
          : name == "velocity_rms"    ? StatisticsQuantity::velocity_rms

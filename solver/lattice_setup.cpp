@@ -255,6 +255,7 @@ SpongeLayers<T> sponge_layers(const CaseConfig& config, const Decomposition& dec
     if (!is_open_face(b.kind) || !(b.sponge > 0.0)) continue;
     sponge.inverse_thickness[face] = T(1.0 / b.sponge);
     sponge.tau_excess[face] = T(b.sponge_tau - config.tau);
+    sponge.any = true;
   }
   return sponge;
 }

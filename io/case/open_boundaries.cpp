@@ -198,7 +198,8 @@ void read_sponge(const Section& section, FaceBoundary& b, bool si) {
 }
 
 /// The sponge layer of open face `face`: its thickness in cells within half the domain along the face's axis (the
-/// layers of both faces then cannot cover the axis), sponge_tau defaulted and in (physics.tau, kMaxSpongeTau].
+/// layers of both faces then cannot cover the axis), sponge_tau defaulted (refused where the default would not
+/// raise physics.tau) and in (physics.tau, kMaxSpongeTau].
 void finalize_sponge(CaseConfig& config, int face, const Source& source) {
   FaceBoundary& b = config.faces[face];
   if (b.sponge == 0.0) return;
@@ -213,12 +214,21 @@ void finalize_sponge(CaseConfig& config, int face, const Source& source) {
         .out_of_range("the layer must be at least one cell (" + fmt(to_unit) + unit + ") and at most half the domain "
                       "along " + kAxisNames[axis] + " (" + fmt(half * to_unit) + unit + ") thick");
   }
-  if (!std::isfinite(b.sponge_tau)) b.sponge_tau = std::max(kDefaultSpongeTau, config.tau);
   const std::string tau_key = face_key(face, "sponge_tau");
-  if (!(b.sponge_tau >= config.tau && b.sponge_tau <= kMaxSpongeTau)) {
+  if (!std::isfinite(b.sponge_tau)) {
+    // The default raises tau to kDefaultSpongeTau; a fluid already that viscous has nothing for it to raise.
+    if (!(config.tau < kDefaultSpongeTau)) {
+      source.fail(key, key + " = " + fmt(b.sponge) + ": the layer would change nothing: physics.tau = " +
+                           fmt(config.tau) + " is already at or above sponge_tau's default " +
+                           fmt(kDefaultSpongeTau) + "; give " + tau_key + " between physics.tau and " +
+                           fmt(kMaxSpongeTau) + ", or remove the layer (it is for runs with tau near 1/2)");
+    }
+    b.sponge_tau = kDefaultSpongeTau;
+  }
+  if (!(b.sponge_tau > config.tau && b.sponge_tau <= kMaxSpongeTau)) {
     Entry(source, tau_key, fmt(b.sponge_tau))
-        .out_of_range("the relaxation time at the face of the sponge layer must lie between physics.tau (" +
-                      fmt(config.tau) + ", the fluid's) and " + fmt(kMaxSpongeTau) +
+        .out_of_range("the relaxation time at the face of the sponge layer must lie above physics.tau (" +
+                      fmt(config.tau) + ", the fluid's) and at most " + fmt(kMaxSpongeTau) +
                       ": the layer raises the viscosity nu = c_s^2 (tau - 1/2) towards the face");
   }
 }

@@ -350,18 +350,19 @@ TEST(OpenBoundaryErrors, OutletDensityAndConvectionVelocityRanges) {
 // Sponge layers (kernels/sponge_layers.hpp): thickness in cells or m, tau at the face with its default, the layers'
 // values on the block, and every bad value naming its key.
 TEST(OpenBoundarySponge, ThicknessTauAndTheirDefaults) {
-  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 1\nsponge = 4\n";
+  const std::string inlet =
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 1\nsponge = 4\nsponge_tau = 1\n";
   const CaseConfig c = parse_case(
       channel(inlet + kOutlet + "sponge = 8.5\nsponge_tau = 1.2\n[boundary.y_max]\ntype = \"outflow\"\n"), "open.toml");
   EXPECT_EQ(c.faces[0].sponge, 4.0);
-  EXPECT_EQ(c.faces[0].sponge_tau, 0.8);  // max(kDefaultSpongeTau = 0.6, physics.tau = 0.8)
+  EXPECT_EQ(c.faces[0].sponge_tau, 1.0);
   EXPECT_EQ(c.faces[1].sponge, 8.5);
   EXPECT_EQ(c.faces[1].sponge_tau, 1.2);
   EXPECT_EQ(c.faces[3].sponge, 0.0);  // no layer
-  std::string text = channel(inlet + kOutlet);
+  std::string text = channel(kOutlet + "sponge = 4\n");
   text.replace(text.find("tau = 0.8"), 9, "tau = 0.51");
   const CaseConfig low_tau = parse_case(text, "open.toml");
-  EXPECT_EQ(low_tau.faces[0].sponge_tau, kDefaultSpongeTau);
+  EXPECT_EQ(low_tau.faces[1].sponge_tau, kDefaultSpongeTau);
   // Under [units] the thickness is in metres: 0.1025 m on dx = 0.025625 m is 4 cells.
   const CaseConfig si = parse_case(si_channel("[boundary.x_min]\ntype = \"velocity_inlet\"\nmean_velocity = 0.2\n"
                                               "sponge = 0.1025\n[boundary.x_max]\ntype = \"pressure_outlet\"\n"),
@@ -374,7 +375,7 @@ TEST(OpenBoundarySponge, ThicknessTauAndTheirDefaults) {
   const SpongeLayers<double> layers = sponge_layers<double>(c, d);
   EXPECT_TRUE(layers.present());
   EXPECT_EQ(layers.inverse_thickness[0], 0.25);
-  EXPECT_EQ(layers.tau_excess[0], 0.0);  // tau_f = tau: a layer that changes nothing
+  EXPECT_NEAR(layers.tau_excess[0], 0.2, 1e-15);
   EXPECT_EQ(layers.inverse_thickness[1], 1.0 / 8.5);
   EXPECT_NEAR(layers.tau_excess[1], 0.4, 1e-15);
   EXPECT_EQ(layers.inverse_thickness[3], 0.0);
@@ -399,7 +400,12 @@ TEST(OpenBoundarySponge, BadValuesNameTheKey) {
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge_tau = 1.0\n"), "boundary.x_max.sponge_tau", "has none");
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 0.7\n"), "boundary.x_max.sponge_tau = 0.7",
                     "physics.tau (0.8");
-  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 2.5\n"), "boundary.x_max.sponge_tau", "and 2");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 0.8\n"), "boundary.x_max.sponge_tau = 0.8",
+                    "above physics.tau");
+  // Without sponge_tau the default 0.6 would not raise tau = 0.8: the layer is refused, naming the cause.
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\n"), "boundary.x_max.sponge = 4", "change nothing",
+                    "physics.tau = 0.8");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 2.5\n"), "boundary.x_max.sponge_tau", "at most 2");
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = nan\n"), "boundary.x_max.sponge_tau");
   // Free-slip and wall faces have no layer (a sponge is for faces that the flow crosses).
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "[boundary.y_min]\ntype = \"free_slip\"\nsponge = 4\n"),
