@@ -63,35 +63,6 @@ std::string units_summary(const CaseConfig& config) {
          " kg/m^3; output (VTK) in m, s, m/s, kg/m^3\n";
 }
 
-/// The "statistics" lines of the case summary: what is accumulated, from when, every how many steps, where it goes.
-std::string statistics_summary(const CaseConfig& config) {
-  const StatisticsConfig& st = config.statistics;
-  std::string fields;
-  for (const std::string& f : st.fields) fields += (fields.empty() ? "" : ", ") + f;
-  const std::int64_t samples = (config.steps - 1 - st.start) / st.every + 1;
-  const int sums = statistics_components(config);
-  std::string text = "statistics  " + fields + ": the states at steps " + std::to_string(st.start) +
-                     (st.every > 1 ? ", " + std::to_string(st.start + st.every) + ", ..."
-                                   : ", " + std::to_string(st.start + 1) + ", ...") +
-                     " (every " + std::to_string(st.every) + ", " + std::to_string(samples) + " samples by step " +
-                     std::to_string(config.steps) + ")";
-  if (!std::isnan(st.start_time)) {
-    text +=
-        ", from statistics.start_time = " + format_number("%.6g", st.start_time) + (config.units.enabled ? " s" : "");
-  }
-  text += "; " + std::to_string(sums) + " sums per fluid cell (" +
-          (st.second_moments() ? std::string("rho, u, u_a u_b") : std::string("rho, u")) +
-          (st.wants("mean_temperature") ? ", T" : "") + ") in double on the device, written to every snapshot\n";
-  if (st.has_profile()) {
-    std::string axes;
-    for (int a = 0; a < 3; ++a) {
-      if (st.average[a]) axes += std::string(axes.empty() ? "" : ", ") + "xyz"[a];
-    }
-    text += "profile     the statistics averaged over " + axes + " into " + config.output_directory + "/" +
-            config.name + "_statistics.csv with every snapshot and at the end\n";
-  }
-  return text;
-}
 
 /// The "thermal" lines of the case summary.
 std::string thermal_summary(const CaseConfig& config) {
@@ -143,6 +114,39 @@ std::string thermal_progress(const CaseConfig& config, Simulation& sim, const Th
 }
 
 }  // namespace
+
+/// The "statistics" lines of the case summary: what is accumulated, from when, every how many steps, where it goes.
+std::string statistics_summary(const CaseConfig& config) {
+  const StatisticsConfig& st = config.statistics;
+  std::string fields;
+  for (const std::string& f : st.fields) fields += (fields.empty() ? "" : ", ") + f;
+  const std::int64_t samples = (config.steps - 1 - st.start) / st.every + 1;
+  const int sums = statistics_components(config);
+  // start < run.steps (the reader's check): start + every is computed only where it is a step of the run, so a
+  // huge `every` cannot overflow.
+  std::string text = "statistics  " + fields + ": " +
+                     (samples == 1 ? "the state at step " + std::to_string(st.start) + " only"
+                                   : "the states at steps " + std::to_string(st.start) + ", " +
+                                         std::to_string(st.start + st.every) + ", ...") +
+                     " (every " + std::to_string(st.every) + ", " + std::to_string(samples) +
+                     (samples == 1 ? " sample" : " samples") + " by step " + std::to_string(config.steps) + ")";
+  if (!std::isnan(st.start_time)) {
+    text +=
+        ", from statistics.start_time = " + format_number("%.6g", st.start_time) + (config.units.enabled ? " s" : "");
+  }
+  text += "; " + std::to_string(sums) + " sums per fluid cell (" +
+          (st.second_moments() ? std::string("rho, u, u_a u_b") : std::string("rho, u")) +
+          (st.wants("mean_temperature") ? ", T" : "") + ") in double on the device, written to every snapshot\n";
+  if (st.has_profile()) {
+    std::string axes;
+    for (int a = 0; a < 3; ++a) {
+      if (st.average[a]) axes += std::string(axes.empty() ? "" : ", ") + "xyz"[a];
+    }
+    text += "profile     the statistics averaged over " + axes + " into " + config.output_directory + "/" +
+            config.name + "_statistics.csv with every snapshot and at the end\n";
+  }
+  return text;
+}
 
 std::string format_number(const char* fmt, double value) {
   char buf[64];

@@ -31,6 +31,10 @@ void print_device_line(const CaseConfig& config, const Decomposition& decomposit
 /// velocity). Part of print_case_summary's table.
 std::string open_face_warnings(const CaseConfig& config);
 
+/// The "statistics" lines of the case summary (config finalized, [statistics] on): the fields, the steps sampled
+/// from when and how often with their count by the run's end, the sums per cell, and the profile file if any.
+std::string statistics_summary(const CaseConfig& config);
+
 /// Prints the start-of-run table: grid, tau, omega, nu, Re, Ma, collision, precision, memory per cell and the
 /// device bytes of rank 0's block (`device_bytes`, Simulation::device_bytes) out of `ranks`. `out_of_core`: the
 /// cells live in host memory and device_bytes are the slab buffers. `solids`: the set-up's summary of the [[solid]]

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/case_config.hpp"
+#include "solver/run_report.hpp"
 
 namespace eddy {
 namespace {
@@ -93,6 +94,18 @@ TEST(StatisticsConfig, StartTimeIsTheFirstStepAtOrAfterIt) {
   CaseConfig again = si;
   finalize_case(again);
   EXPECT_EQ(again.statistics.start, 40);
+}
+
+TEST(StatisticsConfig, SummaryCountsTheSamplesAndNeverPassesTheRun) {
+  const CaseConfig c = parse_case(box("start = 10\nevery = 30\n"), "stats.toml");  // steps 10, 40, 70 of 100
+  EXPECT_NE(statistics_summary(c).find("the states at steps 10, 40, ... (every 30, 3 samples by step 100)"),
+            std::string::npos)
+      << statistics_summary(c);
+  // An every beyond the run: one sample, and no step past it (start + every overflowed to a negative step).
+  const CaseConfig huge = parse_case(box("start = 5\nevery = 9223372036854775807\n"), "stats.toml");
+  EXPECT_NE(statistics_summary(huge).find("the state at step 5 only (every 9223372036854775807, 1 sample by step "),
+            std::string::npos)
+      << statistics_summary(huge);
 }
 
 TEST(StatisticsConfig, StartPastTheRunsEndIsRefused) {
