@@ -155,7 +155,16 @@ void commit_temporary_file(const std::string& tmp_path, const std::string& path)
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string target = replacement_target(path);  // throws before anything is written
-  ensure_writable_directory(parent_directory(target));
+  const std::string directory = parent_directory(target);
+  std::error_code ec;
+  if (target == path) {
+    ensure_writable_directory(directory);
+  } else if (!fs::is_directory(directory, ec)) {
+    // A link's target is written where it points, but no directory is made for it there: a dangling link must not
+    // create directories anywhere on the file system (the VTK writers refuse it alike).
+    throw OutputError("cannot write output file '" + path + "': it is a symbolic link to '" + target +
+                      "', whose directory does not exist");
+  }
   const std::string tmp = temporary_name(target);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw OutputError(describe("cannot write output file", path, errno));

@@ -7,7 +7,9 @@
 namespace eddy {
 
 /// Writes `contents` to `path` through "<path>.tmp.<pid>" and std::rename. Creates missing parent
-/// directories. Throws OutputError naming the path and the system error; the old file is left untouched.
+/// directories of `path`; a symbolic link at `path` is followed and kept, and its target is written only where its
+/// directory exists (none is created for it). Throws OutputError naming the path and the system error; the old file
+/// is left untouched.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
 /// Renames `tmp_path` over `path` (same directory). Throws OutputError; removes `tmp_path` on failure.

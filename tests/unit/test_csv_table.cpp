@@ -314,12 +314,22 @@ TEST(AtomicFile, ASymlinkIsFollowedAndKept) {
   EXPECT_EQ(read_text(real), "committed");
   EXPECT_FALSE(fs::exists(tmp));
 
-  // A dangling link: its target is created.
+  // A dangling link: its target is created, in its directory.
   const std::string dangling = dir.file("dangling.txt");
   fs::create_symlink("sub/new.txt", dangling);
   write_file_atomically(dangling, "created");
   EXPECT_TRUE(fs::is_symlink(dangling));
   EXPECT_EQ(read_text(dir.file("sub/new.txt")), "created");
+  // A dangling link into a directory that does not exist: refused, and no directory is made there.
+  const std::string nowhere = dir.file("nowhere.txt");
+  fs::create_symlink("missing/deeper/new.txt", nowhere);
+  try {
+    write_file_atomically(nowhere, "x");
+    FAIL() << "expected OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_TRUE(contains(e.what(), "whose directory does not exist")) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("missing")));
 
   // A link to a FIFO is refused like the FIFO itself.
   const std::string fifo = dir.file("sub/pipe");
