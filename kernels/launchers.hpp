@@ -39,8 +39,8 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// `les` (when on) replaces the rates of `relax` by each cell's Smagorinsky rates (kernels/smagorinsky.hpp): no
 /// memory traffic. `sponge` (when present) raises the molecular relaxation time of the cells in its layers
 /// (kernels/sponge_layers.hpp) and, like `les`, takes the kernel with local rates (`les` then carries tau0 and the
-/// magic parameter, its factor 0 without LES): no memory traffic. `statistics` (when present) adds each updated fluid cell's rho, u (and u_a u_b) to its running
-/// sums in double (StatisticsView, kernels/views.hpp).
+/// magic parameter, its factor 0 without LES): no memory traffic. `statistics` (when present) adds each updated fluid
+/// cell's rho, u (and u_a u_b) to its running sums in double (StatisticsView, kernels/views.hpp).
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16);
 /// the stability word is one 4-byte value per step that every thread reads from cache.
 template <class T>

@@ -1,7 +1,7 @@
 // Host-callable launchers of the turbulence statistics' own kernels (kernels/statistics.cpp): the running sum of a
 // cell field, for the mean temperature of [statistics] (solver/flow_statistics.hpp), and the read-out of an average.
-// The fused kernel adds rho, u and u_a u_b itself (StatisticsView, kernels/views.hpp). Cell fields hold one value per block cell, ghost layer
-// included, BlockShape::index order, device memory. Asynchronous on GPUs.
+// The fused kernel adds rho, u and u_a u_b itself (StatisticsView, kernels/views.hpp). Cell fields hold one value per
+// block cell, ghost layer included, BlockShape::index order, device memory. Asynchronous on GPUs.
 #pragma once
 
 #include "kernels/backend.hpp"

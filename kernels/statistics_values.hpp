@@ -17,7 +17,14 @@
 namespace eddy {
 
 /// The averaged quantities of [statistics] (their names and units: io/output_fields.hpp, source statistics).
-enum class StatisticsQuantity { mean_velocity, velocity_rms, reynolds_stress, mean_density, mean_pressure, mean_temperature };
+enum class StatisticsQuantity {
+  mean_velocity,
+  velocity_rms,
+  reynolds_stress,
+  mean_density,
+  mean_pressure,
+  mean_temperature
+};
 
 /// Components of `q`: 3 (mean_velocity, velocity_rms), 6 (reynolds_stress) or 1.
 EDDY_HOST_DEVICE constexpr int statistics_components(StatisticsQuantity q) {

@@ -144,6 +144,9 @@ std::string statistics_summary(const CaseConfig& config) {
     }
     text += "profile     the statistics averaged over " + axes + " into " + config.output_directory + "/" +
             config.name + "_statistics.csv with every snapshot and at the end\n";
+  } else if (!config.write_vtk) {
+    text += "warning: the [statistics] averages are written nowhere: output.vtk = false and no statistics.average "
+            "(the profile file); set either, or read them from Python (Simulation.statistics)\n";
   }
   return text;
 }

@@ -395,7 +395,8 @@ TEST(OpenBoundarySponge, BadValuesNameTheKey) {
   EXPECT_OPEN_ERROR(channel(inlet + "sponge = 0\n" + kOutlet), "boundary.x_min.sponge", "> 0");
   EXPECT_OPEN_ERROR(channel(inlet + "sponge = -3\n" + kOutlet), "boundary.x_min.sponge");
   EXPECT_OPEN_ERROR(channel(inlet + "sponge = 0.5\n" + kOutlet), "boundary.x_min.sponge", "at least one cell");
-  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 16.5\n" + kOutlet), "boundary.x_min.sponge", "half the domain", "16 cells");
+  EXPECT_OPEN_ERROR(channel(inlet + "sponge = 16.5\n" + kOutlet), "boundary.x_min.sponge", "half the domain",
+                    "16 cells");
   EXPECT_OPEN_ERROR(channel(inlet + "sponge = 1e300\n" + kOutlet), "boundary.x_min.sponge");
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge_tau = 1.0\n"), "boundary.x_max.sponge_tau", "has none");
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 0.7\n"), "boundary.x_max.sponge_tau = 0.7",
@@ -405,7 +406,8 @@ TEST(OpenBoundarySponge, BadValuesNameTheKey) {
   // Without sponge_tau the default 0.6 would not raise tau = 0.8: the layer is refused, naming the cause.
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\n"), "boundary.x_max.sponge = 4", "change nothing",
                     "physics.tau = 0.8");
-  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 2.5\n"), "boundary.x_max.sponge_tau", "at most 2");
+  EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = 2.5\n"), "boundary.x_max.sponge_tau",
+                    "at most 2");
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "sponge = 4\nsponge_tau = nan\n"), "boundary.x_max.sponge_tau");
   // Free-slip and wall faces have no layer (a sponge is for faces that the flow crosses).
   EXPECT_OPEN_ERROR(channel(inlet + kOutlet + "[boundary.y_min]\ntype = \"free_slip\"\nsponge = 4\n"),

@@ -101,6 +101,14 @@ TEST(StatisticsConfig, SummaryCountsTheSamplesAndNeverPassesTheRun) {
   EXPECT_NE(statistics_summary(c).find("the states at steps 10, 40, ... (every 30, 3 samples by step 100)"),
             std::string::npos)
       << statistics_summary(c);
+  // Averages that no file receives: a warning.
+  EXPECT_EQ(statistics_summary(c).find("warning"), std::string::npos);
+  const CaseConfig nowhere = parse_case(box("start = 10\n", "[output]\nvtk = false\n"), "stats.toml");
+  EXPECT_NE(statistics_summary(nowhere).find("warning: the [statistics] averages are written nowhere"),
+            std::string::npos);
+  const CaseConfig profile =
+      parse_case(box("start = 10\naverage = [\"x\"]\n", "[output]\nvtk = false\n"), "stats.toml");
+  EXPECT_EQ(statistics_summary(profile).find("warning"), std::string::npos);
   // An every beyond the run: one sample, and no step past it (start + every overflowed to a negative step).
   const CaseConfig huge = parse_case(box("start = 5\nevery = 9223372036854775807\n"), "stats.toml");
   EXPECT_NE(statistics_summary(huge).find("the state at step 5 only (every 9223372036854775807, 1 sample by step "),
