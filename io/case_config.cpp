@@ -88,6 +88,7 @@ void finalize_with(CaseConfig& config, const Source& source) {
   finalize_particles(config, source);
   finalize_solids(config, source);  // metres to cells needs units.dx
   finalize_probes(config, source);  // likewise
+  finalize_output_selection(config, source);  // likewise
   finalize_statistics(config, source);  // start_time needs units.dt, the start run.steps
   finalize_out_of_core(config, source);
 }

@@ -391,6 +391,30 @@ struct ProbeConfig {
   std::vector<std::string> fields;  ///< names from kOutputFields whose source is moments or thermal, in list order
 };
 
+/// [output] region and stride: the nodes of the volume snapshots. Node i of an axis sits at i + 0.5 cells (the cell
+/// centres); the region keeps the nodes inside [min, max] (cells, or m under [units]; the whole grid without the key)
+/// and the stride every n-th of them from the first. Applies to the volume .vti/.pvti snapshots, not to slices.
+struct OutputRegion {
+  bool given = false;                          ///< [output] region present
+  std::array<double, 3> min_as_given{};        ///< region.min as written (m under [units], cells otherwise)
+  std::array<double, 3> max_as_given{};        ///< region.max as written
+  std::array<int, 3> first = {0, 0, 0};        ///< first node kept per axis (after finalize)
+  std::array<int, 3> last = {-1, -1, -1};      ///< last node inside the region per axis (after finalize)
+  std::array<int, 3> stride = {1, 1, 1};       ///< [output] stride per axis (>= 1; one integer sets all three)
+};
+
+/// One [[output.slice]]: the layer of nodes normal to an axis through the cell that holds `position`, written as a
+/// 2D .vti (or pieces and a .pvti) series <case>_slice_<name>_<step> listed in <case>_slice_<name>.pvd, with the
+/// fields of the volume snapshots at full resolution.
+struct SliceConfig {
+  std::string name;               ///< unique among the slices (part of the file names); default "<axis><index>"
+  int axis = 2;                   ///< normal: 0 = x, 1 = y, 2 = z
+  double position_as_given = 0;   ///< along the normal, m under [units], cells otherwise; in [0, n]
+  int index = 0;                  ///< the node layer: min(floor(position in cells), n - 1) (after finalize)
+  std::int64_t every = -1;        ///< steps between slices (0 = the final state only); -1 = output.every
+  bool named = false;             ///< the file gave `name` (else it is derived from the layer after finalize)
+};
+
 /// [statistics]: running time averages of the flow, accumulated on the device in double by the fused kernel on the
 /// steps that sample (solver/flow_statistics.hpp) and written as extra point arrays of every snapshot and, with
 /// `average`, as profiles averaged over the homogeneous axes (<output>/<case>_statistics.csv). Sample n is the state
@@ -477,6 +501,13 @@ struct CaseConfig {
   /// of a .pvti), the solids' surfaces and the particles (.vtp), through VTK's own compressors
   /// (io/vtk_compression.hpp); none writes the raw values.
   VtkCompression output_compression = VtkCompression::none;
+  /// [output] asynchronous: snapshots and slices staged in host memory and written by a background thread while the
+  /// run goes on (solver/snapshot_writer.hpp); false writes them before the next step.
+  bool output_asynchronous = true;
+  /// [output] region and stride of the volume snapshots (OutputRegion).
+  OutputRegion output_region{};
+  /// [[output.slice]] entries, in file order (empty: none).
+  std::vector<SliceConfig> slices;
 
   // [checkpoint]
   /// Steps between checkpoints (io/checkpoint.hpp); 0 = none (a SIGTERM/SIGINT still writes one, and with

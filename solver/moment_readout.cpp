@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "io/output_fields.hpp"
 #include "io/vtk_output.hpp"
-#include "solver/piece_extension.hpp"
+#include "solver/output_box.hpp"
 
 namespace eddy {
 
@@ -119,31 +120,36 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
 }
 
 template <class R>
-PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
-                            std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
-                            const std::vector<std::string>& wanted, std::int64_t step,
-                            VtkCompression compression) {
+StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const OutputScaling& scaling,
+                            const Decomposition& decomposition, const std::vector<R>& host,
+                            const std::vector<std::pair<std::string, int>>& fields,
+                            const std::vector<std::string>& wanted, std::int64_t step, VtkCompression compression) {
   const std::size_t n = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                         decomposition.local_size[2];
   const int components = int(host.size() / std::max<std::size_t>(n, 1));
-  PieceExtent piece{decomposition.offset, decomposition.local_size};
-  if (!decomposition.serial() && decomposition.size > 1) {
-    host = extend_to_upper_neighbours(decomposition, host, components, piece.size);
+  StagedPiece staged;
+  auto values = std::make_shared<const std::vector<R>>(
+      gather_box_piece(box, decomposition, host, components, staged.piece));
+  if (staged.piece.size[0] == 0) {  // this rank holds none of the box
+    staged.write = [] {};
+    return staged;
   }
-  const std::size_t m = std::size_t(piece.size[0]) * piece.size[1] * piece.size[2];
+  staged.bytes = values->size() * sizeof(R);
   GridGeometry grid;
   for (int a = 0; a < 3; ++a) {
-    grid.size[a] = piece.size[a];
-    grid.offset[a] = piece.offset[a];
-    grid.spacing[a] = 1.0 / scaling.length;
-    grid.origin[a] = 0.5 / scaling.length;
+    grid.size[a] = staged.piece.size[a];
+    grid.offset[a] = staged.piece.offset[a];
+    grid.spacing[a] = box.stride[a] / scaling.length;
+    grid.origin[a] = (box.first[a] + 0.5) / scaling.length;
   }
   if (scaling.si) {
     grid.length_units = "m";
     grid.time_units = "s";
   }
+  // The point fields, pointing into the staged values (which the write owns).
+  const std::size_t m = std::size_t(grid.size[0]) * grid.size[1] * grid.size[2];
   std::vector<PointField<R>> point_fields;
-  const R* next = host.data();
+  const R* next = values->data();
   for (const auto& [name, count] : fields) {
     const OutputField* known = find_output_field(name);
     PointField<R> field{name, {}, scaling.si && known ? std::string(known->si_unit) : std::string(), {}};
@@ -153,16 +159,20 @@ PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scalin
     }
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) point_fields.push_back(field);
   }
-  eddy::write_vti<R>(path, grid, point_fields, scaling.time(step), compression);
-  return piece;
+  const double time = scaling.time(step);
+  staged.write = [path, grid, point_fields, values, time, compression] {
+    eddy::write_vti<R>(path, grid, point_fields, time, compression);
+  };
+  return staged;
 }
 
 #define EDDY_INSTANTIATE(R)                                                                                         \
   template void DiagnosticsAccumulator::add<R>(const R*, std::int64_t, std::int64_t, std::int64_t);               \
   template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                            \
   template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
-  template PieceExtent write_piece_vti<R>(const std::string&, const OutputScaling&, const Decomposition&,          \
-                                          std::vector<R>, const std::vector<std::pair<std::string, int>>&,         \
+  template StagedPiece stage_piece_vti<R>(const std::string&, const OutputBox&, const OutputScaling&,               \
+                                          const Decomposition&, const std::vector<R>&,                             \
+                                          const std::vector<std::pair<std::string, int>>&,                         \
                                           const std::vector<std::string>&, std::int64_t, VtkCompression);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)

@@ -69,13 +69,15 @@ std::vector<std::string> written_fields(const CaseConfig& config);
 /// for, and the temperature when asked and `thermal`.
 std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, bool thermal);
 
-/// Writes this rank's piece of the output: `host` holds the blocks of `fields` (name, components) back to back, each
-/// component n interior values; those named in `wanted` are written. On several ranks the piece is extended by one
-/// node towards its upper neighbours (collective) and its extent returned for the .pvti. The file's data are
-/// compressed by `compression` ([output] compression).
+/// Stages this rank's piece of `box` (solver/output_box.hpp): `host` holds the blocks of `fields` (name, components)
+/// back to back, each component n interior values; those named in `wanted` go into the file. On several ranks the
+/// piece is extended by one node of the box towards its upper neighbours (collective) and its extent returned for
+/// the .pvti; a rank that holds none of the box stages nothing (size 0, a write that does nothing). The staged
+/// write owns a copy of the piece's values and writes `path`, compressed by `compression` ([output] compression).
 template <class R>
-PieceExtent write_piece_vti(const std::string& path, const OutputScaling& scaling, const Decomposition& decomposition,
-                            std::vector<R> host, const std::vector<std::pair<std::string, int>>& fields,
+StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const OutputScaling& scaling,
+                            const Decomposition& decomposition, const std::vector<R>& host,
+                            const std::vector<std::pair<std::string, int>>& fields,
                             const std::vector<std::string>& wanted, std::int64_t step, VtkCompression compression);
 
 }  // namespace eddy

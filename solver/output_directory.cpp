@@ -125,6 +125,16 @@ PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
       }
     }
   }
+  for (const SliceConfig& slice : config.slices) {
+    const std::string stem = name + "_slice_" + slice.name;
+    files.push_back(stem + ".pvd");
+    if (ranks == 1) {
+      files.push_back(stem + "_" + step + ".vti");
+    } else {
+      files.push_back(stem + "_" + step + "_r" + std::to_string(rank) + ".vti");
+      files.push_back(stem + "_" + step + ".pvti");
+    }
+  }
   if (config.write_centerlines) files.push_back(name + "_centerlines.csv");
   if (writes_forces(config)) files.push_back(name + "_forces.csv");
   for (const std::string& f : files) {
@@ -431,6 +441,20 @@ bool is_case_file_rest(const std::string& rest) {
   for (const char* fixed : {".pvd", "_particles.pvd", "_centerlines.csv", "_solids.vtp", "_forces.csv"}) {
     if (rest == fixed) return true;
   }
+  if (rest.compare(0, 7, "_slice_") == 0) {  // _slice_<name>.pvd, _slice_<name>_<step>[_r<rank>].vti, .pvti
+    const std::size_t dot = rest.rfind('.');
+    if (dot == std::string::npos || dot <= 7) return false;
+    const std::string extension = rest.substr(dot);
+    if (extension == ".pvd") return true;
+    std::string stem = rest.substr(7, dot - 7);
+    const std::size_t r = stem.rfind("_r");
+    const bool piece = r != std::string::npos && r + 2 < stem.size() && all_digits(stem, r + 2, stem.size());
+    if (piece) stem.resize(r);
+    const std::size_t step = stem.rfind('_');
+    if (step == std::string::npos || step == 0 || step + 1 == stem.size() || !all_digits(stem, step + 1, stem.size()))
+      return false;
+    return extension == ".vti" || (!piece && extension == ".pvti");
+  }
   std::string body = rest;
   for (const char* prefix : {"_checkpoint_", "_particles_", "_"}) {
     if (rest.compare(0, std::strlen(prefix), prefix) != 0) continue;
@@ -464,7 +488,8 @@ bool is_case_temporary(const std::string& file, const std::string& case_name) {
 OutputDirectories::OutputDirectories(const CaseConfig& config, MPI_Comm world, std::ostream& log) {
   const fs::file_time_type start = fs::file_time_type::clock::now();
   const int rank = rank_of(world), ranks = size_of(world);
-  const bool writes_output = config.write_vtk || config.write_centerlines || writes_forces(config);
+  const bool writes_output =
+      config.write_vtk || !config.slices.empty() || config.write_centerlines || writes_forces(config);
   const bool checkpoints = config.checkpoint_every > 0;
 
   // 1. Limits, before a directory is created.

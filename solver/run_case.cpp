@@ -63,7 +63,7 @@ std::int64_t next_chunk(const LoopCheck& check) {
 std::int64_t next_due_step(const CaseConfig& config, std::int64_t t) {
   std::int64_t next = config.steps;
   next = std::min(next, (t / config.report_every + 1) * config.report_every);
-  if (config.output_every > 0) next = std::min(next, (t / config.output_every + 1) * config.output_every);
+  next = std::min(next, next_snapshot_step(config, t));
   if (config.checkpoint_every > 0) {
     next = std::min(next, (t / config.checkpoint_every + 1) * config.checkpoint_every);
   }
@@ -104,7 +104,8 @@ void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool 
   sim.synchronize();
   guard_current_state(config, sim, snapshots, log);
   const std::int64_t now = sim.time_step();
-  if (output && snapshots.last_step() != now) snapshots.write(sim, log);
+  if (output) snapshots.write(sim, log, SnapshotDue::scheduled);
+  snapshots.complete(sim, log);  // every file of the run complete and listed before the checkpoint
   forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
   probes.flush();
   energy.flush();
@@ -143,27 +144,44 @@ struct CaseRun::State {
 
 CaseRun::CaseRun(const CaseConfig& config, MPI_Comm world, std::ostream& rank0_log, const std::string& restart)
     : state_(std::make_unique<State>(config, world, rank0_log)) {
+  const auto begin = Clock::now();
   State& s = *state_;
   int device_index = 0;
   agree_on_failure(world, [&] { device_index = select_rank_device(s.config, world); });
   print_device_line(s.config, s.decomposition, backend::device_info(device_index).name, s.log);
   // Paths checked, directories created, shared by all ranks and locked: found now, not at the first write.
   s.output_directories = std::make_unique<OutputDirectories>(s.config, world, s.log);
+  const auto set_up = Clock::now();
   s.simulation = Simulation::create(s.config, s.decomposition);
   Simulation& sim = *s.simulation;
+  sim.synchronize();
+  StartUpTimes times;
+  times.set_up = seconds_since(set_up);
   print_run_summary(s.config, sim, s.log);
-  if (!restart.empty()) restore(s.config, sim, restart, s.log);
+  if (!restart.empty()) {
+    const auto restoring = Clock::now();
+    restore(s.config, sim, restart, s.log);
+    times.restart = seconds_since(restoring);
+  }
 
   if (!restart.empty()) s.snapshots.resume(sim, s.log);
   s.snapshots.write_solid_surfaces(sim, s.log);  // rank 0; before the first snapshot lists it
+  const auto checking = Clock::now();
   s.initial = reduce_diagnostics(sim.diagnose(), s.decomposition);
   guard(s.config, s.initial, sim.thermal_diagnostics(), sim, s.snapshots, s.log);  // collective
-  if (s.config.output_every > 0 && restart.empty()) s.snapshots.write(sim, s.log);
+  times.check = seconds_since(checking);
+  if (restart.empty() && snapshot_due(s.config, 0)) {  // step 0 of what is scheduled
+    const auto writing = Clock::now();
+    s.snapshots.write(sim, s.log, SnapshotDue::scheduled);
+    times.output = seconds_since(writing);
+  }
   s.forces = std::make_unique<ForceSeries>(s.config, sim, s.log);  // rank 0 opens (or continues) the forces file
   s.probes = std::make_unique<ProbeSeries>(s.config, sim, s.log);  // and the probes' files
   s.energy = std::make_unique<EnergySeries>(s.config, sim, s.log);  // and the kinetic energy's
   if (restart.empty()) s.energy->sample(sim);                        // E_k(0)
   s.progress = std::make_unique<ProgressReport>(s.config, sim.time_step());
+  times.total = seconds_since(begin);
+  print_start_up(times, s.log);
   s.log << std::flush;  // the set-up's lines before any progress or stop notice (written straight to stdout)
 }
 
@@ -193,7 +211,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
       guard_current_state(config, sim, s.snapshots, s.log, check.unstable);  // throws
     }
     const std::int64_t now = sim.time_step();
-    const bool output = config.output_every > 0 && now % config.output_every == 0;
+    const bool output = snapshot_due(config, now);
     if (check.signal != 0) {
       stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, *s.energy,
                      s.log);
@@ -206,13 +224,14 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
       const Diagnostics d = reduce_diagnostics(sim.diagnose(), s.decomposition);
       const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
       if (report) {
+        s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
         s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
         s.forces->flush();
         s.probes->flush();
         s.energy->flush();
       }
       guard(config, d, td, sim, s.snapshots, s.log);
-      if (output) s.snapshots.write(sim, s.log);
+      if (output) s.snapshots.write(sim, s.log, SnapshotDue::scheduled);
       if (save) {
         s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
         s.probes->flush();
@@ -222,6 +241,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
     }
     if (every > 0 && now % every == 0 && callback) callback();
   }
+  s.snapshots.complete(sim, s.log);  // what run_to wrote is complete and listed when it returns
   return true;
 }
 
@@ -233,7 +253,7 @@ void CaseRun::finish() {
   s.forces->flush();
   s.probes->flush();
   s.energy->flush();
-  if (s.snapshots.last_step() != sim.time_step()) s.snapshots.write(sim, s.log);
+  s.snapshots.write(sim, s.log);  // what is not written at this step yet
   if (s.config.write_centerlines) write_centerlines(s.config, sim, s.log);
   s.progress->print_done(total, s.log);
   s.forces->print_summary(s.log);
@@ -261,7 +281,7 @@ void CaseRun::advance(std::int64_t steps) {
 void CaseRun::write_snapshot() {
   State& s = *state_;
   s.simulation->synchronize();
-  if (s.snapshots.last_step() != s.simulation->time_step()) s.snapshots.write(*s.simulation, s.log);
+  s.snapshots.write(*s.simulation, s.log);
 }
 
 std::string CaseRun::write_checkpoint(const std::string& directory) {

@@ -12,6 +12,7 @@
 #include "solver/flow_statistics.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/open_boundaries.hpp"
+#include "solver/output_box.hpp"
 #include "solver/precision.hpp"
 #include "solver/rank_device.hpp"
 #include "solver/solid_shapes.hpp"
@@ -147,6 +148,39 @@ std::string statistics_summary(const CaseConfig& config) {
   } else if (!config.write_vtk) {
     text += "warning: the [statistics] averages are written nowhere: output.vtk = false and no statistics.average "
             "(the profile file); set either, or read them from Python (Simulation.statistics)\n";
+  }
+  return text;
+}
+
+/// The region and stride of the volume snapshots (when either is set) and one line per slice.
+static std::string output_selection_summary(const CaseConfig& config) {
+  const bool metres = config.units.enabled;
+  const double unit = metres ? config.units.dx : 1.0;
+  const char* unit_name = metres ? " m" : " cells";
+  auto node_position = [&](int index) { return format_number("%.6g", (index + 0.5) * unit); };
+  std::string text;
+  const OutputRegion& region = config.output_region;
+  const bool strided = region.stride != std::array<int, 3>{1, 1, 1};
+  if ((region.given || strided) && config.write_vtk) {
+    const OutputBox box = volume_box(config);
+    text += "region      volume snapshots hold ";
+    for (int a = 0; a < 3; ++a) {
+      const int last = box.first[a] + (box.count[a] - 1) * box.stride[a];
+      text += std::string(a ? ", " : "") + "xyz"[a] + " " + node_position(box.first[a]) + ".." + node_position(last) +
+              (box.stride[a] > 1 ? " every " + std::to_string(box.stride[a]) : "");
+    }
+    const double kept = double(box.count[0]) * box.count[1] * box.count[2];
+    const double all = double(config.size[0]) * config.size[1] * config.size[2];
+    text += std::string(unit_name) + " (node centres): " + std::to_string(box.count[0]) + " x " +
+            std::to_string(box.count[1]) + " x " + std::to_string(box.count[2]) + " nodes, " +
+            format_number("%.3g", 100.0 * kept / all) + " % of the grid\n";
+  }
+  for (const SliceConfig& slice : config.slices) {
+    text += "slice       " + slice.name + ": normal " + "xyz"[slice.axis] + " at " + "xyz"[slice.axis] + " = " +
+            node_position(slice.index) + unit_name + " (node layer " + std::to_string(slice.index) + ", holding " +
+            format_number("%.6g", slice.position_as_given) + unit_name + "), " +
+            (slice.every > 0 ? "every " + std::to_string(slice.every) + " steps" : std::string("the final state")) +
+            " into " + config.name + "_slice_" + slice.name + ".pvd\n";
   }
   return text;
 }
@@ -327,7 +361,8 @@ void print_case_summary(const CaseConfig& config, std::size_t bytes_per_cell, st
       << (config.units.enabled ? units_summary(config) : std::string()) << solids_summary(config, solids)
       << (config.statistics.enabled ? statistics_summary(config) : std::string()) << "steps       " << config.steps
       << ", report every " << config.report_every << ", output every " << config.output_every << " into "
-      << config.output_directory << "/\n";
+      << config.output_directory << "/\n"
+      << output_selection_summary(config);
 }
 
 void print_device_line(const CaseConfig& config, const Decomposition& decomposition, const std::string& device_name,
@@ -409,6 +444,13 @@ void print_statistics_restart(const CaseConfig& config, const Simulation& sim, b
     log << "warning: statistics.start = " << config.statistics.start << " lies before the restart's step " << step
         << ", and the checkpoint holds no statistics: the steps before " << step << " are not in the averages\n";
   }
+}
+
+void print_start_up(const StartUpTimes& t, std::ostream& log) {
+  auto part = [](const char* what, double seconds) { return std::string(", ") + what + " " + format_number("%.3g", seconds) + " s"; };
+  log << "start-up    " << format_number("%.3g", t.total) << " s to the first step: set-up (memory, flags, initial state) "
+      << format_number("%.3g", t.set_up) << " s" << (t.restart > 0 ? part("checkpoint read", t.restart) : "")
+      << part("initial check", t.check) << (t.output > 0 ? part("step-0 output", t.output) : "") << "\n";
 }
 
 void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log) {

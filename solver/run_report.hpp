@@ -52,6 +52,18 @@ void print_run_summary(const CaseConfig& config, Simulation& sim, std::ostream& 
 /// `stored`: the checkpoint holds the statistics' sums.
 void print_statistics_restart(const CaseConfig& config, const Simulation& sim, bool stored, std::ostream& log);
 
+/// Wall-clock seconds of a run's start-up, up to its first step (0 where a part does not apply).
+struct StartUpTimes {
+  double total = 0;    ///< from the start of the run's set-up to the first step
+  double set_up = 0;   ///< device memory, solid flags and the initial state (Simulation::create)
+  double restart = 0;  ///< reading a checkpoint
+  double check = 0;    ///< the initial state's mass, speed and finiteness check
+  double output = 0;   ///< the step-0 snapshot and slices
+};
+
+/// "start-up    <total> s to the first step: set-up (memory, flags, initial state) ..., check ..., output ...".
+void print_start_up(const StartUpTimes& times, std::ostream& log);
+
 /// "restarted   from <manifest> at step ..." with the read's size and speed, and a warning when the checkpoint was
 /// written by another case (`written_by`).
 void print_restart(const CaseConfig& config, const std::string& manifest_path, std::int64_t step, double seconds,

@@ -132,7 +132,8 @@ std::vector<double> Simulation::derived_field(const std::string& name) {
 /// Components back to back in kOutputFields order: rho, u (3), the derived fields, T, the solid labels, the
 /// statistics (piece_fields).
 template <class R>
-PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling& scaling) {
+std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& targets,
+                                                  const OutputScaling& scaling) {
   const Decomposition& d = decomposition();
   std::vector<R> host = moments<R>();
   scale_moments(host, interior_cells(d), scaling);
@@ -154,13 +155,19 @@ PieceExtent Simulation::write_piece(const std::string& path, const OutputScaling
       host.insert(host.end(), values.begin(), values.end());
     }
   }
-  return write_piece_vti<R>(path, scaling, d, std::move(host), piece_fields(config_, thermal_component_ != nullptr),
-                            written_fields(config_), time_step(), config_.output_compression);
+  const std::vector<std::pair<std::string, int>> fields = piece_fields(config_, thermal_component_ != nullptr);
+  const std::vector<std::string> wanted = written_fields(config_);
+  std::vector<StagedPiece> pieces;
+  for (const VtiTarget& target : targets) {
+    pieces.push_back(stage_piece_vti<R>(target.path, target.box, scaling, d, host, fields, wanted, time_step(),
+                                        config_.output_compression));
+  }
+  return pieces;
 }
 
-PieceExtent Simulation::write_vti(const std::string& path, const OutputScaling& scaling) {
-  if (temperature_bytes() == 8) return write_piece<double>(path, scaling);
-  return write_piece<float>(path, scaling);
+std::vector<StagedPiece> Simulation::stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling) {
+  if (temperature_bytes() == 8) return stage_pieces<double>(targets, scaling);
+  return stage_pieces<float>(targets, scaling);
 }
 
 RawState Simulation::raw_state() {

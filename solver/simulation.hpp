@@ -25,6 +25,7 @@
 #include "solver/decomposition.hpp"
 #include "solver/device_arrays.hpp"
 #include "solver/flow_statistics.hpp"
+#include "solver/output_box.hpp"
 #include "solver/particle_system.hpp"
 #include "solver/thermal_field.hpp"
 
@@ -68,10 +69,18 @@ struct OutputScaling {
   double time(std::int64_t step) const { return double(step) * velocity / length; }
 };
 
-/// Nodes written by one rank: global index of the first node and node counts.
-struct PieceExtent {
-  std::array<int, 3> offset{};
-  std::array<int, 3> size{};
+/// One VTK file of the fields: the nodes of `box`, written to `path` (on several ranks: this rank's piece).
+struct VtiTarget {
+  std::string path;
+  OutputBox box;
+};
+
+/// A rank's piece of one VTK file, staged in host memory: its extent (size 0: this rank holds none of the box and
+/// writes nothing), the bytes it holds, and the write itself, which owns the data and may run on another thread.
+struct StagedPiece {
+  PieceExtent piece;
+  std::size_t bytes = 0;
+  std::function<void()> write;  ///< writes the file (temporary name, then renamed); throws OutputError
 };
 
 /// The whole evolving state of one rank's block, exactly as stored, for checkpoints (io/checkpoint.hpp): with it
@@ -192,11 +201,13 @@ class Simulation {
   /// Mass, max |u| and non-finite check of this rank's fields (reduce over ranks with reduce_diagnostics).
   /// Collective like fields().
   Diagnostics diagnose();
-  /// Writes the output fields of the case (kOutputFields order) at the current time, scaled by `scaling`, in the
-  /// arithmetic precision: a .vti of the whole grid on one rank; on several ranks each writes its piece `path`
-  /// (extended by one node towards its upper neighbours so pieces join without gaps) and returns the piece's extent
-  /// for the .pvti (collective). The data are compressed as output.compression says. Throws OutputError.
-  PieceExtent write_vti(const std::string& path, const OutputScaling& scaling);
+  /// Stages the output fields of the case (kOutputFields order) at the current time, scaled by `scaling`, in the
+  /// arithmetic precision, for each target: the nodes of its box (solver/output_box.hpp), a .vti on one rank; on
+  /// several ranks this rank's piece of the target's path (extended by one node of the box towards its upper
+  /// neighbours so pieces join without gaps; nothing where the rank holds none of the box). The fields are read
+  /// from the device once for all targets; the files are written when each StagedPiece's write is called (then or
+  /// on a background thread, solver/snapshot_writer.hpp), compressed as output.compression says. Collective.
+  std::vector<StagedPiece> stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling);
   /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
   /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields
   /// order), lattice units (1/step, 1/step^2 for Q). Collective (the velocity's ghost planes are exchanged first).
@@ -393,7 +404,7 @@ class Simulation {
   template <class R>
   std::vector<R> derived_values(const OutputScaling& scaling, const std::vector<std::string>& names);
   template <class R>
-  PieceExtent write_piece(const std::string& path, const OutputScaling& scaling);
+  std::vector<StagedPiece> stage_pieces(const std::vector<VtiTarget>& targets, const OutputScaling& scaling);
 
   /// The error of a device array that an out-of-core block does not have.
   static std::logic_error not_in_core(const std::string& what) {

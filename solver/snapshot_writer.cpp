@@ -6,11 +6,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <filesystem>
+#include <future>
+#include <memory>
+#include <limits>
 #include <optional>
 #include <ostream>
 
 #include "io/csv_table.hpp"
+#include "io/number_format.hpp"
 #include "io/output_fields.hpp"
 #include "io/particle_output.hpp"
 #include "io/pvti_file.hpp"
@@ -18,8 +23,9 @@
 #include "solver/errors.hpp"
 #include "solver/moment_readout.hpp"
 #include "solver/mpi_check.hpp"
-#include "solver/piece_extension.hpp"
+#include "solver/output_box.hpp"
 #include "solver/reductions.hpp"
+#include "solver/run_report.hpp"
 #include "solver/solid_surface.hpp"
 #include "solver/statistics_profile.hpp"
 #include "solver/validation.hpp"
@@ -43,36 +49,136 @@ std::optional<std::int64_t> snapshot_step(const std::string& file, const std::st
 
 std::string piece_name(const std::string& base, int rank) { return base + "_r" + std::to_string(rank) + ".vti"; }
 
+/// "<case>_slice_<name>", the stem of a slice's files and of its collection.
+std::string slice_stem(const CaseConfig& config, const SliceConfig& slice) {
+  return config.name + "_slice_" + slice.name;
+}
+
+/// "_<step>" with at least 8 digits, as in every snapshot name.
+std::string step_suffix(std::int64_t step) {
+  char text[32];
+  std::snprintf(text, sizeof text, "_%08lld", static_cast<long long>(step));
+  return text;
+}
+
+bool scheduled(std::int64_t every, std::int64_t step) { return every > 0 && step % every == 0; }
+
+std::int64_t next_multiple(std::int64_t every, std::int64_t t) {
+  return every > 0 ? (t / every + 1) * every : std::numeric_limits<std::int64_t>::max();
+}
+
 }  // namespace
+
+bool snapshot_due(const CaseConfig& config, std::int64_t step) {
+  if (scheduled(config.output_every, step)) return true;
+  return std::any_of(config.slices.begin(), config.slices.end(),
+                     [&](const SliceConfig& slice) { return scheduled(slice.every, step); });
+}
+
+std::int64_t next_snapshot_step(const CaseConfig& config, std::int64_t t) {
+  std::int64_t next = next_multiple(config.output_every, t);
+  for (const SliceConfig& slice : config.slices) next = std::min(next, next_multiple(slice.every, t));
+  return next;
+}
 
 SnapshotWriter::SnapshotWriter(const CaseConfig& config)
     : config_(config),
       scaling_(OutputScaling::of(config)),
       collection_((std::filesystem::path(config.output_directory) / (config.name + ".pvd")).string()),
-      particle_collection_(particle_collection_path(config.output_directory, config.name)) {}
-
-void SnapshotWriter::write(Simulation& sim, std::ostream& log) {
-  write_statistics_profile(config_, sim, log);  // with statistics.average, also without VTK (collective)
-  if (!config_.write_vtk) return;
-  const Decomposition& d = sim.decomposition();
-  char step[32];
-  std::snprintf(step, sizeof step, "_%08lld", static_cast<long long>(sim.time_step()));
-  const std::string base = config_.name + step;
-  const std::filesystem::path dir(config_.output_directory);
-  std::string listed;
-  if (d.serial() || d.size == 1) {
-    listed = base + ".vti";
-    sim.write_vti((dir / listed).string(), scaling_);
-  } else {
-    sim.write_vti((dir / piece_name(base, d.rank)).string(), scaling_);
-    EDDY_MPI_CHECK(MPI_Barrier(d.comm));  // every piece is complete before the .pvti and .pvd point at them
-    listed = base + ".pvti";
-    if (d.rank == 0) write_pvti((dir / listed).string(), sim);
+      particle_collection_(particle_collection_path(config.output_directory, config.name)),
+      slice_last_step_(config.slices.size(), -1) {
+  for (const SliceConfig& slice : config.slices) {
+    slice_collections_.emplace_back(
+        (std::filesystem::path(config.output_directory) / (slice_stem(config, slice) + ".pvd")).string());
   }
-  if (d.rank == 0) collection_.add(scaling_.time(sim.time_step()), listed);
-  last_step_ = sim.time_step();
-  log << "  wrote " << (dir / listed).string() << "\n";
-  if (sim.has_particles()) write_particles(sim, log);
+}
+
+void SnapshotWriter::write(Simulation& sim, std::ostream& log, SnapshotDue due) {
+  const std::int64_t now = sim.time_step();
+  const bool all = due == SnapshotDue::all;
+  const bool volume = last_step_ != now && (all || scheduled(config_.output_every, now));
+  if (volume) write_statistics_profile(config_, sim, log);  // with statistics.average, also without VTK (collective)
+
+  // The files of this step: the volume snapshot first, then the slices in file order.
+  std::vector<PendingFile> files;
+  if (volume && config_.write_vtk) files.push_back({config_.name + step_suffix(now), volume_box(config_), -1});
+  for (std::size_t k = 0; k < config_.slices.size(); ++k) {
+    const SliceConfig& slice = config_.slices[k];
+    if (slice_last_step_[k] == now || !(all || scheduled(slice.every, now))) continue;
+    files.push_back({slice_stem(config_, slice) + step_suffix(now), slice_box(config_, slice), int(k)});
+    slice_last_step_[k] = now;
+  }
+  if (volume) last_step_ = now;
+  if (!files.empty()) {
+    complete(sim, log);  // the previous step's files first: one staged step in host memory at a time
+    const Decomposition& d = sim.decomposition();
+    const bool one_file = d.serial() || d.size == 1;
+    const std::filesystem::path dir(config_.output_directory);
+    std::vector<VtiTarget> targets;
+    for (const PendingFile& f : files) {
+      targets.push_back({(dir / (one_file ? f.base + ".vti" : piece_name(f.base, d.rank))).string(), f.box});
+    }
+    auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_));
+    pending_bytes_ = 0;
+    for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
+    pending_files_ = std::move(files);
+    pending_step_ = now;
+    pending_background_ = config_.output_asynchronous && !all;
+    const auto job = [staged] {
+      const auto begin = std::chrono::steady_clock::now();
+      for (const StagedPiece& piece : *staged) piece.write();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    };
+    // In the background while the next steps run, or now (the final state, a stop, an instability, Python).
+    pending_ = std::async(pending_background_ ? std::launch::async : std::launch::deferred, job);
+    if (!pending_background_) complete(sim, log);
+  }
+  if (volume && config_.write_vtk && sim.has_particles()) write_particles(sim, log);
+}
+
+void SnapshotWriter::poll(Simulation& sim, std::ostream& log) {
+  if (!pending_.valid()) return;
+  int ready = pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? 1 : 0;
+  const Decomposition& d = sim.decomposition();
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ready, 1, MPI_INT, MPI_MIN, d.comm));
+  if (ready) complete(sim, log);
+}
+
+void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
+  if (!pending_.valid()) return;  // the same on every rank: all staged the same files
+  const Decomposition& d = sim.decomposition();
+  const std::vector<PendingFile> files = std::move(pending_files_);
+  pending_files_.clear();
+  double seconds = 0.0;
+  // Every rank's pieces are complete (or one failed and all stop with exit status 5) before anything lists them.
+  agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { seconds = pending_.get(); });
+  double bytes = double(pending_bytes_);
+  if (!d.serial()) {
+    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, d.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, d.comm));
+  }
+  if (d.rank != 0) return;
+  const bool one_file = d.serial() || d.size == 1;
+  const std::filesystem::path dir(config_.output_directory);
+  const double time = scaling_.time(pending_step_);
+  std::string slices;
+  for (const PendingFile& f : files) {
+    const std::string listed = f.base + (one_file ? ".vti" : ".pvti");
+    if (!one_file) write_pvti((dir / listed).string(), f.box, sim);
+    (f.slice < 0 ? collection_ : slice_collections_[std::size_t(f.slice)]).add(time, listed);
+    if (f.slice >= 0) slices += (slices.empty() ? "" : ", ") + config_.slices[std::size_t(f.slice)].name;
+  }
+  const std::string rate = " (" + format_bytes(bytes) + " in " + format_number("%.3g", seconds) + " s, " +
+                           format_bytes(seconds > 0 ? bytes / seconds : 0.0) + "/s" +
+                           (pending_background_ ? ", in the background)" : ")");
+  if (!files.empty() && files.front().slice < 0) {
+    log << "  wrote " << (dir / (files.front().base + (one_file ? ".vti" : ".pvti"))).string() << rate << "\n";
+  }
+  if (!slices.empty()) {
+    log << "  wrote slices " << slices << ": "
+        << (dir / (config_.name + "_slice_<name>" + step_suffix(pending_step_))).string()
+        << (one_file ? ".vti" : ".pvti") << (files.front().slice < 0 ? "" : rate) << "\n";
+  }
 }
 
 void SnapshotWriter::write_solid_surfaces(const Simulation& sim, std::ostream& log) {
@@ -82,6 +188,7 @@ void SnapshotWriter::write_solid_surfaces(const Simulation& sim, std::ostream& l
   write_surfaces_vtp(path, solid_surfaces(config_), scaling_.length, scaling_.si ? "m" : "",
                      config_.output_compression);
   collection_.set_static_parts({file});
+  for (PvdCollection& slices : slice_collections_) slices.set_static_parts({file});
   log << "  wrote " << path << " (the solids' surfaces, listed with every snapshot)\n";
 }
 
@@ -114,6 +221,9 @@ void SnapshotWriter::resume(const Simulation& sim, std::ostream& log) {
     }
   };
   resume_one(collection_, config_.name + "_");
+  for (std::size_t k = 0; k < config_.slices.size(); ++k) {
+    resume_one(slice_collections_[k], slice_stem(config_, config_.slices[k]) + "_");
+  }
   if (sim.has_particles()) resume_one(particle_collection_, config_.name + "_particles_");
 }
 
@@ -144,31 +254,25 @@ void SnapshotWriter::write_particles(Simulation& sim, std::ostream& log) {
   log << "  wrote " << (dir / listed).string() << "\n";
 }
 
-/// The .pvti of the pieces of all ranks (rank 0).
-void SnapshotWriter::write_pvti(const std::string& path, const Simulation& sim) const {
-  const Decomposition& d = sim.decomposition();
+/// The .pvti of `box` joining the pieces of the ranks that hold one (rank 0).
+void SnapshotWriter::write_pvti(const std::string& path, const OutputBox& box, const Simulation& sim) const {
   const std::string base = std::filesystem::path(path).stem().string();
   std::vector<PvtiPiece> pieces;
-  for (int r = 0; r < d.size; ++r) {
-    std::array<int, 3> coords{};
-    EDDY_MPI_CHECK(MPI_Cart_coords(d.comm, r, 3, coords.data()));
-    PvtiPiece piece;
-    for (int a = 0; a < 3; ++a) {
-      d.block_extent(a, coords[a], piece.offset[a], piece.size[a]);
-      if (extends_along(d, coords, a)) piece.size[a] += 1;
-    }
-    piece.file = piece_name(base, r);
-    pieces.push_back(piece);
+  for (const auto& [rank, extent] : box_pieces(box, sim.decomposition())) {
+    pieces.push_back({extent.offset, extent.size, piece_name(base, rank)});
   }
   const bool float64 = config_.precision == Precision::float64;
-  const std::array<double, 3> origin = {0.5 / scaling_.length, 0.5 / scaling_.length, 0.5 / scaling_.length};
-  const std::array<double, 3> spacing = {1.0 / scaling_.length, 1.0 / scaling_.length, 1.0 / scaling_.length};
+  std::array<double, 3> origin{}, spacing{};
+  for (int a = 0; a < 3; ++a) {
+    origin[a] = (box.first[a] + 0.5) / scaling_.length;
+    spacing[a] = box.stride[a] / scaling_.length;
+  }
   // The point fields of the pieces, in the order the pieces hold them (kOutputFields order, piece_fields).
   std::vector<PvtiArray> fields;
   for (const OutputField& field : kOutputFields) {
     if (wants_output(config_, field.name)) fields.push_back({std::string(field.name), field.components, float64});
   }
-  eddy::write_pvti(path, d.global_size, origin, spacing, fields, pieces);
+  eddy::write_pvti(path, box.count, origin, spacing, fields, pieces);
 }
 
 void write_centerlines(const CaseConfig& config, Simulation& sim, std::ostream& log) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
+#include <vector>
 #include <iosfwd>
 #include <string>
 
@@ -12,24 +14,47 @@
 
 namespace eddy {
 
-/// Writes VTK snapshots and keeps the .pvd collection current. One rank writes a .vti of the whole grid; several
-/// ranks each write a piece and rank 0 the .pvti that joins them (the .pvd then lists the .pvti files). With
-/// particles each snapshot also writes their .vtp (or pieces and a .pvtp), listed in <case>_particles.pvd.
-/// Writes no VTK with output.vtk = false. Throws OutputError when a file cannot be written.
+/// Which outputs SnapshotWriter::write writes: those scheduled at the step (the volume when output.every divides it,
+/// each slice when its every does), or all that are not written at this step yet (the initial and final state, a
+/// stop, an instability, Python's write_snapshot).
+enum class SnapshotDue { scheduled, all };
+
+/// True when the volume snapshot or a slice is scheduled at `step` (an every > 0 that divides it).
+bool snapshot_due(const CaseConfig& config, std::int64_t step);
+/// The first step after `t` at which the volume snapshot or a slice is scheduled; INT64_MAX when none is.
+std::int64_t next_snapshot_step(const CaseConfig& config, std::int64_t t);
+
+/// Writes VTK snapshots and keeps the .pvd collections current: the volume snapshots (the nodes of [output] region
+/// and stride, solver/output_box.hpp) listed in <case>.pvd, and each [[output.slice]] as its own series listed in
+/// <case>_slice_<name>.pvd. One rank writes a .vti; several ranks each write a piece and rank 0 the .pvti that
+/// joins them (the .pvd then lists the .pvti files). With particles each volume snapshot also writes their .vtp (or
+/// pieces and a .pvtp), listed in <case>_particles.pvd. Writes no volume VTK with output.vtk = false (slices still
+/// are). Throws OutputError when a file cannot be written.
 class SnapshotWriter {
  public:
   /// `config` must outlive the writer.
   explicit SnapshotWriter(const CaseConfig& config);
 
-  /// Writes the fields of the current time step (collective) and logs "  wrote <path>" on `log`; with
-  /// statistics.average also the statistics' profile file (solver/statistics_profile.hpp), with output.vtk = false
-  /// too.
-  void write(Simulation& sim, std::ostream& log);
+  /// Writes the outputs `due` at the current time step (collective) and logs "  wrote <path>" on `log`; with
+  /// statistics.average also the statistics' profile file (solver/statistics_profile.hpp) with the volume
+  /// snapshot, with output.vtk = false too.
+  /// With output.asynchronous (the default) the files of a scheduled step are staged in host memory and written by
+  /// a background thread while the run goes on; they are listed in their .pvd (and "wrote" logged, with the rate)
+  /// once every rank's files are complete: at the next write, at a report line (poll) or at complete(). The files
+  /// of SnapshotDue::all are written at once. A failed write throws OutputError on every rank (exit status 5) at
+  /// that point; the files it wrote are complete (each renamed from a temporary name), never listed half.
+  void write(Simulation& sim, std::ostream& log, SnapshotDue due = SnapshotDue::all);
+  /// Completes the background write when every rank's has finished (collective; nothing when none is pending):
+  /// called at report lines, so a write's error shows there.
+  void poll(Simulation& sim, std::ostream& log);
+  /// Waits for the background write and lists its files (collective; nothing when none is pending). Throws
+  /// OutputError (every rank alike) when it failed.
+  void complete(Simulation& sim, std::ostream& log);
   /// Writes the surfaces of the case's solids once, as <case>_solids.vtp (io/surface_output.hpp; rank 0), and lists
   /// it in the .pvd with every snapshot (part 1), so ParaView draws the bodies over the flow. Nothing without
   /// solids or with output.vtk = false. Call after resume(). Throws OutputError.
   void write_solid_surfaces(const Simulation& sim, std::ostream& log);
-  /// The step of the last snapshot written, -1 before the first.
+  /// The step of the last volume snapshot written, -1 before the first.
   std::int64_t last_step() const { return last_step_; }
 
   /// After a restart (rank 0): the collections take over the earlier run's entries up to the restored step, so
@@ -42,11 +67,24 @@ class SnapshotWriter {
 
  private:
   void write_particles(Simulation& sim, std::ostream& log);
-  void write_pvti(const std::string& path, const Simulation& sim) const;
+  void write_pvti(const std::string& path, const OutputBox& box, const Simulation& sim) const;
 
   const CaseConfig& config_;
   OutputScaling scaling_;
   PvdCollection collection_;
+  std::vector<PvdCollection> slice_collections_;  ///< one per [[output.slice]], in file order
+  std::vector<std::int64_t> slice_last_step_;     ///< the step of each slice's last file, -1 before the first
+  /// A file of a step: name without extension, its nodes, the slice it belongs to (-1: the volume snapshot).
+  struct PendingFile {
+    std::string base;
+    OutputBox box;
+    int slice = -1;
+  };
+  std::future<double> pending_;             ///< the write of the staged step: its seconds; invalid when none
+  std::vector<PendingFile> pending_files_;  ///< what that write makes, to list once it is complete
+  std::int64_t pending_step_ = -1;
+  std::size_t pending_bytes_ = 0;  ///< this rank's staged bytes
+  bool pending_background_ = false;
   PvdCollection particle_collection_;
   std::int64_t last_step_ = -1;
 };

@@ -116,10 +116,10 @@ void guard(const CaseConfig& config, const Diagnostics& d, const ThermalDiagnost
   const std::string message = "the run became unstable by step " + std::to_string(sim.time_step()) + ": " +
                               found.problem + " (0-based global cell indices; the flow is checked every " +
                               std::to_string(kStabilityCheckSteps) + " steps, the rest at reports); " + hint;
-  if (config.write_vtk) {
+  if (config.write_vtk || !config.slices.empty()) {
     log << "  instability detected; writing the current fields before stopping\n";
     try {
-      if (snapshots.last_step() != sim.time_step()) snapshots.write(sim, log);
+      snapshots.write(sim, log);
     } catch (const OutputError& e) {
       // On several ranks only this rank may have failed: it must end the job (MPI_Abort), not wait for the others.
       if (sim.decomposition().size > 1) throw OutputError(message + "; the fields could not be written: " + e.what());

@@ -22,6 +22,24 @@ inline int run_eddy(const TempDir& dir, const std::string& args, std::string& ou
   return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// Runs `eddy run case.toml --output <out> ARGS` in `dir` on `ranks` ranks (more than 1: under `mpiexec`, the
+/// launcher "<mpiexec> <flags> <numproc flag>" that the rank count follows; oversubscription allowed, as root too),
+/// one OpenMP thread per rank, at most 300 s; returns the exit code (-1 if it did not exit), its output in `log`
+/// (also kept as <out>.log in `dir`).
+inline int run_eddy_ranks(const TempDir& dir, const std::string& out, int ranks, const std::string& args,
+                          std::string& log, const std::string& mpiexec) {
+  std::string launcher = "'" + std::string(EDDY_EXECUTABLE) + "'";
+  if (ranks > 1) launcher = mpiexec + " " + std::to_string(ranks) + " " + launcher;
+  const std::string command = "cd '" + dir.path().string() +
+                              "' && OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                              "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 300 " +
+                              launcher + " run case.toml --output " + out + " " + args + " </dev/null >" + out +
+                              ".log 2>&1";
+  const int status = std::system(command.c_str());
+  log = read_text(dir.file(out + ".log"));
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /// The value of `name` ("max|u|", "mass drift", ...) on the last of a run's progress lines that has it (`out`, as
 /// run_eddy gives it), or NaN where none has.
 inline double last_reported(const std::string& out, const std::string& name) {

@@ -31,6 +31,7 @@ void read_output(const Section& section, CaseConfig& config) {
   config.output_every = section.integer("every").value_or(0);
   config.output_directory = section.string("directory").value_or("output");
   config.write_vtk = section.boolean("vtk").value_or(true);
+  config.output_asynchronous = section.boolean("asynchronous").value_or(true);
   config.output_compression = section
                                   .choice<VtkCompression>("compression", {{"none", VtkCompression::none},
                                                                           {"zlib", VtkCompression::zlib},
@@ -61,6 +62,7 @@ void read_output(const Section& section, CaseConfig& config) {
         "output.fields = [] lists no field: name at least one of " + join(output_field_names()));
   }
   read_probes(section, config);
+  read_output_selection(section, config);
 }
 
 void read_checkpoint(const Section& section, CaseConfig& config) {

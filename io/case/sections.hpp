@@ -107,6 +107,15 @@ void read_probes(const Section& output, CaseConfig& config);
 /// (solver/probes.hpp), where the cells are known.
 void finalize_probes(CaseConfig& config, const Source& source);
 
+// ---- output_selection.cpp ----------------------------------------------------------------------------------------
+/// [output] region (min, max: cells, or m under [units]), stride (one integer or three) and [[output.slice]]
+/// (normal, position, name, every) inside [output] (`output`).
+void read_output_selection(const Section& output, CaseConfig& config);
+/// After finalize_units and finalize_run_output: the region to node indices (nodes at the cell centres inside
+/// [min, max]; at least one per axis; inside the domain), strides >= 1, each slice's node layer (the cell holding its
+/// position, inside [0, n]), unique slice names, a slice's every defaulting to output.every.
+void finalize_output_selection(CaseConfig& config, const Source& source);
+
 // ---- statistics.cpp ------------------------------------------------------------------------------------------------
 /// [statistics] (the section's presence turns the running averages on); needs [units] (start_time in s).
 void read_statistics(const Section& section, CaseConfig& config);

@@ -52,12 +52,16 @@ TEST(PathLimits, CaseTemporaryFilesAreRecognisedByName) {
                            "cav_00000100.pvti.tmp.9", "cav_particles.pvd.tmp.5", "cav_particles_00000100.vtp.tmp.5",
                            "cav_particles_00000100_r0.vtp.tmp.5", "cav_particles_00000100.pvtp.tmp.5",
                            "cav_centerlines.csv.tmp.77", "cav_checkpoint_00000010.data.tmp",
-                           "cav_checkpoint_00000010.data.tmp.31", "cav_checkpoint_00000010.toml.tmp.31"}) {
+                           "cav_checkpoint_00000010.data.tmp.31", "cav_checkpoint_00000010.toml.tmp.31",
+                           "cav_slice_mid.pvd.tmp.3", "cav_slice_z64_00000100.vti.tmp.3",
+                           "cav_slice_a_b_00000100_r2.vti.tmp.3", "cav_slice_mid_00000100.pvti.tmp.3"}) {
     EXPECT_TRUE(eddy::is_case_temporary(file, "cav")) << file;
   }
   for (const char* file : {"cav_00000100.vti", "cav.pvd", "cavity_00000100.vti.tmp.1", "other.pvd.tmp.1",
                            "cav_notes.txt.tmp.1", "cav_00000100.vti.tmp.x", "cav_checkpoint_00000010.data.tmpx",
-                           "cav_checkpoint_abc.data.tmp", "cav_00000100_r.vti.tmp.1", "eddy.lock"}) {
+                           "cav_checkpoint_abc.data.tmp", "cav_00000100_r.vti.tmp.1", "eddy.lock",
+                           "cav_slice_mid.vti.tmp.1", "cav_slice__00000100.vti.tmp.1",
+                           "cav_slice_mid_00000100_r1.pvti.tmp.1", "cav_slice_mid_x.vti.tmp.1"}) {
     EXPECT_FALSE(eddy::is_case_temporary(file, "cav")) << file;
   }
 }

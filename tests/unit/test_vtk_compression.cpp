@@ -41,7 +41,9 @@
 #include "io/surface_output.hpp"
 #include "io/vtk_compression.hpp"
 #include "io/vtk_output.hpp"
+#include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
+#include "tests/vtk_read.hpp"
 
 namespace eddy {
 namespace {
@@ -50,96 +52,12 @@ namespace fs = std::filesystem;
 using test::read_text;
 using test::TempDir;
 using test::write_text;
+using test::Arrays;
+using test::ArrayValues;
+using test::read_arrays;
 
 constexpr std::array<VtkCompression, 3> kAll = {VtkCompression::none, VtkCompression::zlib, VtkCompression::lz4};
 
-/// One array as VTK's reader gives it: type, components and the values (numbers as doubles, exact for the
-/// Float32/Float64/Int32/Int64 arrays eddy writes; strings as text).
-struct ArrayValues {
-  int type = 0;
-  int components = 0;
-  std::vector<double> numbers;
-  std::vector<std::string> text;
-  bool operator==(const ArrayValues& o) const {
-    return type == o.type && components == o.components && numbers == o.numbers && text == o.text;
-  }
-};
-/// Everything a reader gives back, by "<kind>/<name>": point, cell and field data, the points, the vertex and
-/// polygon connectivity, and an image's extent, origin and spacing.
-using Arrays = std::map<std::string, ArrayValues>;
-
-ArrayValues values_of(vtkAbstractArray* array) {
-  ArrayValues v;
-  v.type = array->GetDataType();
-  v.components = array->GetNumberOfComponents();
-  if (auto* data = vtkDataArray::SafeDownCast(array)) {
-    const vtkIdType n = data->GetNumberOfTuples();
-    for (vtkIdType t = 0; t < n; ++t) {
-      for (int c = 0; c < v.components; ++c) v.numbers.push_back(data->GetComponent(t, c));
-    }
-  } else if (auto* strings = vtkStringArray::SafeDownCast(array)) {
-    for (vtkIdType t = 0; t < strings->GetNumberOfValues(); ++t) v.text.push_back(strings->GetValue(t));
-  }
-  return v;
-}
-
-void add_all(Arrays& arrays, const std::string& kind, vtkFieldData* data) {
-  for (int a = 0; a < data->GetNumberOfArrays(); ++a) {
-    vtkAbstractArray* array = data->GetAbstractArray(a);
-    arrays[kind + "/" + (array->GetName() ? array->GetName() : "?")] = values_of(array);
-  }
-}
-
-/// Reads `path` with VTK's reader for its extension (.vti, .pvti, .vtp); fails the test when the reader reports an
-/// error.
-Arrays read_arrays(const std::string& path) {
-  Arrays arrays;
-  const std::string ext = fs::path(path).extension().string();
-  vtkSmartPointer<vtkDataSet> data;
-  if (ext == ".vti" || ext == ".pvti") {
-    vtkSmartPointer<vtkXMLReader> reader;
-    if (ext == ".vti")
-      reader = vtkSmartPointer<vtkXMLImageDataReader>::New();
-    else
-      reader = vtkSmartPointer<vtkXMLPImageDataReader>::New();
-    reader->SetFileName(path.c_str());
-    reader->Update();
-    EXPECT_EQ(reader->GetErrorCode(), 0ul) << path;
-    auto* image = vtkImageData::SafeDownCast(reader->GetOutputDataObject(0));
-    if (!image) {
-      ADD_FAILURE() << path << ": no image";
-      return arrays;
-    }
-    const int* e = image->GetExtent();
-    arrays["image/extent"].numbers = {double(e[0]), double(e[1]), double(e[2]),
-                                      double(e[3]), double(e[4]), double(e[5])};
-    for (int a = 0; a < 3; ++a) {
-      arrays["image/origin"].numbers.push_back(image->GetOrigin()[a]);
-      arrays["image/spacing"].numbers.push_back(image->GetSpacing()[a]);
-    }
-    data = image;
-  } else {
-    vtkNew<vtkXMLPolyDataReader> reader;
-    reader->SetFileName(path.c_str());
-    reader->Update();
-    EXPECT_EQ(reader->GetErrorCode(), 0ul) << path;
-    vtkPolyData* poly = reader->GetOutput();
-    if (!poly) {
-      ADD_FAILURE() << path << ": no poly data";
-      return arrays;
-    }
-    if (poly->GetPoints()) arrays["points"] = values_of(poly->GetPoints()->GetData());
-    arrays["verts/connectivity"] = values_of(poly->GetVerts()->GetConnectivityArray());
-    arrays["verts/offsets"] = values_of(poly->GetVerts()->GetOffsetsArray());
-    arrays["polys/connectivity"] = values_of(poly->GetPolys()->GetConnectivityArray());
-    arrays["polys/offsets"] = values_of(poly->GetPolys()->GetOffsetsArray());
-    data = poly;
-  }
-  add_all(arrays, "point", data->GetPointData());
-  add_all(arrays, "cell", data->GetCellData());
-  add_all(arrays, "field", data->GetFieldData());
-  return arrays;
-}
 
 /// The XML header of a VTK file: its text up to the appended data.
 std::string header_of(const std::string& path) {
@@ -330,19 +248,9 @@ const std::string kParticlesCase =
     "[particles]\nkind = \"tracer\"\ncount = 40\nseed = 3\nbox_min = [0.001, 0.001, 0.001]\n"
     "box_max = [0.023, 0.015, 0.007]\n";
 
-/// Runs `eddy run case.toml --output <out> ARGS` in `dir` on `ranks` ranks (2: under mpiexec, EDDY_TEST_MPIEXEC);
-/// returns the exit code, the output in `log`.
+/// Runs eddy on `ranks` ranks (test::run_eddy_ranks under this build's mpiexec).
 int run_eddy(const TempDir& dir, const std::string& out, int ranks, const std::string& args, std::string& log) {
-  std::string launcher = "'" + std::string(EDDY_EXECUTABLE) + "'";
-  if (ranks > 1) launcher = std::string(EDDY_TEST_MPIEXEC) + " " + std::to_string(ranks) + " " + launcher;
-  const std::string command = "cd '" + dir.path().string() +
-                              "' && OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                              "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 300 " +
-                              launcher + " run case.toml --output " + out + " " + args + " </dev/null >" + out +
-                              ".log 2>&1";
-  const int status = std::system(command.c_str());
-  log = read_text(dir.file(out + ".log"));
-  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test::run_eddy_ranks(dir, out, ranks, args, log, EDDY_TEST_MPIEXEC);
 }
 
 /// The VTK files of a run's output directory (.vti, .pvti, .vtp, .pvtp, .pvd), by name.

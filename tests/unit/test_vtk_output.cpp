@@ -172,6 +172,42 @@ TYPED_TEST(VtiRoundTrip, FileIsAppendedRawBinaryWithUInt64Headers) {
   EXPECT_FALSE(has_temporary_files(dir.path()));
 }
 
+TEST(WriteVti, AnArrayOverFourGibibytesReadsBackWithVtksReader) {
+  // 1024 x 1024 x 1025 floats = 4,299,161,600 bytes > 2^32: the UInt64 block header carries the size, which a
+  // UInt32 header could not. Needs about 9 GB of memory (the array, and VTK's copy when it reads it back) and 4.3 GB
+  // of disk: skipped where the machine has less.
+  const std::array<int, 3> size = {1024, 1024, 1025};
+  const std::size_t n = std::size_t(size[0]) * size[1] * size[2];
+  const double bytes = double(n) * sizeof(float);
+  ASSERT_GT(bytes, 4294967296.0);
+  const double memory = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  TempDir dir;
+  const double disk = double(fs::space(dir.path()).available);
+  if (memory < 2.3 * bytes || disk < 1.2 * bytes) {
+    GTEST_SKIP() << "SKIPPED: needs " << 2.3 * bytes / 1e9 << " GB of free memory and " << 1.2 * bytes / 1e9
+                 << " GB of disk; this machine has " << memory / 1e9 << " GB and " << disk / 1e9 << " GB";
+  }
+  std::vector<float> phi(n);
+  for (std::size_t k = 0; k < n; ++k) phi[k] = float(k % 1000003);  // distinct values near the end of the array
+  GridGeometry grid;
+  grid.size = size;
+  const std::string path = dir.file("large.vti");
+  write_vti<float>(path, grid, {PointField<float>{"phi", {phi.data()}, "", {}}}, 0.0);
+  EXPECT_GT(double(fs::file_size(path)), bytes);
+  phi.clear();
+  phi.shrink_to_fit();
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName(path.c_str());
+  reader->Update();
+  ASSERT_EQ(reader->GetErrorCode(), 0ul);
+  vtkDataArray* back = reader->GetOutput()->GetPointData()->GetArray("phi");
+  ASSERT_NE(back, nullptr);
+  ASSERT_EQ(std::size_t(back->GetNumberOfTuples()), n);
+  for (std::size_t k : {std::size_t(0), std::size_t(1) << 30, n - 2, n - 1}) {  // values past the first 4 GiB too
+    EXPECT_EQ(back->GetComponent(vtkIdType(k), 0), double(k % 1000003)) << "value " << k;
+  }
+}
+
 TEST(WriteVti, ReplacesAnOlderFileAndCreatesMissingDirectories) {
   TempDir dir;
   const std::string path = dir.file("a/b/snap.vti");
