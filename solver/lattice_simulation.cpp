@@ -338,21 +338,23 @@ class LatticeSimulation final : public Simulation {
 
   RawState raw_populations() override {
     settle();  // the state after the step's wall pass: all the next step needs, on any decomposition
-    const std::vector<T> all = f_.download();
     RawState state;
     state.step = step_;
     state.layout = int(layout_);
-    state.populations = packed_interior_bytes(all.data(), shape_);
-    if (open_ && layout_ == PopulationLayout::swapped) {
+    backend::synchronize();
+    if (open_ && layout_ == PopulationLayout::swapped) {  // the open faces' link values come from the whole array
+      const std::vector<T> all = f_.download();
+      state.populations = packed_interior_bytes(all.data(), shape_);
       open_->pack_link_values(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
+    } else {
+      state.populations = download_interior_bytes(f_.data(), shape_);
     }
     return state;
   }
 
   void restore_populations(const RawState& state) override {
-    std::vector<T> all = f_.download();
-    unpack_interior_bytes(state.populations, shape_, all.data());
-    f_.upload(all);
+    backend::synchronize();
+    upload_interior_bytes(state.populations, shape_, f_.data());
     layout_ = PopulationLayout(state.layout);
     step_ = state.step;
     // The interior slots hold the whole state: before an odd step ("swapped") the ghosts are filled from the
