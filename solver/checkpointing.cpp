@@ -106,7 +106,8 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   m.ranks = d.serial() ? std::array<int, 3>{1, 1, 1} : d.dims;
   m.storage = precision_name(config.precision);
   m.fields = fields_of(sim);
-  std::vector<std::vector<unsigned char>> data = {std::move(state.populations)};
+  std::vector<std::vector<unsigned char>> data;  // moved in: a braced list would copy every field
+  data.push_back(std::move(state.populations));
   if (sim.has_thermal()) data.push_back(std::move(state.temperature));
   if (!state.particle_force.empty()) data.push_back(std::move(state.particle_force));
   if (sim.has_statistics()) {
