@@ -180,7 +180,8 @@ std::vector<T> gather_box_piece(const OutputBox& box, const Decomposition& d, co
     if (!to_q.empty()) {
       sent.emplace_back(std::size_t(message_size(to_q)));
       std::vector<T>& buffer = sent.back();
-      for_each_value(to_q, components, [&](int c, int i, int j, int k, std::size_t n) { buffer[n] = fields[local(c, i, j, k)]; });
+      for_each_value(to_q, components,
+                     [&](int c, int i, int j, int k, std::size_t n) { buffer[n] = fields[local(c, i, j, k)]; });
       requests.emplace_back();
       EDDY_MPI_CHECK(MPI_Isend(buffer.data(), int(buffer.size()), type, q, 300, d.comm, &requests.back()));
     }
@@ -189,8 +190,8 @@ std::vector<T> gather_box_piece(const OutputBox& box, const Decomposition& d, co
       received.emplace_back(std::size_t(message_size(from_q)));
       received_ranges.push_back(from_q);
       requests.emplace_back();
-      EDDY_MPI_CHECK(MPI_Irecv(received.back().data(), int(received.back().size()), type, q, 300, d.comm,
-                               &requests.back()));
+      EDDY_MPI_CHECK(
+          MPI_Irecv(received.back().data(), int(received.back().size()), type, q, 300, d.comm, &requests.back()));
     }
   }
   if (!requests.empty()) {

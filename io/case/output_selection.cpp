@@ -24,8 +24,8 @@ std::string length_text(double value, bool metres) {
 /// A name that is part of a file name: letters, digits, '_', '-', '.' (not "." or "..").
 bool file_name_part(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-           return std::isalnum(c) || c == '_' || c == '-' || c == '.';
-         });
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
 }
 
 /// output.stride: one integer >= 1 for all axes, or [sx, sy, sz].
@@ -42,7 +42,8 @@ std::array<int, 3> read_stride(const Section& section) {
   }
   std::array<int, 3> stride{};
   for (int a = 0; a < 3; ++a) {
-    if (values[a] < 1 || values[a] > (1 << 30)) section.fail("stride", section.quote("stride") + ": must be " + expected);
+    if (values[a] < 1 || values[a] > (1 << 30))
+      section.fail("stride", section.quote("stride") + ": must be " + expected);
     stride[a] = int(values[a]);
   }
   return stride;
@@ -75,7 +76,8 @@ void read_output_selection(const Section& output, CaseConfig& config) {
     section.check_keys(section_keys("output.slice"));
     SliceConfig slice;
     const auto normal = section.choice<int>("normal", {{"x", 0}, {"y", 1}, {"z", 2}});
-    if (!normal) section.fail("normal", "missing required key '" + section.path("normal") + "' (\"x\", \"y\" or \"z\")");
+    if (!normal)
+      section.fail("normal", "missing required key '" + section.path("normal") + "' (\"x\", \"y\" or \"z\")");
     slice.axis = *normal;
     const auto position = section.number("position");
     if (!position) {
@@ -109,8 +111,8 @@ void finalize_output_selection(CaseConfig& config, const Source& source) {
     const int n = config.size[a];
     const std::string axis(1, "xyz"[a]);
     if (region.stride[a] < 1) {
-      source.fail("output.stride", "output.stride along " + axis + " = " + std::to_string(region.stride[a]) +
-                                       " must be >= 1");
+      source.fail("output.stride",
+                  "output.stride along " + axis + " = " + std::to_string(region.stride[a]) + " must be >= 1");
     }
     if (!region.given) {
       region.first[a] = 0;
@@ -134,8 +136,8 @@ void finalize_output_selection(CaseConfig& config, const Source& source) {
     if (first > last) {
       source.fail("output.region", "output.region along " + axis + " = [" + length_text(lo, metres) + ", " +
                                        length_text(hi, metres) + "] holds no node: nodes lie at the cell centres (" +
-                                       length_text(0.5 / to_cells, metres) + ", " + length_text(1.5 / to_cells, metres) +
-                                       ", ...); widen it to include one");
+                                       length_text(0.5 / to_cells, metres) + ", " +
+                                       length_text(1.5 / to_cells, metres) + ", ...); widen it to include one");
     }
     region.first[a] = first;
     region.last[a] = last;
@@ -149,9 +151,9 @@ void finalize_output_selection(CaseConfig& config, const Source& source) {
     const double extent = metres ? n * config.units.dx : double(n);
     const double p = slice.position_as_given;
     if (!(p >= 0.0 && p <= extent * (1.0 + 1e-12))) {
-      source.fail(path + ".position", path + ".position = " + length_text(p, metres) + " lies outside the domain: " +
-                                          std::string(1, "xyz"[slice.axis]) + " must be in [0, " +
-                                          length_text(extent, metres) + "]");
+      source.fail(path + ".position", path + ".position = " + length_text(p, metres) +
+                                          " lies outside the domain: " + std::string(1, "xyz"[slice.axis]) +
+                                          " must be in [0, " + length_text(extent, metres) + "]");
     }
     slice.index = std::clamp(int(std::floor(p * to_cells)), 0, n - 1);
     if (!slice.named) slice.name = std::string(1, "xyz"[slice.axis]) + std::to_string(slice.index);

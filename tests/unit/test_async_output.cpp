@@ -4,7 +4,6 @@
 // full disk) ends the run with exit status 5 and eddy's message, leaves no temporary file and every earlier file as
 // it was, readable and listed.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -45,9 +44,9 @@ void expect_same_files(int ranks, const std::string& args) {
   write_text(dir.file("case.toml"), kCase);
   std::string async_log, sync_log;
   ASSERT_EQ(test::run_eddy_ranks(dir, "async", ranks, args, async_log, EDDY_TEST_MPIEXEC), 0) << async_log;
-  ASSERT_EQ(test::run_eddy_ranks(dir, "sync", ranks, args + " --set output.asynchronous=false", sync_log,
-                                 EDDY_TEST_MPIEXEC),
-            0)
+  ASSERT_EQ(
+      test::run_eddy_ranks(dir, "sync", ranks, args + " --set output.asynchronous=false", sync_log, EDDY_TEST_MPIEXEC),
+      0)
       << sync_log;
   EXPECT_NE(async_log.find("in the background)"), std::string::npos) << async_log;
   EXPECT_EQ(sync_log.find("in the background"), std::string::npos) << sync_log;

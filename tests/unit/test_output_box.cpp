@@ -15,14 +15,14 @@ TEST(OutputBox, OwnedIndicesOfAStridedBoxSplitOverBlocks) {
   OutputBox box;
   box.first = {1, 0, 0};
   box.stride = {3, 1, 1};
-  box.count = {4, 1, 1};  // nodes 1, 4, 7, 10
-  EXPECT_EQ(owned_indices(box, 0, 0, 4), (Pair{0, 1}));    // cells 0..3 hold node 1
-  EXPECT_EQ(owned_indices(box, 0, 4, 3), (Pair{1, 2}));    // cells 4..6: node 4 (7 is the next block's)
-  EXPECT_EQ(owned_indices(box, 0, 4, 4), (Pair{1, 3}));    // cells 4..7: nodes 4 and 7
-  EXPECT_EQ(owned_indices(box, 0, 5, 2), (Pair{2, 2}));    // cells 5..6: none
-  EXPECT_EQ(owned_indices(box, 0, 8, 5), (Pair{3, 4}));    // cells 8..12: node 10
-  EXPECT_EQ(owned_indices(box, 0, 11, 5), (Pair{4, 4}));   // past the last node
-  EXPECT_EQ(owned_indices(box, 0, 0, 1), (Pair{0, 0}));    // before the first node
+  box.count = {4, 1, 1};                                  // nodes 1, 4, 7, 10
+  EXPECT_EQ(owned_indices(box, 0, 0, 4), (Pair{0, 1}));   // cells 0..3 hold node 1
+  EXPECT_EQ(owned_indices(box, 0, 4, 3), (Pair{1, 2}));   // cells 4..6: node 4 (7 is the next block's)
+  EXPECT_EQ(owned_indices(box, 0, 4, 4), (Pair{1, 3}));   // cells 4..7: nodes 4 and 7
+  EXPECT_EQ(owned_indices(box, 0, 5, 2), (Pair{2, 2}));   // cells 5..6: none
+  EXPECT_EQ(owned_indices(box, 0, 8, 5), (Pair{3, 4}));   // cells 8..12: node 10
+  EXPECT_EQ(owned_indices(box, 0, 11, 5), (Pair{4, 4}));  // past the last node
+  EXPECT_EQ(owned_indices(box, 0, 0, 1), (Pair{0, 0}));   // before the first node
 }
 
 TEST(OutputBox, VolumeBoxFromRegionAndStrideAndSliceBox) {

@@ -90,8 +90,8 @@ void expect_nodes_of(const Image& part, const Image& full, const std::array<int,
             const int x = first[0] + i * stride[0], y = first[1] + j * stride[1], z = first[2] + k * stride[2];
             const std::size_t from = std::size_t(c) * (x + std::size_t(n[0]) * (y + std::size_t(n[1]) * z)) + q;
             if (got.numbers[at] != values.numbers.at(from) && mismatches++ < 3) {
-              ADD_FAILURE() << what << ": " << name << " component " << q << " at node (" << x << ", " << y << ", "
-                            << z << ") = " << got.numbers[at] << ", the full snapshot has " << values.numbers[from];
+              ADD_FAILURE() << what << ": " << name << " component " << q << " at node (" << x << ", " << y << ", " << z
+                            << ") = " << got.numbers[at] << ", the full snapshot has " << values.numbers[from];
             }
           }
     EXPECT_EQ(mismatches, 0) << what << ": " << name;

@@ -108,8 +108,9 @@ TEST(OutputSelectionConfig, BadInputNamesTheKey) {
   expect_error(box("[[output.slice]]\nnormal = \"x\"\nposition = 1\nevery = -1\n"), {"output.slice[0].every"});
   expect_error(box("[[output.slice]]\nnormal = \"x\"\nposition = 1\nname = \"a/b\"\n"),
                {"output.slice[0].name", "letters, digits"});
-  expect_error(box("[[output.slice]]\nnormal = \"x\"\nposition = 1.2\n[[output.slice]]\nnormal = \"x\"\nposition = 1.7\n"),
-               {"output.slice[1]", "'x1'", "earlier slice"});
+  expect_error(
+      box("[[output.slice]]\nnormal = \"x\"\nposition = 1.2\n[[output.slice]]\nnormal = \"x\"\nposition = 1.7\n"),
+      {"output.slice[1]", "'x1'", "earlier slice"});
   expect_error(box("[[output.slice]]\nnormal = \"x\"\nposition = 1\nwhere = 2\n"), {"where"});
   expect_error(box("slice = 3\n"), {"output.slice", "[[output.slice]]"});
   expect_error(si_box("[[output.slice]]\nnormal = \"z\"\nposition = 0.02\n"),
