@@ -180,6 +180,13 @@ std::string path_problem(const PlannedDirectory& d, const std::string& case_name
     return a.size() < b.size();
   });
   if (longest == d.files.end()) return {};
+  if (longest->size() > name_max && longest->rfind(case_name + "_slice_", 0) == 0) {  // a slice's name is part of it
+    const std::size_t extra = longest->size() - name_max;
+    return "the file names of a slice in '" + dir + "' (such as '" + shown(*longest) + "', " +
+           characters(longest->size()) + ") exceed the file system's " + std::to_string(name_max) +
+           " characters per name (NAME_MAX): shorten that output.slice name (or case.name, " +
+           characters(case_name.size()) + ") by at least " + characters(extra);
+  }
   if (longest->size() > name_max) {
     const std::size_t extra = longest->size() - std::min(longest->size(), case_name.size());
     return "case.name has " + characters(case_name.size()) + ": the file names it forms in '" + dir +

@@ -451,7 +451,7 @@ void print_start_up(const StartUpTimes& t, std::ostream& log) {
     return std::string(", ") + what + " " + format_number("%.3g", seconds) + " s";
   };
   log << "start-up    " << format_number("%.3g", t.total)
-      << " s to the first step: set-up (memory, flags, initial state) " << format_number("%.3g", t.set_up) << " s"
+      << " s from the case read to the first step: set-up (memory, flags, initial state) " << format_number("%.3g", t.set_up) << " s"
       << (t.restart > 0 ? part("checkpoint read", t.restart) : "")
       << part("initial check", t.check) << (t.output > 0 ? part("step-0 output", t.output) : "") << "\n";
 }

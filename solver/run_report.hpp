@@ -54,14 +54,15 @@ void print_statistics_restart(const CaseConfig& config, const Simulation& sim, b
 
 /// Wall-clock seconds of a run's start-up, up to its first step (0 where a part does not apply).
 struct StartUpTimes {
-  double total = 0;    ///< from the start of the run's set-up to the first step
+  double total = 0;    ///< from the start of the run's set-up (case read, MPI started) to the first step
   double set_up = 0;   ///< device memory, solid flags and the initial state (Simulation::create)
   double restart = 0;  ///< reading a checkpoint
   double check = 0;    ///< the initial state's mass, speed and finiteness check
   double output = 0;   ///< the step-0 snapshot and slices
 };
 
-/// "start-up    <total> s to the first step: set-up (memory, flags, initial state) ..., check ..., output ...".
+/// "start-up    <total> s from the case read to the first step: set-up (memory, flags, initial state) ..., check
+/// ..., output ..." (the MPI start-up and the reading of the case before it are not counted).
 void print_start_up(const StartUpTimes& times, std::ostream& log);
 
 /// "restarted   from <manifest> at step ..." with the read's size and speed, and a warning when the checkpoint was

@@ -123,7 +123,10 @@ void SnapshotWriter::write(Simulation& sim, std::ostream& log, SnapshotDue due) 
     for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
     pending_files_ = std::move(files);
     pending_step_ = now;
-    pending_background_ = config_.output_asynchronous && !all;
+    pending_paths_.clear();
+    for (const VtiTarget& target : targets) pending_paths_.push_back(target.path);
+    // The final step's files are written at once, like those of SnapshotDue::all.
+    pending_background_ = config_.output_asynchronous && !all && now != config_.steps;
     const auto job = [staged] {
       const auto begin = std::chrono::steady_clock::now();
       for (const StagedPiece& piece : *staged) piece.write();
@@ -151,7 +154,16 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
   pending_files_.clear();
   double seconds = 0.0;
   // Every rank's pieces are complete (or one failed and all stop with exit status 5) before anything lists them.
-  agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { seconds = pending_.get(); });
+  try {
+    agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { seconds = pending_.get(); });
+  } catch (const OutputError&) {
+    // The step's files that were written are listed nowhere: removed, so what stays is what the .pvd files list.
+    for (const std::string& path : pending_paths_) {
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+    throw;
+  }
   double bytes = double(pending_bytes_);
   if (!d.serial()) {
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, d.comm));
@@ -166,19 +178,20 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
     const std::string listed = f.base + (one_file ? ".vti" : ".pvti");
     if (!one_file) write_pvti((dir / listed).string(), f.box, sim);
     (f.slice < 0 ? collection_ : slice_collections_[std::size_t(f.slice)]).add(time, listed);
-    if (f.slice >= 0) slices += (slices.empty() ? "" : ", ") + config_.slices[std::size_t(f.slice)].name;
+    if (f.slice >= 0) slices += (slices.empty() ? "" : ",") + config_.slices[std::size_t(f.slice)].name;
   }
-  const std::string rate = " (" + format_bytes(bytes) + " in " + format_number("%.3g", seconds) + " s, " +
-                           format_bytes(seconds > 0 ? bytes / seconds : 0.0) + "/s" +
-                           (pending_background_ ? ", in the background)" : ")");
-  if (!files.empty() && files.front().slice < 0) {
-    log << "  wrote " << (dir / (files.front().base + (one_file ? ".vti" : ".pvti"))).string() << rate << "\n";
-  }
+  const std::string ext = one_file ? ".vti" : ".pvti";
+  std::string what;
+  if (!files.empty() && files.front().slice < 0) what = (dir / (files.front().base + ext)).string();
   if (!slices.empty()) {
-    log << "  wrote slices " << slices << ": "
-        << (dir / (config_.name + "_slice_<name>" + step_suffix(pending_step_))).string()
-        << (one_file ? ".vti" : ".pvti") << (files.front().slice < 0 ? "" : rate) << "\n";
+    const bool one = slices.find(',') == std::string::npos;
+    what += std::string(what.empty() ? "" : " and ") + "slice" + (one ? " " : "s ") +
+            (dir / (config_.name + "_slice_" + (one ? slices : "{" + slices + "}") + step_suffix(pending_step_) + ext))
+                .string();
   }
+  log << "  wrote " << what << " (" << format_bytes(bytes) << " in " << format_number("%.3g", seconds) << " s, "
+      << format_bytes(seconds > 0 ? bytes / seconds : 0.0) << "/s" << (pending_background_ ? ", in the background" : "")
+      << ")\n";
 }
 
 void SnapshotWriter::write_solid_surfaces(const Simulation& sim, std::ostream& log) {

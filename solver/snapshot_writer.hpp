@@ -82,6 +82,7 @@ class SnapshotWriter {
   };
   std::future<double> pending_;             ///< the write of the staged step: its seconds; invalid when none
   std::vector<PendingFile> pending_files_;  ///< what that write makes, to list once it is complete
+  std::vector<std::string> pending_paths_;  ///< this rank's files of that write, removed again when it fails
   std::int64_t pending_step_ = -1;
   std::size_t pending_bytes_ = 0;  ///< this rank's staged bytes
   bool pending_background_ = false;

@@ -43,7 +43,7 @@ std::array<int, 3> read_stride(const Section& section) {
   std::array<int, 3> stride{};
   for (int a = 0; a < 3; ++a) {
     if (values[a] < 1 || values[a] > (1 << 30))
-      section.fail("stride", section.quote("stride") + ": must be " + expected);
+      section.fail("stride", section.quote("stride") + ": each must be from 1 to 2^30 = 1073741824 (every n-th node per axis)");
     stride[a] = int(values[a]);
   }
   return stride;
@@ -155,7 +155,8 @@ void finalize_output_selection(CaseConfig& config, const Source& source) {
                                           " lies outside the domain: " + std::string(1, "xyz"[slice.axis]) +
                                           " must be in [0, " + length_text(extent, metres) + "]");
     }
-    slice.index = std::clamp(int(std::floor(p * to_cells)), 0, n - 1);
+    // A position on a cell face (k dx in metres, which may divide to k - 1e-16) belongs to cell k, as in cells.
+    slice.index = std::clamp(int(std::floor(p * to_cells + 1e-9)), 0, n - 1);
     if (!slice.named) slice.name = std::string(1, "xyz"[slice.axis]) + std::to_string(slice.index);
     if (!names.insert(slice.name).second) {
       source.fail(path + ".name", path + ": the name '" + slice.name + "' is used by an earlier slice" +

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
@@ -75,20 +76,23 @@ TEST(AsynchronousOutput, WritesTheBytesOfTheSynchronousWriterOnTwoRanks) {
 
 TEST(AsynchronousOutput, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierFiles) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
-  // A 96^3 float snapshot of density and velocity is 14 MB, above the 8000 KiB limit (eddy's start-up needs a few
-  // MB). The first run (no limit) writes the snapshots of steps 0 and 5 and a checkpoint at 5; the restart under
-  // the limit writes its snapshot of step 10 in the background, which fails.
+  // A 1024 x 1024 slice of density and velocity is 16.8 MB, above the 8000 KiB limit (eddy's start-up needs a few
+  // MB); the volume snapshots hold a region of 64 x 1024 x 3 nodes (3.1 MB), written first. The first run (no
+  // limit) writes the files of steps 0 and 5 and a checkpoint at 5; the restart under the limit writes the volume of
+  // step 10 in the background, then fails on its slice.
   TempDir dir;
   write_text(dir.file("case.toml"),
-             "[domain]\nsize = [96, 96, 96]\n[physics]\nvelocity = 0.05\nreynolds = 100\n"
+             "[domain]\nsize = [1024, 1024, 3]\n[physics]\nvelocity = 0.05\nreynolds = 100\n"
              "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\n"
-             "[run]\nsteps = 5\n[output]\nevery = 10\n[checkpoint]\nevery = 5\n");
+             "[run]\nsteps = 5\n[output]\nevery = 5\nregion = { min = [0, 0, 0], max = [64, 1024, 3] }\n"
+             "[[output.slice]]\nname = \"wide\"\nnormal = \"z\"\nposition = 1.5\n[checkpoint]\nevery = 5\n");
   std::string log;
   ASSERT_EQ(test::run_eddy_ranks(dir, "out", 1, "", log, EDDY_TEST_MPIEXEC), 0) << log;
   const fs::path out = dir.path() / "out";
   const auto before = files_of(out);
-  ASSERT_EQ(before.count("case_00000000.vti"), 1u);
-  ASSERT_EQ(before.count("case_00000005.vti"), 1u);
+  const std::vector<std::string> earlier = {"case_00000000.vti", "case_00000005.vti", "case_slice_wide_00000000.vti",
+                                            "case_slice_wide_00000005.vti"};
+  for (const std::string& name : earlier) ASSERT_EQ(before.count(name), 1u) << name << "\n" << log;
   std::string manifest;
   for (const auto& entry : fs::directory_iterator(out / "checkpoints")) {
     if (entry.path().extension() == ".toml") manifest = entry.path().string();
@@ -107,14 +111,16 @@ TEST(AsynchronousOutput, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierFiles)
   ASSERT_TRUE(status != -1 && WIFEXITED(status)) << "killed by a signal:\n" << log;
   EXPECT_EQ(WEXITSTATUS(status), 5) << log;
   EXPECT_NE(log.find("eddy: error: cannot write VTK file '"), std::string::npos) << log;
-  EXPECT_NE(log.find("case_00000010.vti"), std::string::npos) << log;
+  EXPECT_NE(log.find("case_slice_wide_00000010.vti"), std::string::npos) << log;
   EXPECT_EQ(log.find("wrote out/case_00000010.vti"), std::string::npos) << log;
   for (const auto& entry : fs::recursive_directory_iterator(out)) {
     EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << "left behind: " << entry.path();
   }
+  // The step's volume was written before its slice failed: removed with it, so no file lies outside a .pvd.
   EXPECT_FALSE(fs::exists(out / "case_00000010.vti"));
+  EXPECT_FALSE(fs::exists(out / "case_slice_wide_00000010.vti"));
   const auto after = files_of(out);
-  for (const char* name : {"case_00000000.vti", "case_00000005.vti"}) {
+  for (const std::string& name : earlier) {
     ASSERT_EQ(after.count(name), 1u) << name;
     EXPECT_TRUE(after.at(name) == before.at(name)) << name << " changed";
     EXPECT_EQ(test::read_arrays((out / name).string()).count("point/velocity"), 1u) << name;
@@ -122,6 +128,9 @@ TEST(AsynchronousOutput, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierFiles)
   const std::string pvd = read_text((out / "case.pvd").string());
   EXPECT_NE(pvd.find("case_00000005.vti"), std::string::npos) << pvd;
   EXPECT_EQ(pvd.find("case_00000010.vti"), std::string::npos) << pvd;
+  const std::string slices = read_text((out / "case_slice_wide.pvd").string());
+  EXPECT_NE(slices.find("case_slice_wide_00000005.vti"), std::string::npos) << slices;
+  EXPECT_EQ(slices.find("case_slice_wide_00000010.vti"), std::string::npos) << slices;
 }
 
 }  // namespace

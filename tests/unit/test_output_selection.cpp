@@ -189,6 +189,16 @@ TEST(OutputSelectionThroughEddy, RanksWithoutNodesOfASliceWriteNoPiece) {
   EXPECT_EQ(pvti.find("_r0.vti"), std::string::npos) << pvti;
 }
 
+TEST(OutputSelectionThroughEddy, ASliceNameTooLongForAFileNameIsNamedBeforeTheFirstStep) {
+  TempDir dir;
+  write_text(dir.file("case.toml"), kCase + "[[output.slice]]\nnormal = \"x\"\nposition = 1\nname = \"" +
+                                        std::string(240, 'a') + "\"\n");
+  std::string log;
+  EXPECT_EQ(test::run_eddy_ranks(dir, "out", 1, "", log, EDDY_TEST_MPIEXEC), 5) << log;
+  EXPECT_NE(log.find("shorten that output.slice name"), std::string::npos) << log;
+  EXPECT_EQ(log.find("step  "), std::string::npos) << log;
+}
+
 TEST(OutputSelectionThroughEddy, OutOfCore) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
   check_selection(kCase, kSelection, 1, "--set numerics.out_of_core=true --set numerics.slabs=3", "out of core");

@@ -86,6 +86,14 @@ TEST(OutputSelectionConfig, SliceLayerNameAndEvery) {
   EXPECT_EQ(c.slices[1].every, 0);
   const CaseConfig si = parse_case(si_box("[[output.slice]]\nnormal = \"x\"\nposition = 0.031\n"), "out.toml");
   EXPECT_EQ(si.slices[0].index, 15);  // 15.5 cells
+  // A position on a cell face in metres is in the cell above it, as in cells, though k dx / dx may fall below k
+  // (dx = 0.03 / 20 = 0.0015 m: 0.0045 / 0.0015 = 2.9999999999999996).
+  std::string face = si_box("[[output.slice]]\nnormal = \"x\"\nposition = 0.0045\n"
+                            "[[output.slice]]\nnormal = \"x\"\nposition = 0.009\n");
+  face.replace(face.find("length = 0.04"), 13, "length = 0.03");
+  const CaseConfig faces = parse_case(face, "out.toml");
+  EXPECT_EQ(faces.slices[0].index, 3);
+  EXPECT_EQ(faces.slices[1].index, 6);
 }
 
 TEST(OutputSelectionConfig, BadInputNamesTheKey) {
@@ -96,7 +104,8 @@ TEST(OutputSelectionConfig, BadInputNamesTheKey) {
   expect_error(box("region = { min = [0.6, 0, 0], max = [1.4, 1, 1] }\n"), {"output.region", "holds no node"});
   expect_error(box("region = { min = [0, 0], max = [1, 1, 1] }\n"), {"output.region.min"});
   expect_error(box("region = 3\n"), {"output.region"});
-  expect_error(box("stride = 0\n"), {"output.stride = 0", ">= 1"});
+  expect_error(box("stride = 0\n"), {"output.stride = 0", "from 1 to 2^30"});
+  expect_error(box("stride = [1, 1073741825, 1]\n"), {"output.stride", "from 1 to 2^30"});
   expect_error(box("stride = [1, 2]\n"), {"output.stride"});
   expect_error(box("stride = 1.5\n"), {"output.stride = 1.5", "integer"});
   expect_error(box("[[output.slice]]\nposition = 3\n"), {"output.slice[0].normal", "missing"});
