@@ -100,19 +100,25 @@ std::string step_digits(std::int64_t steps) {
   return std::string(std::max<std::size_t>(8, std::to_string(steps).size()), '0');
 }
 
+/// The files of one image series <stem>.pvd on rank `rank` of `ranks`: <stem>_<step>.vti, or its piece and .pvti.
+void add_image_series(std::vector<std::string>& files, const std::string& stem, const std::string& step, int rank,
+                      int ranks) {
+  files.push_back(stem + ".pvd");
+  if (ranks == 1) {
+    files.push_back(stem + "_" + step + ".vti");
+  } else {
+    files.push_back(stem + "_" + step + "_r" + std::to_string(rank) + ".vti");
+    files.push_back(stem + "_" + step + ".pvti");
+  }
+}
+
 /// The output directory's files of this run on rank `rank` of `ranks` (with their temporary names).
 PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
   PlannedDirectory d{config.output_directory, "output.directory or --output", {}};
   const std::string step = step_digits(config.steps), name = config.name;
   std::vector<std::string> files;
   if (config.write_vtk) {
-    files.push_back(name + ".pvd");
-    if (ranks == 1) {
-      files.push_back(name + "_" + step + ".vti");
-    } else {
-      files.push_back(name + "_" + step + "_r" + std::to_string(rank) + ".vti");
-      files.push_back(name + "_" + step + ".pvti");
-    }
+    add_image_series(files, name, step, rank, ranks);
     if (!config.solids.empty()) files.push_back(name + "_solids.vtp");
     if (config.particles.enabled) {
       const std::string stem = name + "_particles_" + step;  // particle_snapshot_stem with the most digits
@@ -126,14 +132,7 @@ PlannedDirectory planned_output(const CaseConfig& config, int rank, int ranks) {
     }
   }
   for (const SliceConfig& slice : config.slices) {
-    const std::string stem = name + "_slice_" + slice.name;
-    files.push_back(stem + ".pvd");
-    if (ranks == 1) {
-      files.push_back(stem + "_" + step + ".vti");
-    } else {
-      files.push_back(stem + "_" + step + "_r" + std::to_string(rank) + ".vti");
-      files.push_back(stem + "_" + step + ".pvti");
-    }
+    add_image_series(files, name + "_slice_" + slice.name, step, rank, ranks);
   }
   if (config.write_centerlines) files.push_back(name + "_centerlines.csv");
   if (writes_forces(config)) files.push_back(name + "_forces.csv");

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <chrono>
 #include <filesystem>
 #include <future>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <ostream>
 
@@ -48,6 +48,19 @@ std::optional<std::int64_t> snapshot_step(const std::string& file, const std::st
 }
 
 std::string piece_name(const std::string& base, int rank) { return base + "_r" + std::to_string(rank) + ".vti"; }
+
+/// True when one process writes each file whole (no pieces and no .pvti).
+bool single_file(const Decomposition& d) { return d.serial() || d.size == 1; }
+
+/// The file this rank writes of the image `base` in `dir`: <base>.vti, or its piece <base>_r<rank>.vti.
+std::string rank_file(const std::string& dir, const std::string& base, const Decomposition& d) {
+  return (std::filesystem::path(dir) / (single_file(d) ? base + ".vti" : piece_name(base, d.rank))).string();
+}
+
+/// The file the .pvd lists for the image `base`: <base>.vti, or the .pvti of the pieces.
+std::string listed_file(const std::string& base, const Decomposition& d) {
+  return base + (single_file(d) ? ".vti" : ".pvti");
+}
 
 /// "<case>_slice_<name>", the stem of a slice's files and of its collection.
 std::string slice_stem(const CaseConfig& config, const SliceConfig& slice) {
@@ -111,32 +124,30 @@ void SnapshotWriter::write(Simulation& sim, std::ostream& log, SnapshotDue due) 
   if (volume) last_step_ = now;
   if (!files.empty()) {
     complete(sim, log);  // the previous step's files first: one staged step in host memory at a time
-    const Decomposition& d = sim.decomposition();
-    const bool one_file = d.serial() || d.size == 1;
-    const std::filesystem::path dir(config_.output_directory);
-    std::vector<VtiTarget> targets;
-    for (const PendingFile& f : files) {
-      targets.push_back({(dir / (one_file ? f.base + ".vti" : piece_name(f.base, d.rank))).string(), f.box});
-    }
-    auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_));
-    pending_bytes_ = 0;
-    for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
-    pending_files_ = std::move(files);
-    pending_step_ = now;
-    pending_paths_.clear();
-    for (const VtiTarget& target : targets) pending_paths_.push_back(target.path);
     // The final step's files are written at once, like those of SnapshotDue::all.
-    pending_background_ = config_.output_asynchronous && !all && now != config_.steps;
-    const auto job = [staged] {
-      const auto begin = std::chrono::steady_clock::now();
-      for (const StagedPiece& piece : *staged) piece.write();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    };
-    // In the background while the next steps run, or now (the final state, a stop, an instability, Python).
-    pending_ = std::async(pending_background_ ? std::launch::async : std::launch::deferred, job);
+    stage(sim, std::move(files), config_.output_asynchronous && !all && now != config_.steps);
     if (!pending_background_) complete(sim, log);
   }
   if (volume && config_.write_vtk && sim.has_particles()) write_particles(sim, log);
+}
+
+void SnapshotWriter::stage(Simulation& sim, std::vector<PendingFile> files, bool background) {
+  std::vector<VtiTarget> targets;
+  for (const PendingFile& f : files)
+    targets.push_back({rank_file(config_.output_directory, f.base, sim.decomposition()), f.box});
+  auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_));
+  pending_bytes_ = 0;
+  for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
+  pending_files_ = std::move(files);
+  pending_step_ = sim.time_step();
+  pending_background_ = background;
+  const auto job = [staged] {
+    const auto begin = std::chrono::steady_clock::now();
+    for (const StagedPiece& piece : *staged) piece.write();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
+  // In the background while the next steps run, or when complete() asks (deferred).
+  pending_ = std::async(background ? std::launch::async : std::launch::deferred, job);
 }
 
 void SnapshotWriter::poll(Simulation& sim, std::ostream& log) {
@@ -158,9 +169,9 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
     agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { seconds = pending_.get(); });
   } catch (const OutputError&) {
     // The step's files that were written are listed nowhere: removed, so what stays is what the .pvd files list.
-    for (const std::string& path : pending_paths_) {
+    for (const PendingFile& f : files) {
       std::error_code ignored;
-      std::filesystem::remove(path, ignored);
+      std::filesystem::remove(rank_file(config_.output_directory, f.base, d), ignored);
     }
     throw;
   }
@@ -170,24 +181,23 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, d.comm));
   }
   if (d.rank != 0) return;
-  const bool one_file = d.serial() || d.size == 1;
   const std::filesystem::path dir(config_.output_directory);
   const double time = scaling_.time(pending_step_);
   std::string slices;
   for (const PendingFile& f : files) {
-    const std::string listed = f.base + (one_file ? ".vti" : ".pvti");
-    if (!one_file) write_pvti((dir / listed).string(), f.box, sim);
+    const std::string listed = listed_file(f.base, d);
+    if (!single_file(d)) write_pvti((dir / listed).string(), f.box, sim);
     (f.slice < 0 ? collection_ : slice_collections_[std::size_t(f.slice)]).add(time, listed);
     if (f.slice >= 0) slices += (slices.empty() ? "" : ",") + config_.slices[std::size_t(f.slice)].name;
   }
-  const std::string ext = one_file ? ".vti" : ".pvti";
   std::string what;
-  if (!files.empty() && files.front().slice < 0) what = (dir / (files.front().base + ext)).string();
+  if (!files.empty() && files.front().slice < 0) what = (dir / listed_file(files.front().base, d)).string();
   if (!slices.empty()) {
     const bool one = slices.find(',') == std::string::npos;
-    what += std::string(what.empty() ? "" : " and ") + "slice" + (one ? " " : "s ") +
-            (dir / (config_.name + "_slice_" + (one ? slices : "{" + slices + "}") + step_suffix(pending_step_) + ext))
-                .string();
+    const std::string base =
+        config_.name + "_slice_" + (one ? slices : "{" + slices + "}") + step_suffix(pending_step_);
+    what +=
+        std::string(what.empty() ? "" : " and ") + "slice" + (one ? " " : "s ") + (dir / listed_file(base, d)).string();
   }
   log << "  wrote " << what << " (" << format_bytes(bytes) << " in " << format_number("%.3g", seconds) << " s, "
       << format_bytes(seconds > 0 ? bytes / seconds : 0.0) << "/s" << (pending_background_ ? ", in the background" : "")
@@ -248,7 +258,7 @@ void SnapshotWriter::write_particles(Simulation& sim, std::ostream& log) {
   const std::filesystem::path dir(config_.output_directory);
   const double time = scaling_.time(sim.time_step());
   std::string listed;
-  if (d.serial() || d.size == 1) {
+  if (single_file(d)) {
     listed = stem + ".vtp";
     write_vtp((dir / listed).string(), s.x, s.v, s.diameter, s.id, scaling_.length, scaling_.velocity, time,
               config_.output_compression);

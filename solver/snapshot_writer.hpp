@@ -4,9 +4,9 @@
 
 #include <cstdint>
 #include <future>
-#include <vector>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "io/case_config.hpp"
 #include "io/vtk_output.hpp"
@@ -68,21 +68,23 @@ class SnapshotWriter {
  private:
   void write_particles(Simulation& sim, std::ostream& log);
   void write_pvti(const std::string& path, const OutputBox& box, const Simulation& sim) const;
-
-  const CaseConfig& config_;
-  OutputScaling scaling_;
-  PvdCollection collection_;
-  std::vector<PvdCollection> slice_collections_;  ///< one per [[output.slice]], in file order
-  std::vector<std::int64_t> slice_last_step_;     ///< the step of each slice's last file, -1 before the first
   /// A file of a step: name without extension, its nodes, the slice it belongs to (-1: the volume snapshot).
   struct PendingFile {
     std::string base;
     OutputBox box;
     int slice = -1;
   };
-  std::future<double> pending_;             ///< the write of the staged step: its seconds; invalid when none
-  std::vector<PendingFile> pending_files_;  ///< what that write makes, to list once it is complete
-  std::vector<std::string> pending_paths_;  ///< this rank's files of that write, removed again when it fails
+  /// Stages `files` of the current step (collective) and starts their write: on a background thread, or deferred
+  /// to complete().
+  void stage(Simulation& sim, std::vector<PendingFile> files, bool background);
+
+  const CaseConfig& config_;
+  OutputScaling scaling_;
+  PvdCollection collection_;
+  std::vector<PvdCollection> slice_collections_;  ///< one per [[output.slice]], in file order
+  std::vector<std::int64_t> slice_last_step_;     ///< the step of each slice's last file, -1 before the first
+  std::future<double> pending_;                   ///< the write of the staged step: its seconds; invalid when none
+  std::vector<PendingFile> pending_files_;        ///< what that write makes, to list once it is complete
   std::int64_t pending_step_ = -1;
   std::size_t pending_bytes_ = 0;  ///< this rank's staged bytes
   bool pending_background_ = false;
