@@ -117,7 +117,7 @@ void ensure_mpi() {
   MPI_Initialized(&initialized);
   if (initialized) return;
   int provided = 0;
-  EDDY_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
+  EDDY_MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
   g_started_mpi = true;
 }
 

@@ -66,7 +66,7 @@ void register_session(const std::shared_ptr<Session>& session);
 /// At interpreter exit (registered with Python's atexit by eddy/__init__.py): destroys every session still alive,
 /// then ends MPI if this module started it.
 void shutdown();
-/// Starts MPI (MPI_THREAD_FUNNELED) unless something (mpi4py) already has; called when the module is imported.
+/// Starts MPI (MPI_THREAD_MULTIPLE: background checkpoints) unless something (mpi4py) already has; called when the module is imported.
 void ensure_mpi();
 /// The communicator of `handle`: MPI_COMM_WORLD for 0, else a Fortran handle (mpi4py's Comm.py2f()).
 MPI_Comm communicator_from_fortran(long long handle, bool given);

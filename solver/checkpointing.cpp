@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/errors.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/precision.hpp"
 #include "solver/reductions.hpp"
 #include "solver/run_report.hpp"
@@ -95,10 +97,17 @@ std::string checkpoint_directory(const CaseConfig& config) {
                                              : config.checkpoint_directory;
 }
 
-std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
+std::size_t StagedCheckpoint::bytes() const {
+  std::size_t total = records.size();
+  for (const auto& field : data) total += field.size();
+  return total;
+}
+
+StagedCheckpoint stage_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   const Decomposition& d = sim.decomposition();
   RawState state = sim.raw_state();
-  CheckpointManifest m;
+  StagedCheckpoint staged;
+  CheckpointManifest& m = staged.manifest;
   m.case_name = config.name;
   m.step = state.step;
   m.layout = state.layout;
@@ -106,7 +115,7 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
   m.ranks = d.serial() ? std::array<int, 3>{1, 1, 1} : d.dims;
   m.storage = precision_name(config.precision);
   m.fields = fields_of(sim);
-  std::vector<std::vector<unsigned char>> data;  // moved in: a braced list would copy every field
+  std::vector<std::vector<unsigned char>>& data = staged.data;  // moved in: a braced list would copy every field
   data.push_back(std::move(state.populations));
   if (sim.has_thermal()) data.push_back(std::move(state.temperature));
   if (!state.particle_force.empty()) data.push_back(std::move(state.particle_force));
@@ -114,22 +123,30 @@ std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
     data.push_back(std::move(state.statistics));
     m.counters = {{kStatisticsSamples, state.statistics_samples}, {kStatisticsFirstStep, state.statistics_first_step}};
   }
-  std::vector<unsigned char> records;
   if (sim.has_particles()) {
     m.record_name = "particles";
     m.record_bytes = kParticleRecordBytes;
-    records = particle_records(state.particles);
+    staged.records = particle_records(state.particles);
   }
   char step[32];
   std::snprintf(step, sizeof step, "_checkpoint_%08lld", static_cast<long long>(state.step));
-  const std::string stem = (std::filesystem::path(checkpoint_directory(config)) / (config.name + step)).string();
+  staged.stem = (std::filesystem::path(checkpoint_directory(config)) / (config.name + step)).string();
+  staged.block = block_of(d);
   agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm,
                    [&] { ensure_writable_directory(checkpoint_directory(config)); });
+  return staged;
+}
+
+std::string write_staged_checkpoint(const StagedCheckpoint& staged, MPI_Comm comm) {
   try {
-    return write_checkpoint(stem, m, data, records, block_of(d), communicator(d));
+    return write_checkpoint(staged.stem, staged.manifest, staged.data, staged.records, staged.block, comm);
   } catch (const OutputError& e) {
     throw CollectiveOutputError(e.what());  // every rank throws it
   }
+}
+
+std::string write_state_checkpoint(const CaseConfig& config, Simulation& sim) {
+  return write_staged_checkpoint(stage_state_checkpoint(config, sim), communicator(sim.decomposition()));
 }
 
 std::string restore_state_checkpoint(const CaseConfig& config, Simulation& sim, const std::string& manifest_path) {
@@ -231,18 +248,73 @@ void remove_checkpoint(const std::string& manifest_path) {
   std::filesystem::remove(data, ec);
 }
 
-std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
-  const auto begin = Clock::now();
-  const std::string path = write_state_checkpoint(config, sim);
-  const double seconds = seconds_since(begin);
-  last_step_ = sim.time_step();
+bool mpi_allows_background_io() {
+  int level = MPI_THREAD_SINGLE;
+  EDDY_MPI_CHECK(MPI_Query_thread(&level));
+  return level >= MPI_THREAD_MULTIPLE;
+}
+
+CheckpointSeries::~CheckpointSeries() {
+  if (pending_.valid()) pending_.wait();  // collective on every rank alike: the writes were started together
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (writer_comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&writer_comm_);
+}
+
+void CheckpointSeries::keep(const std::string& path, std::int64_t step, const Simulation& sim) {
+  last_step_ = step;
   paths_.push_back(path);
   if (paths_.size() > 2) {
     if (sim.decomposition().rank == 0) remove_checkpoint(paths_.front());
     paths_.erase(paths_.begin());
   }
-  print_checkpoint(path, seconds, log);
+}
+
+std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  complete(sim, log);
+  const auto begin = Clock::now();
+  const std::string path = write_state_checkpoint(config, sim);
+  keep(path, sim.time_step(), sim);
+  print_checkpoint(path, seconds_since(begin), log);
   return path;
+}
+
+void CheckpointSeries::start(const CaseConfig& config, Simulation& sim, std::ostream& log) {
+  complete(sim, log);  // one staged checkpoint in host memory at a time
+  if (!config.output_asynchronous || !mpi_allows_background_io()) {
+    write(config, sim, log);
+    return;
+  }
+  const Decomposition& d = sim.decomposition();
+  if (writer_comm_ == MPI_COMM_NULL) EDDY_MPI_CHECK(MPI_Comm_dup(communicator(d), &writer_comm_));
+  const auto begin = Clock::now();
+  auto staged = std::make_shared<StagedCheckpoint>(stage_state_checkpoint(config, sim));
+  pending_stage_seconds_ = seconds_since(begin);
+  pending_step_ = sim.time_step();
+  const MPI_Comm comm = writer_comm_;
+  pending_ = std::async(std::launch::async, [staged, comm] {
+    const auto writing = Clock::now();
+    std::string path = write_staged_checkpoint(*staged, comm);
+    return std::make_pair(std::move(path), seconds_since(writing));
+  });
+}
+
+void CheckpointSeries::poll(Simulation& sim, std::ostream& log) {
+  if (!pending_.valid()) return;
+  int ready = pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? 1 : 0;
+  const Decomposition& d = sim.decomposition();
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ready, 1, MPI_INT, MPI_MIN, d.comm));
+  if (ready) complete(sim, log);
+}
+
+void CheckpointSeries::complete(Simulation& sim, std::ostream& log) {
+  if (!pending_.valid()) return;
+  const Decomposition& d = sim.decomposition();
+  std::pair<std::string, double> written;
+  // write_staged_checkpoint throws on every rank alike; agree_on_failure keeps the message of the first rank.
+  agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { written = pending_.get(); });
+  keep(written.first, pending_step_, sim);
+  print_background_checkpoint(written.first, pending_stage_seconds_, written.second, log);
 }
 
 }  // namespace eddy

@@ -32,7 +32,9 @@ class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    // MPI_THREAD_MULTIPLE: checkpoints are written by a background thread (solver/checkpointing.hpp); with less,
+    // they are written in line.
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }

@@ -106,6 +106,7 @@ void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool 
   const std::int64_t now = sim.time_step();
   if (output) snapshots.write(sim, log, SnapshotDue::scheduled);
   snapshots.complete(sim, log);  // every file of the run complete and listed before the checkpoint
+  checkpoints.complete(sim, log);  // a background checkpoint of this very step serves as the one to resume from
   forces.flush();  // the samples up to the checkpoint's step are in the file before it exists
   probes.flush();
   energy.flush();
@@ -225,6 +226,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
       const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
       if (report) {
         s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
+        s.checkpoints.poll(sim, s.log);
         s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
         s.forces->flush();
         s.probes->flush();
@@ -236,12 +238,17 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
         s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
         s.probes->flush();
         s.energy->flush();
-        s.checkpoints.write(config, sim, s.log);
+        if (now == config.steps) {
+          s.checkpoints.write(config, sim, s.log);  // the last: nothing left to overlap it with
+        } else {
+          s.checkpoints.start(config, sim, s.log);  // in the background with output.asynchronous
+        }
       }
     }
     if (every > 0 && now % every == 0 && callback) callback();
   }
   s.snapshots.complete(sim, s.log);  // what run_to wrote is complete and listed when it returns
+  s.checkpoints.complete(sim, s.log);
   return true;
 }
 
@@ -291,6 +298,7 @@ std::string CaseRun::write_checkpoint(const std::string& directory) {
   s.probes->flush();
   s.energy->flush();
   if (directory.empty()) return s.checkpoints.write(s.config, *s.simulation, s.log);
+  s.checkpoints.complete(*s.simulation, s.log);  // one staged state in host memory at a time
   CaseConfig config = s.config;
   config.checkpoint_directory = directory;
   return CheckpointSeries().write(config, *s.simulation, s.log);

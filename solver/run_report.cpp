@@ -456,11 +456,26 @@ void print_start_up(const StartUpTimes& t, std::ostream& log) {
       << part("initial check", t.check) << (t.output > 0 ? part("step-0 output", t.output) : "") << "\n";
 }
 
-void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log) {
+namespace {
+void print_checkpoint_line(const std::string& manifest_path, double seconds, const std::string& note,
+                           std::ostream& log) {
   const double gigabytes = checkpoint_gigabytes(manifest_path);
   log << "  wrote checkpoint " << manifest_path << " (" << format_number("%.3g", gigabytes) << " GB in "
       << format_number("%.3g", seconds) << " s, " << format_number("%.3g", seconds > 0 ? gigabytes / seconds : 0.0)
-      << " GB/s)\n";
+      << " GB/s" << note << ")\n";
+}
+}  // namespace
+
+void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log) {
+  print_checkpoint_line(manifest_path, seconds, "", log);
+}
+
+void print_background_checkpoint(const std::string& manifest_path, double stage_seconds, double write_seconds,
+                                 std::ostream& log) {
+  print_checkpoint_line(manifest_path, write_seconds,
+                        ", in the background; the run paused " + format_number("%.3g", stage_seconds) +
+                            " s to stage it",
+                        log);
 }
 
 void print_stop(const CaseConfig& config, int signal, std::int64_t step, const std::string& manifest_path,

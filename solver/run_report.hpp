@@ -72,6 +72,11 @@ void print_restart(const CaseConfig& config, const std::string& manifest_path, s
 
 /// "  wrote checkpoint <manifest> (... GB in ... s, ... GB/s)".
 void print_checkpoint(const std::string& manifest_path, double seconds, std::ostream& log);
+/// "  wrote checkpoint <manifest> (... GB in ... s, ... GB/s, in the background; the run paused ... s to stage it)"
+/// for a checkpoint written by the background writer: `write_seconds` the write's time on its thread,
+/// `stage_seconds` the copy into host memory.
+void print_background_checkpoint(const std::string& manifest_path, double stage_seconds, double write_seconds,
+                                 std::ostream& log);
 
 /// The notice of a run ended by stop signal `signal` at step `step`: how to resume from checkpoint `manifest_path`.
 void print_stop(const CaseConfig& config, int signal, std::int64_t step, const std::string& manifest_path,
