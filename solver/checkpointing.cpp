@@ -9,6 +9,7 @@
 #include "io/checkpoint.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/errors.hpp"
+#include "solver/flow_statistics.hpp"
 #include "solver/mpi_check.hpp"
 #include "solver/precision.hpp"
 #include "solver/reductions.hpp"
@@ -95,6 +96,16 @@ std::string grid_text(const std::array<int, 3>& n) {
 std::string checkpoint_directory(const CaseConfig& config) {
   return config.checkpoint_directory.empty() ? (std::filesystem::path(config.output_directory) / "checkpoints").string()
                                              : config.checkpoint_directory;
+}
+
+double checkpoint_staging_bytes(const CaseConfig& config, const Decomposition& decomposition) {
+  if (config.checkpoint_every <= 0) return 0.0;
+  const double cells = double(decomposition.local_size[0]) * decomposition.local_size[1] * decomposition.local_size[2];
+  const double value = double(arithmetic_bytes(config.precision));
+  const double per_cell = 19.0 * double(storage_bytes(config.precision)) + (config.thermal.enabled ? value : 0.0) +
+                          (config.particles.enabled && config.particles.two_way ? 3.0 * value : 0.0) +
+                          double(statistics_components(config)) * double(sizeof(double));
+  return cells * per_cell;
 }
 
 std::size_t StagedCheckpoint::bytes() const {

@@ -20,6 +20,12 @@ namespace eddy {
 /// Where the case's checkpoints go: checkpoint.directory, or "<output directory>/checkpoints".
 std::string checkpoint_directory(const CaseConfig& config);
 
+/// Host bytes one staged checkpoint of `decomposition`'s block holds (this rank's share): the 19 population slots in
+/// the storage type, T, the two-way particles' force (3 values) and the statistics' sums (doubles) of every interior
+/// cell; the particle records are left out. 0 when the case writes no checkpoints ([checkpoint] every = 0; a stop
+/// signal's checkpoint then needs the same memory, which is not checked).
+double checkpoint_staging_bytes(const CaseConfig& config, const Decomposition& decomposition);
+
 /// A checkpoint of one step staged in host memory: what write_staged_checkpoint writes.
 struct StagedCheckpoint {
   std::string stem;  ///< "<directory>/<case>_checkpoint_<step, 8 digits>"

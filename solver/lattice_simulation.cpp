@@ -42,11 +42,14 @@
 #include "kernels/statistics_launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/streaming.hpp"
+#include "solver/checkpointing.hpp"
 #include "solver/derived_fields.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/field_halo.hpp"
 #include "solver/flow_statistics.hpp"
 #include "solver/halo_exchange.hpp"
+#include "solver/host_memory.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/open_boundaries.hpp"
@@ -636,12 +639,43 @@ class LatticeSimulation final : public Simulation {
 
 namespace {
 
+/// Refuses a run whose ranks on this node need more host memory than the node has available (MemAvailable):
+/// `rank_bytes` is this rank's need (the field read-outs and one staged checkpoint), summed over the ranks that share
+/// the node (MPI_COMM_TYPE_SHARED; collective). Throws OutOfMemoryError; nothing when MemAvailable is unknown.
+void check_host_memory(const CaseConfig& config, const Decomposition& decomposition, double rank_bytes) {
+  double node_bytes = rank_bytes;
+  int node_ranks = 1;
+  if (!decomposition.serial()) {
+    MPI_Comm node = MPI_COMM_NULL;
+    EDDY_MPI_CHECK(MPI_Comm_split_type(decomposition.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    EDDY_MPI_CHECK(MPI_Allreduce(&rank_bytes, &node_bytes, 1, MPI_DOUBLE, MPI_SUM, node));
+    EDDY_MPI_CHECK(MPI_Comm_size(node, &node_ranks));
+    EDDY_MPI_CHECK(MPI_Comm_free(&node));
+  }
+  const double available = double(host_available_memory());
+  if (available <= 0 || node_bytes <= 0.95 * available) return;
+  const double checkpoint = checkpoint_staging_bytes(config, decomposition);
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "the output of the block of %d x %d x %d cells needs %.3g GB of host memory (%.3g GB of it to stage a "
+                "checkpoint, every %lld steps), %.3g GB for the %d rank(s) on this node, but only %.3g GB are "
+                "available; use more nodes or ranks%s",
+                decomposition.local_size[0], decomposition.local_size[1], decomposition.local_size[2],
+                rank_bytes * 1e-9, checkpoint * 1e-9, static_cast<long long>(config.checkpoint_every),
+                node_bytes * 1e-9, node_ranks, available * 1e-9,
+                checkpoint > 0 ? ", or [checkpoint] every = 0" : "");
+  throw OutOfMemoryError(text);
+}
+
 /// Refuses a block that cannot fit before anything is allocated (allocations alone may succeed under memory
 /// overcommit and fail later, when the pages are touched).
 void check_memory(const CaseConfig& config, const Decomposition& decomposition) {
   double needed = device_bytes_needed(config, decomposition);
-  // On cpu the "device" is host memory, which also holds the read-outs.
-  if (!backend::is_gpu()) needed += host_readout_bytes(config, decomposition);
+  // Host memory: the read-outs and a staged checkpoint (solver/checkpointing.hpp), on GPUs checked here on their own.
+  const double host_needed = host_readout_bytes(config, decomposition) + checkpoint_staging_bytes(config, decomposition);
+  // On cpu the "device" is host memory, which holds them too.
+  if (!backend::is_gpu()) needed += host_needed;
+  if (backend::is_gpu()) check_host_memory(config, decomposition, host_needed);
   const backend::DeviceInfo device = backend::device_info(backend::current_device());
   if (device.free_memory > 0 && needed > 0.95 * double(device.free_memory)) {
     // "auto" would have gone out of core for a fluid-only case (solver/out_of_core.hpp); say why it did not.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/d3q19.hpp"
+#include "solver/checkpointing.hpp"
 #include "solver/host_memory.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
@@ -138,11 +139,12 @@ std::unique_ptr<Simulation> create_out_of_core(const CaseConfig& config, const D
                            std::to_string(std::max(1, decomposition.global_size[2] / least)) + " ranks");
     }
   }
-  // Host: the state (with T), the flags (with the halo planes), and one read-out of the fields (4 values per interior
-  // cell, and T's).
+  // Host: the state (with T), the flags (with the halo planes), one read-out of the fields (4 values per interior
+  // cell, and T's) and a staged checkpoint (a copy of the state, solver/checkpointing.hpp).
   const double host_bytes =
       double(shape.n_cells()) * (d3q19::Q * bytes + 2.0 * sizeof(CellFlag) + (thermal ? value : 0)) +
-      (thermal ? 5.0 : 4.0) * double(shape.interior_cells()) * double(value);
+      (thermal ? 5.0 : 4.0) * double(shape.interior_cells()) * double(value) +
+      checkpoint_staging_bytes(config, decomposition);
   const std::size_t available = host_available_memory();
   if (!backend::is_gpu() && config.out_of_core.device_memory_limit <= 0 && available > 0) {
     // On cpu the "device" buffers share the host memory with the state: budget what the state leaves.

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "solver/checkpointing.hpp"
 #include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
 
@@ -73,6 +74,25 @@ void expect_same_checkpoints(int ranks, const std::string& args) {
     ASSERT_EQ(written.count(name), 1u) << name << " is missing from the background run";
     EXPECT_TRUE(written.at(name) == bytes) << name << " differs between the background and the in-line writer";
   }
+}
+
+TEST(CheckpointStaging, HostBytesAreTheInteriorCellsTimesTheStoredValues) {
+  CaseConfig config;
+  Decomposition block;
+  block.local_size = {10, 12, 14};  // 1680 cells
+  config.checkpoint_every = 5;
+  config.precision = Precision::float32;
+  EXPECT_DOUBLE_EQ(checkpoint_staging_bytes(config, block), 1680.0 * 19 * 4);
+  config.thermal.enabled = true;  // + T (4 B)
+  EXPECT_DOUBLE_EQ(checkpoint_staging_bytes(config, block), 1680.0 * (19 * 4 + 4));
+  config.thermal.enabled = false;
+  config.precision = Precision::float16;  // 2-byte slots
+  EXPECT_DOUBLE_EQ(checkpoint_staging_bytes(config, block), 1680.0 * 19 * 2);
+  config.precision = Precision::float64;
+  config.particles.enabled = config.particles.two_way = true;  // + the particles' force, 3 doubles
+  EXPECT_DOUBLE_EQ(checkpoint_staging_bytes(config, block), 1680.0 * (19 * 8 + 3 * 8));
+  config.checkpoint_every = 0;  // no checkpoints: nothing staged
+  EXPECT_DOUBLE_EQ(checkpoint_staging_bytes(config, block), 0.0);
 }
 
 TEST(BackgroundCheckpoints, WriteTheBytesOfTheInLineWriterOnOneRank) { expect_same_checkpoints(1, ""); }
