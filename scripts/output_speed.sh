@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Output speed on this machine (issue 27): the disk's sequential write speed (dd with fdatasync), then eddy's
-# checkpoint and snapshot rates and its time to the first step on an N^3 float cavity, and the average MLUPS of a
-# run with snapshots every K steps (asynchronous and in line) against the same run without output. Prints the
-# lines to copy into docs/performance.md.
+# checkpoint and snapshot rates and its time to the first step on an N^3 float cavity, and the average MLUPS of an
+# M^3 run with snapshots or checkpoints every K steps (in the background and in line) against the same run without
+# output. Prints the lines to copy into docs/performance.md.
 #
 #   scripts/output_speed.sh EDDY_BINARY [N=620] [OUTPUT_DIR=/tmp/eddy_output_speed] [M=512] [K=500]
 #
@@ -49,15 +49,18 @@ fi
 rm -rf "$dir/s"
 
 steps=$((4 * k))
-echo "== ${m}^3 float, $steps steps: no output, snapshots every $k in line, every $k in the background"
-for mode in none inline background; do
+echo "== ${m}^3 float, $steps steps: no output, snapshots every $k in line and in the background, checkpoints every"
+echo "   $k in line and in the background (the last step's checkpoint is written in line in both)"
+for mode in none inline background checkpoint_inline checkpoint_background; do
   cavity "$m" "$steps" >"$dir/run.toml"
   case $mode in
     none) printf '[output]\nvtk = false\n' >>"$dir/run.toml" ;;
     inline) printf '[output]\nevery = %d\nasynchronous = false\n' "$k" >>"$dir/run.toml" ;;
     background) printf '[output]\nevery = %d\n' "$k" >>"$dir/run.toml" ;;
+    checkpoint_inline) printf '[output]\nvtk = false\nasynchronous = false\n[checkpoint]\nevery = %d\n' "$k" >>"$dir/run.toml" ;;
+    checkpoint_background) printf '[output]\nvtk = false\n[checkpoint]\nevery = %d\n' "$k" >>"$dir/run.toml" ;;
   esac
-  printf '%-10s ' "$mode"
-  "$eddy" run "$dir/run.toml" --output "$dir/r" | grep -E '^done'
+  echo "-- $mode"
+  "$eddy" run "$dir/run.toml" --output "$dir/r" | grep -E '^done|wrote'
   rm -rf "$dir/r"
 done
