@@ -6,6 +6,8 @@
 #
 #   scripts/output_speed.sh EDDY_BINARY [N=620] [OUTPUT_DIR=/tmp/eddy_output_speed] [M=512] [K=500]
 #
+# N = 0 skips the N^3 part (checkpoint, restart, snapshot).
+#
 # DD_BLOCKS (default 128) sets the dd test's size in 64 MiB blocks.
 # Snapshots need a build with VTK; without it the snapshot lines are skipped (the checkpoint needs none). The output
 # directory is removed at the end.
@@ -29,6 +31,7 @@ cavity() {  # cavity SIZE STEPS: a lid-driven cavity case on stdout
     "$2" "$2"
 }
 
+if ((n > 0)); then  # N = 0 skips the N^3 checkpoint, restart and snapshot
 echo "== checkpoint and start-up: ${n}^3 float, 10 steps, a checkpoint at step 10"
 cavity "$n" 10 >"$dir/checkpoint.toml"
 printf '[output]\nvtk = false\n[checkpoint]\nevery = 10\n' >>"$dir/checkpoint.toml"
@@ -47,6 +50,7 @@ if ! "$eddy" run "$dir/snapshot.toml" --output "$dir/s" | grep -E 'wrote .*vti|^
   exit 0
 fi
 rm -rf "$dir/s"
+fi
 
 steps=$((4 * k))
 echo "== ${m}^3 float, $steps steps: no output, snapshots every $k in line and in the background, checkpoints every"

@@ -268,17 +268,20 @@ class LatticeSimulation final : public Simulation {
     const int slab_planes =
         int(std::max<std::int64_t>(1, std::min<std::int64_t>(shape_.n[2], kMomentSlabCells / plane)));
     const std::size_t slab = std::size_t(plane) * std::size_t(slab_planes);
-    if (moments_.size() < 4 * slab) moments_ = DeviceBuffer<R>(4 * slab);
+    if (moments_.size() < 4 * slab) {
+      moments_ = DeviceBuffer<R>(4 * slab);
+      moments_host_ = PinnedBuffer<R>(4 * slab);  // kept: no allocation and faster copies at the next read-outs
+    }
     R* base = moments_.data();
     const MomentView<R> out{base, {base + slab, base + 2 * slab, base + 3 * slab}};
     const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
-    std::vector<R> part;
     for (int z = 1; z <= shape_.n[2]; z += slab_planes) {
       const int z_end = std::min(z + slab_planes, shape_.n[2] + 1);
       compute_moments(view(), layout_, FlagView{flags_.data()}, shape_, force, walls_, out, z, z_end, &compute_,
                       force_field());
-      part = moments_.download();
-      fn(MomentSlab{part.data(), std::int64_t(slab), plane * (z - 1), plane * (z_end - z)});
+      backend::synchronize();
+      backend::copy_to_host(moments_host_.data(), base, 4 * slab * sizeof(R));
+      fn(MomentSlab{moments_host_.data(), std::int64_t(slab), plane * (z - 1), plane * (z_end - z)});
     }
   }
 
@@ -603,6 +606,7 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<T> f_;
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
+  PinnedBuffer<R> moments_host_;  // the host copy of moments_ (page-locked)
   DeviceBuffer<std::int64_t> probe_cells_;       // probe_values(): the listed cells (block indices)
   DeviceBuffer<R> probe_out_;                    // and their kProbeValues values each
   std::vector<std::int64_t> probe_host_cells_;   // the list as given (local interior indices)

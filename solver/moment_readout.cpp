@@ -87,6 +87,7 @@ MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& dec
 
 template <class R>
 void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling) {
+  if (scaling.density == 1.0 && scaling.velocity == 1.0) return;  // lattice units: nothing to scale
   const R inv_u = R(1.0 / scaling.velocity);
   for (std::int64_t k = 0; k < n; ++k) host[k] *= R(scaling.density);
   for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
@@ -121,15 +122,21 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
 
 template <class R>
 StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const OutputScaling& scaling,
-                            const Decomposition& decomposition, const std::vector<R>& host,
+                            const Decomposition& decomposition, const std::shared_ptr<const std::vector<R>>& host,
                             const std::vector<std::pair<std::string, int>>& fields,
                             const std::vector<std::string>& wanted, std::int64_t step, VtkCompression compression) {
   const std::size_t n = std::size_t(decomposition.local_size[0]) * decomposition.local_size[1] *
                         decomposition.local_size[2];
-  const int components = int(host.size() / std::max<std::size_t>(n, 1));
+  const int components = int(host->size() / std::max<std::size_t>(n, 1));
   StagedPiece staged;
-  auto values = std::make_shared<const std::vector<R>>(
-      gather_box_piece(box, decomposition, host, components, staged.piece));
+  std::shared_ptr<const std::vector<R>> values;
+  if (decomposition.serial() && box == whole_grid(decomposition.local_size)) {
+    staged.piece = PieceExtent{{0, 0, 0}, decomposition.local_size};  // the block itself: its arrays as they are
+    values = host;
+  } else {
+    values = std::make_shared<const std::vector<R>>(
+        gather_box_piece(box, decomposition, *host, components, staged.piece));
+  }
   if (staged.piece.size[0] == 0) {  // this rank holds none of the box
     staged.write = [] {};
     return staged;
@@ -171,7 +178,7 @@ StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const
   template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                            \
   template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
   template StagedPiece stage_piece_vti<R>(const std::string&, const OutputBox&, const OutputScaling&,               \
-                                          const Decomposition&, const std::vector<R>&,                             \
+                                          const Decomposition&, const std::shared_ptr<const std::vector<R>>&,     \
                                           const std::vector<std::pair<std::string, int>>&,                         \
                                           const std::vector<std::string>&, std::int64_t, VtkCompression);
 EDDY_INSTANTIATE(float)

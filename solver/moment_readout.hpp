@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,13 +41,21 @@ class DiagnosticsAccumulator {
 /// Global coordinates of interior cell k of a block of `size` cells at `offset`.
 std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& size, const std::array<int, 3>& offset);
 
-/// Gathers the slabs of `for_each_slab` into 4 blocks of n interior values (rho, ux, uy, uz).
+/// Gathers the slabs of `for_each_slab` into `host`, resized to 4 blocks of n interior values (rho, ux, uy, uz); a
+/// vector kept from an earlier read-out is reused without clearing (every value is overwritten).
 template <class R, class ForEachSlab>
-std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
-  std::vector<R> host(std::size_t(4 * n));
+void gather_moments_into(std::vector<R>& host, std::int64_t n, ForEachSlab&& for_each_slab) {
+  host.resize(std::size_t(4 * n));
   for_each_slab([&](const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
     for (int q = 0; q < 4; ++q) std::copy_n(part + q * slab, cells, host.begin() + q * n + first);
   });
+}
+
+/// Gathers the slabs of `for_each_slab` into 4 blocks of n interior values (rho, ux, uy, uz).
+template <class R, class ForEachSlab>
+std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
+  std::vector<R> host;
+  gather_moments_into(host, n, for_each_slab);
   return host;
 }
 
@@ -73,10 +82,11 @@ std::vector<std::pair<std::string, int>> piece_fields(const CaseConfig& config, 
 /// back to back, each component n interior values; those named in `wanted` go into the file. On several ranks the
 /// piece is extended by one node of the box towards its upper neighbours (collective) and its extent returned for
 /// the .pvti; a rank that holds none of the box stages nothing (size 0, a write that does nothing). The staged
-/// write owns a copy of the piece's values and writes `path`, compressed by `compression` ([output] compression).
+/// write owns a copy of the piece's values and writes `path`, compressed by `compression` ([output] compression);
+/// on one rank, a box of every node of the block shares `host` instead (no copy).
 template <class R>
 StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const OutputScaling& scaling,
-                            const Decomposition& decomposition, const std::vector<R>& host,
+                            const Decomposition& decomposition, const std::shared_ptr<const std::vector<R>>& host,
                             const std::vector<std::pair<std::string, int>>& fields,
                             const std::vector<std::string>& wanted, std::int64_t step, VtkCompression compression);
 

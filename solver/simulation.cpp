@@ -135,7 +135,12 @@ template <class R>
 std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& targets,
                                                   const OutputScaling& scaling) {
   const Decomposition& d = decomposition();
-  std::vector<R> host = moments<R>();
+  std::shared_ptr<std::vector<R>>& buffer = staging_buffer<R>();
+  if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<std::vector<R>>();  // the last one still in use
+  std::vector<R>& host = *buffer;
+  gather_moments_into(host, interior_cells(d), [&](auto fn) {
+    for_each_moment_slab([&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
+  });
   scale_moments(host, interior_cells(d), scaling);
   const std::vector<R> derived = derived_values<R>(scaling, config_.output_fields);
   host.insert(host.end(), derived.begin(), derived.end());
@@ -157,12 +162,22 @@ std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& 
   }
   const std::vector<std::pair<std::string, int>> fields = piece_fields(config_, thermal_component_ != nullptr);
   const std::vector<std::string> wanted = written_fields(config_);
+  const std::shared_ptr<const std::vector<R>> shared = buffer;
   std::vector<StagedPiece> pieces;
   for (const VtiTarget& target : targets) {
-    pieces.push_back(stage_piece_vti<R>(target.path, target.box, scaling, d, host, fields, wanted, time_step(),
+    pieces.push_back(stage_piece_vti<R>(target.path, target.box, scaling, d, shared, fields, wanted, time_step(),
                                         config_.output_compression));
   }
   return pieces;
+}
+
+template <>
+std::shared_ptr<std::vector<float>>& Simulation::staging_buffer<float>() {
+  return staging_float_;
+}
+template <>
+std::shared_ptr<std::vector<double>>& Simulation::staging_buffer<double>() {
+  return staging_double_;
 }
 
 std::vector<StagedPiece> Simulation::stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling) {

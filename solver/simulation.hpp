@@ -405,6 +405,12 @@ class Simulation {
   std::vector<R> derived_values(const OutputScaling& scaling, const std::vector<std::string>& names);
   template <class R>
   std::vector<StagedPiece> stage_pieces(const std::vector<VtiTarget>& targets, const OutputScaling& scaling);
+  /// The host array stage_pieces fills, kept between snapshots (no allocation and no page faults at the next one)
+  /// unless a staged write still holds it; one per arithmetic type.
+  template <class R>
+  std::shared_ptr<std::vector<R>>& staging_buffer();
+  std::shared_ptr<std::vector<float>> staging_float_;
+  std::shared_ptr<std::vector<double>> staging_double_;
 
   /// The error of a device array that an out-of-core block does not have.
   static std::logic_error not_in_core(const std::string& what) {
