@@ -284,7 +284,9 @@ void CheckpointSeries::keep(const std::string& path, std::int64_t step, const Si
 std::string CheckpointSeries::write(const CaseConfig& config, Simulation& sim, std::ostream& log) {
   complete(sim, log);
   const auto begin = Clock::now();
-  const std::string path = write_state_checkpoint(config, sim);
+  StagedCheckpoint staged = stage_state_checkpoint(config, sim);
+  const std::string path = write_staged_checkpoint(staged, communicator(sim.decomposition()));
+  sim.recycle_populations(std::move(staged.data.front()));
   keep(path, sim.time_step(), sim);
   print_checkpoint(path, seconds_since(begin), log);
   return path;
@@ -305,8 +307,11 @@ void CheckpointSeries::start(const CaseConfig& config, Simulation& sim, std::ost
   const MPI_Comm comm = writer_comm_;
   pending_ = std::async(std::launch::async, [staged, comm] {
     const auto writing = Clock::now();
-    std::string path = write_staged_checkpoint(*staged, comm);
-    return std::make_pair(std::move(path), seconds_since(writing));
+    Written written;
+    written.path = write_staged_checkpoint(*staged, comm);
+    written.seconds = seconds_since(writing);
+    written.populations = std::move(staged->data.front());
+    return written;
   });
 }
 
@@ -321,11 +326,12 @@ void CheckpointSeries::poll(Simulation& sim, std::ostream& log) {
 void CheckpointSeries::complete(Simulation& sim, std::ostream& log) {
   if (!pending_.valid()) return;
   const Decomposition& d = sim.decomposition();
-  std::pair<std::string, double> written;
+  Written written;
   // write_staged_checkpoint throws on every rank alike; agree_on_failure keeps the message of the first rank.
   agree_on_failure(d.serial() ? MPI_COMM_NULL : d.comm, [&] { written = pending_.get(); });
-  keep(written.first, pending_step_, sim);
-  print_background_checkpoint(written.first, pending_stage_seconds_, written.second, log);
+  sim.recycle_populations(std::move(written.populations));
+  keep(written.path, pending_step_, sim);
+  print_background_checkpoint(written.path, pending_stage_seconds_, written.seconds, log);
 }
 
 }  // namespace eddy

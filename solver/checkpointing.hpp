@@ -102,8 +102,15 @@ class CheckpointSeries {
 
   std::vector<std::string> paths_;
   std::int64_t last_step_ = -1;
-  /// The background write: the manifest's path and the write's seconds; invalid when none is pending.
-  std::future<std::pair<std::string, double>> pending_;
+  /// What a background write gives back: the manifest's path, the write's seconds, and the populations' array to
+  /// recycle (Simulation::recycle_populations).
+  struct Written {
+    std::string path;
+    double seconds = 0;
+    std::vector<unsigned char> populations;
+  };
+  /// The background write; invalid when none is pending.
+  std::future<Written> pending_;
   std::int64_t pending_step_ = -1;
   double pending_stage_seconds_ = 0;  ///< how long the run paused to stage it
   MPI_Comm writer_comm_ = MPI_COMM_NULL;  ///< the background writer's communicator (MPI_Comm_dup), made once

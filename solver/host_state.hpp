@@ -139,10 +139,13 @@ void transfer_interior_slots(T* device_all, const BlockShape& shape, T* packed, 
   }
 }
 
-/// packed_interior_bytes of a block array in device memory (transfer_interior_slots).
+/// packed_interior_bytes of a block array in device memory (transfer_interior_slots), into `reuse` when it is given
+/// (an earlier result of the same size: filled as it is, without clearing or new pages).
 template <class T>
-std::vector<unsigned char> download_interior_bytes(const T* device_all, const BlockShape& shape) {
-  std::vector<unsigned char> bytes(std::size_t(d3q19::Q) * std::size_t(shape.interior_cells()) * sizeof(T));
+std::vector<unsigned char> download_interior_bytes(const T* device_all, const BlockShape& shape,
+                                                   std::vector<unsigned char> reuse = {}) {
+  std::vector<unsigned char> bytes = std::move(reuse);
+  bytes.resize(std::size_t(d3q19::Q) * std::size_t(shape.interior_cells()) * sizeof(T));
   transfer_interior_slots(const_cast<T*>(device_all), shape, reinterpret_cast<T*>(bytes.data()), false);
   return bytes;
 }

@@ -353,7 +353,7 @@ class LatticeSimulation final : public Simulation {
       state.populations = packed_interior_bytes(all.data(), shape_);
       open_->pack_link_values(all.data(), shape_, reinterpret_cast<T*>(state.populations.data()));
     } else {
-      state.populations = download_interior_bytes(f_.data(), shape_);
+      state.populations = download_interior_bytes(f_.data(), shape_, take_recycled_populations());
     }
     return state;
   }

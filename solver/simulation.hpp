@@ -217,6 +217,10 @@ class Simulation {
   /// The state for a checkpoint: the populations, and T and the particles when present (collective: the pending
   /// halo exchange is done first).
   RawState raw_state();
+  /// Hands back the populations of an earlier raw_state() once they are written: the next raw_state() fills that
+  /// array instead of a new one (no allocation, no page faults: a checkpoint's staging is then a copy). Kept in
+  /// host memory until then.
+  void recycle_populations(std::vector<unsigned char>&& populations) { recycled_populations_ = std::move(populations); }
   /// Restores a state taken by raw_state() on any decomposition of the same case (its blocks assembled by the
   /// caller). Throws std::invalid_argument when the sizes do not fit this block and case.
   void set_raw_state(const RawState& state);
@@ -379,6 +383,8 @@ class Simulation {
   virtual void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) = 0;
   /// The step, the layout and the interior population slots of RawState (collective like raw_state()).
   virtual RawState raw_populations() = 0;
+  /// The array recycle_populations() gave back (empty when none), for raw_populations() to fill.
+  std::vector<unsigned char> take_recycled_populations() { return std::move(recycled_populations_); }
   /// Restores what raw_populations() took, from a state whose sizes set_raw_state() checked.
   virtual void restore_populations(const RawState& state) = 0;
 
@@ -409,6 +415,7 @@ class Simulation {
   /// unless a staged write still holds it; one per arithmetic type.
   template <class R>
   std::shared_ptr<std::vector<R>>& staging_buffer();
+  std::vector<unsigned char> recycled_populations_;
   std::shared_ptr<std::vector<float>> staging_float_;
   std::shared_ptr<std::vector<double>> staging_double_;
 
