@@ -8,7 +8,8 @@
 #
 # N = 0 skips the N^3 part (checkpoint, restart, snapshot).
 #
-# DD_BLOCKS (default 128) sets the dd test's size in 64 MiB blocks.
+# DD_BLOCKS (default 128) sets the dd test's size in 64 MiB blocks; MODES (default all) the M^3 runs, a list of none,
+# inline, background, checkpoint_inline and checkpoint_background.
 # Snapshots need a build with VTK; without it the snapshot lines are skipped (the checkpoint needs none). The output
 # directory is removed at the end.
 set -euo pipefail
@@ -55,7 +56,7 @@ fi
 steps=$((4 * k))
 echo "== ${m}^3 float, $steps steps: no output, snapshots every $k in line and in the background, checkpoints every"
 echo "   $k in line and in the background (the last step's checkpoint is written in line in both)"
-for mode in none inline background checkpoint_inline checkpoint_background; do
+for mode in ${MODES:-none inline background checkpoint_inline checkpoint_background}; do
   cavity "$m" "$steps" >"$dir/run.toml"
   case $mode in
     none) printf '[output]\nvtk = false\n' >>"$dir/run.toml" ;;
