@@ -197,55 +197,65 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
   const CaseConfig& config = s.config;
   Simulation& sim = *s.simulation;
   end = std::min(end, config.steps);
-  while (sim.time_step() < end) {
-    const std::int64_t t = sim.time_step();
-    std::int64_t next = std::min({next_due_step(config, t), t + s.chunk, end});
-    if (every > 0) next = std::min(next, (t / every + 1) * every);
-    const auto chunk_start = Clock::now();
-    advance_sampled(sim, next - t, *s.forces, *s.probes, *s.energy);  // sim.advance, with the samples due on the way
-    s.progress->add_steps(next - t);
-    const LoopCheck check = check_loop(sim, s.comm, seconds_since(chunk_start), next - t);
-    s.chunk = next_chunk(check);
-    s.unwatched = 0;
-    if (check.unstable >= 0) {
-      sim.synchronize();  // on one rank the state went back to right after the first unstable step
-      guard_current_state(config, sim, s.snapshots, s.log, check.unstable);  // throws
-    }
-    const std::int64_t now = sim.time_step();
-    const bool output = snapshot_due(config, now);
-    if (check.signal != 0) {
-      stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, *s.energy,
-                     s.log);
-      return false;
-    }
-    const bool report = now % config.report_every == 0 || now == config.steps;
-    const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
-    if (report || output || save) {
-      sim.synchronize();
-      const Diagnostics d = reduce_diagnostics(sim.diagnose(), s.decomposition);
-      const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
-      if (report) {
-        s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
-        s.checkpoints.poll(sim, s.log);
-        s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
-        s.forces->flush();
-        s.probes->flush();
-        s.energy->flush();
+  try {
+    while (sim.time_step() < end) {
+      const std::int64_t t = sim.time_step();
+      std::int64_t next = std::min({next_due_step(config, t), t + s.chunk, end});
+      if (every > 0) next = std::min(next, (t / every + 1) * every);
+      const auto chunk_start = Clock::now();
+      advance_sampled(sim, next - t, *s.forces, *s.probes, *s.energy);  // sim.advance, with the samples due on the way
+      s.progress->add_steps(next - t);
+      const LoopCheck check = check_loop(sim, s.comm, seconds_since(chunk_start), next - t);
+      s.chunk = next_chunk(check);
+      s.unwatched = 0;
+      if (check.unstable >= 0) {
+        sim.synchronize();  // on one rank the state went back to right after the first unstable step
+        guard_current_state(config, sim, s.snapshots, s.log, check.unstable);  // throws
       }
-      guard(config, d, td, sim, s.snapshots, s.log);
-      if (output) s.snapshots.write(sim, s.log, SnapshotDue::scheduled);
-      if (save) {
-        s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
-        s.probes->flush();
-        s.energy->flush();
-        if (now == config.steps) {
-          s.checkpoints.write(config, sim, s.log);  // the last: nothing left to overlap it with
-        } else {
-          s.checkpoints.start(config, sim, s.log);  // in the background with output.asynchronous
+      const std::int64_t now = sim.time_step();
+      const bool output = snapshot_due(config, now);
+      if (check.signal != 0) {
+        stop_by_signal(config, sim, check.signal, output, s.snapshots, s.checkpoints, *s.forces, *s.probes, *s.energy,
+                       s.log);
+        return false;
+      }
+      const bool report = now % config.report_every == 0 || now == config.steps;
+      const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
+      if (report || output || save) {
+        sim.synchronize();
+        const Diagnostics d = reduce_diagnostics(sim.diagnose(), s.decomposition);
+        const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
+        if (report) {
+          s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
+          s.checkpoints.poll(sim, s.log);
+          s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
+          s.forces->flush();
+          s.probes->flush();
+          s.energy->flush();
+        }
+        guard(config, d, td, sim, s.snapshots, s.log);
+        if (output) s.snapshots.write(sim, s.log, SnapshotDue::scheduled);
+        if (save) {
+          s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
+          s.probes->flush();
+          s.energy->flush();
+          if (now == config.steps) {
+            s.checkpoints.write(config, sim, s.log);  // the last: nothing left to overlap it with
+          } else {
+            s.checkpoints.start(config, sim, s.log);  // in the background with output.asynchronous
+          }
         }
       }
+      if (every > 0 && now % every == 0 && callback) callback();
     }
-    if (every > 0 && now % every == 0 && callback) callback();
+  } catch (const InstabilityError&) {
+    // A checkpoint still being written in the background holds an earlier, sound step: completed, logged and kept
+    // as the in-line writer would have; a failure of it is not reported over the instability.
+    try {
+      s.checkpoints.complete(sim, s.log);
+    } catch (const OutputError&) {
+    }
+    throw;
   }
   s.snapshots.complete(sim, s.log);  // what run_to wrote is complete and listed when it returns
   s.checkpoints.complete(sim, s.log);

@@ -139,6 +139,33 @@ TEST(BackgroundCheckpoints, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierChe
   }
 }
 
+TEST(BackgroundCheckpoints, AnInstabilityCompletesTheBackgroundWriteAsTheInLineWriterWould) {
+  // A lid-driven box at Re 1e6 that blows up after about 90 steps, with a checkpoint every 2 steps: the run stops
+  // with exit 3 while a checkpoint is being written in the background. The checkpoints left, and their "wrote" lines,
+  // are those of the in-line writer: the newest two, each logged.
+  TempDir dir("bgckptunstable");
+  write_text(dir.file("case.toml"),
+             "[domain]\nsize = [32, 32, 32]\n[physics]\nvelocity = 0.17\nreynolds = 1000000\n"
+             "[numerics]\ncollision = \"bgk\"\nmin_tau = 0.500001\n"
+             "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\n"
+             "[run]\nsteps = 2000\nreport_every = 500\n[output]\nvtk = false\n[checkpoint]\nevery = 2\n");
+  std::string background_log, inline_log;
+  ASSERT_EQ(test::run_eddy_ranks(dir, "background", 1, "", background_log, EDDY_TEST_MPIEXEC), 3) << background_log;
+  ASSERT_EQ(test::run_eddy_ranks(dir, "inline", 1, "--set output.asynchronous=false", inline_log, EDDY_TEST_MPIEXEC), 3)
+      << inline_log;
+  const auto written = checkpoint_files(dir.path() / "background" / "checkpoints");
+  const auto expected = checkpoint_files(dir.path() / "inline" / "checkpoints");
+  ASSERT_EQ(expected.size(), 4u) << inline_log;
+  ASSERT_EQ(written.size(), expected.size()) << background_log;
+  for (const auto& [name, bytes] : expected) {
+    ASSERT_EQ(written.count(name), 1u) << name << " is missing from the background run\n" << background_log;
+    EXPECT_TRUE(written.at(name) == bytes) << name << " differs between the background and the in-line writer";
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".toml") {
+      EXPECT_NE(background_log.find(name + " ("), std::string::npos) << name << " is not logged\n" << background_log;
+    }
+  }
+}
+
 /// The step count of the last line "stopped by SIGTERM at step N" in `log`, -1 without one.
 long stopped_step(const std::string& log) {
   std::smatch match;
