@@ -44,6 +44,10 @@ class MpiSession {
 
 /// Writes "eddy: error: <message>" with one write call, so lines of several ranks never interleave.
 void print_error(const std::string& message) {
+  // What the run printed so far goes first: with stdout and stderr in one file the error line then follows the
+  // last complete line instead of landing inside a buffered one.
+  std::cout.flush();
+  std::fflush(stdout);
   const std::string line = "eddy: error: " + eddy::escape_control_characters(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);

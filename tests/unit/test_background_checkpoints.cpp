@@ -128,7 +128,9 @@ TEST(BackgroundCheckpoints, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierChe
   log = read_text(dir.file("limit.log"));
   ASSERT_TRUE(status != -1 && WIFEXITED(status)) << "killed by a signal:\n" << log;
   EXPECT_EQ(WEXITSTATUS(status), 5) << log;
-  EXPECT_NE(log.find("eddy: error: "), std::string::npos) << log;
+  // The error follows the progress lines, on a line of its own (stdout is flushed before it).
+  EXPECT_NE(log.find("\neddy: error: "), std::string::npos) << log;
+  EXPECT_GT(log.find("eddy: error: "), log.rfind("\nstep ")) << log;
   EXPECT_NE(log.find("case_checkpoint_00000008.data"), std::string::npos) << log;
   EXPECT_EQ(log.find("wrote checkpoint"), std::string::npos) << log;
   const auto after = checkpoint_files(checkpoints);
@@ -153,6 +155,11 @@ TEST(BackgroundCheckpoints, AnInstabilityCompletesTheBackgroundWriteAsTheInLineW
   ASSERT_EQ(test::run_eddy_ranks(dir, "background", 1, "", background_log, EDDY_TEST_MPIEXEC), 3) << background_log;
   ASSERT_EQ(test::run_eddy_ranks(dir, "inline", 1, "--set output.asynchronous=false", inline_log, EDDY_TEST_MPIEXEC), 3)
       << inline_log;
+  // The error line follows the checkpoint lines, whole (stdout is flushed before it is written to stderr).
+  for (const std::string* log : {&background_log, &inline_log}) {
+    EXPECT_NE(log->find("\neddy: error: "), std::string::npos) << *log;
+    EXPECT_GT(log->find("eddy: error: "), log->rfind("wrote checkpoint")) << *log;
+  }
   const auto written = checkpoint_files(dir.path() / "background" / "checkpoints");
   const auto expected = checkpoint_files(dir.path() / "inline" / "checkpoints");
   ASSERT_EQ(expected.size(), 4u) << inline_log;
