@@ -27,9 +27,16 @@ if eddy.backend != "cuda" or not have_numba:
     sys.exit(0)
 
 
+# numba-cuda 0.30 (with numba 0.68) calls numpy.row_stack while it compiles a kernel. NumPy 2.0 deprecated that
+# name as an alias of numpy.vstack and a later NumPy 2 release removed it (2.5.2 on the GPU machine lacks it).
+# Restoring the alias lets those numba-cuda releases compile; it changes nothing where the name exists.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+
 def numba_compile_error():
     """Why numba-cuda cannot compile a kernel here, or None: some numba-cuda releases call NumPy functions that
-    NumPy 2 removed (numpy.row_stack) while compiling, which no code of this example can work around."""
+    NumPy 2 removed while compiling; the alias above covers numpy.row_stack, others would show here."""
     @cuda.jit
     def probe(a):
         a[0] = 1.0
