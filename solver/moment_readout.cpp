@@ -130,7 +130,8 @@ StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const
   const int components = int(host->size() / std::max<std::size_t>(n, 1));
   StagedPiece staged;
   std::shared_ptr<const std::vector<R>> values;
-  if (decomposition.serial() && box == whole_grid(decomposition.local_size)) {
+  // One rank (with or without a communicator: the CLI's single-rank runs have one) writing every node of its block.
+  if (decomposition.size == 1 && box == whole_grid(decomposition.local_size)) {
     staged.piece = PieceExtent{{0, 0, 0}, decomposition.local_size};  // the block itself: its arrays as they are
     values = host;
   } else {

@@ -135,7 +135,9 @@ void SnapshotWriter::stage(Simulation& sim, std::vector<PendingFile> files, bool
   std::vector<VtiTarget> targets;
   for (const PendingFile& f : files)
     targets.push_back({rank_file(config_.output_directory, f.base, sim.decomposition()), f.box});
+  const auto stage_begin = std::chrono::steady_clock::now();
   auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_));
+  pending_stage_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - stage_begin).count();
   pending_bytes_ = 0;
   for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
   pending_files_ = std::move(files);
@@ -179,6 +181,7 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
   if (!d.serial()) {
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, d.comm));
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, d.comm));
+    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &pending_stage_seconds_, 1, MPI_DOUBLE, MPI_MAX, d.comm));
   }
   if (d.rank != 0) return;
   const std::filesystem::path dir(config_.output_directory);
@@ -200,7 +203,9 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
         std::string(what.empty() ? "" : " and ") + "slice" + (one ? " " : "s ") + (dir / listed_file(base, d)).string();
   }
   log << "  wrote " << what << " (" << format_bytes(bytes) << " in " << format_number("%.3g", seconds) << " s, "
-      << format_bytes(seconds > 0 ? bytes / seconds : 0.0) << "/s" << (pending_background_ ? ", in the background" : "")
+      << format_bytes(seconds > 0 ? bytes / seconds : 0.0) << "/s" << (pending_background_ ? ", in the background; the run paused " +
+                                    format_number("%.3g", pending_stage_seconds_) + " s to stage it"
+                              : "")
       << ")\n";
 }
 

@@ -88,6 +88,7 @@ class SnapshotWriter {
   std::int64_t pending_step_ = -1;
   std::size_t pending_bytes_ = 0;  ///< this rank's staged bytes
   bool pending_background_ = false;
+  double pending_stage_seconds_ = 0;  ///< how long the run paused to stage it (the slowest rank)
   PvdCollection particle_collection_;
   std::int64_t last_step_ = -1;
 };

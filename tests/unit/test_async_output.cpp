@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,8 @@ void expect_same_files(int ranks, const std::string& args) {
       test::run_eddy_ranks(dir, "sync", ranks, args + " --set output.asynchronous=false", sync_log, EDDY_TEST_MPIEXEC),
       0)
       << sync_log;
-  EXPECT_NE(async_log.find("in the background)"), std::string::npos) << async_log;
+  EXPECT_TRUE(std::regex_search(async_log, std::regex(R"(in the background; the run paused [0-9.e+-]+ s to stage it\))")))
+      << async_log;
   EXPECT_EQ(sync_log.find("in the background"), std::string::npos) << sync_log;
   const auto written = files_of(dir.path() / "async"), expected = files_of(dir.path() / "sync");
   std::size_t vtk = 0;
