@@ -16,44 +16,12 @@
 #include "kernels/backend.hpp"
 #include "solver/device_arrays.hpp"
 #include "solver/simulation.hpp"
+#include "tests/force_field_support.hpp"
 #include "tests/reference/reference_lbm.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
 namespace {
-
-/// Bytes from the first element of `a` to one past its last.
-std::int64_t span_bytes(const DeviceArray& a) {
-  std::int64_t last = 0;
-  for (std::size_t k = 0; k < a.shape.size(); ++k) last += (a.shape[k] - 1) * a.strides[k];
-  return (last + 1) * a.bytes;
-}
-
-/// Sets sim's force field to value(component, k) at interior cell k (x fastest), through the device array.
-template <class Fn>
-void set_force_field(Simulation& sim, Fn value) {
-  const DeviceArray a = sim.force_array();
-  ASSERT_EQ(a.shape.size(), 4u);
-  ASSERT_EQ(a.shape[3], 3);
-  std::vector<unsigned char> host(std::size_t(span_bytes(a)));
-  backend::synchronize();
-  backend::copy_to_host(host.data(), a.data, host.size());
-  std::int64_t k = 0;
-  for (std::int64_t z = 0; z < a.shape[0]; ++z)
-    for (std::int64_t y = 0; y < a.shape[1]; ++y)
-      for (std::int64_t x = 0; x < a.shape[2]; ++x, ++k)
-        for (int c = 0; c < 3; ++c) {
-          const std::int64_t at = (z * a.strides[0] + y * a.strides[1] + x * a.strides[2] + c * a.strides[3]) * a.bytes;
-          const double v = value(c, k);
-          if (a.bytes == 8) {
-            std::memcpy(host.data() + at, &v, 8);
-          } else {
-            const float f = float(v);
-            std::memcpy(host.data() + at, &f, 4);
-          }
-        }
-  backend::copy_to_device(a.data, host.data(), host.size());
-}
 
 CaseConfig all_boundaries_case(Precision precision) {
   CaseConfig c = test::box_case(20, 18, 6, 0.7);
@@ -91,7 +59,7 @@ TEST_P(ForceFieldVsOracle, RandomPerCellForceAgrees) {
   }
 
   auto sim = Simulation::create(config);
-  set_force_field(*sim, [&](int c, std::int64_t k) { return field[c][std::size_t(k)]; });
+  test::set_force_field(*sim, [&](int c, std::int64_t k) { return field[c][std::size_t(k)]; });
   reference::ReferenceLbm oracle(config);
   oracle.set_force_field(field);
   oracle.set_populations(sim->populations());  // the initial rest state, in storage precision
@@ -134,7 +102,7 @@ TEST(ForceField, ConstantFieldIsTheBodyForceBitForBit) {
 
   auto a = Simulation::create(with_body);
   auto b = Simulation::create(with_field);
-  set_force_field(*b, [&](int c, std::int64_t) { return with_body.body_force[c]; });
+  test::set_force_field(*b, [&](int c, std::int64_t) { return with_body.body_force[c]; });
   a->advance(61);
   b->advance(61);
   const std::vector<double> fa = a->populations(), fb = b->populations();

@@ -1,0 +1,68 @@
+// Gradients through a run: the discrete adjoint of eddy's stream-collide step (kernels/adjoint_step.cpp), swept
+// backwards over the forward states with two-level checkpointing.
+//
+// For a run of N steps from the simulation's current post-collision state s^0 (Simulation::populations()), with
+// s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state S(s^N), gradient() returns
+// L, dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()) and dL/ds^0, by
+// lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the
+// objective's own F/2 term (Griewank & Walther 2008, Evaluating Derivatives, 2nd ed., ch. 3 and 12).
+//
+// Forward states: every k-th state (k = ceil(sqrt(N)) unless given) is kept in host memory during the forward run;
+// the states between two kept ones are recomputed by eddy's own fused kernel before their segment of the reverse
+// sweep, so N + (N - N/k) steps are run in all and at most N/k + 1 + k states are held (two-level checkpointing,
+// the simplest case of Griewank 1992, Optim. Methods Softw. 1, 35).
+//
+// Differentiable here: BGK and TRT with Guo forcing (uniform body force and per-cell force field), halfway
+// bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, in core, any rank
+// count. Refused with an InputError naming what is not: open faces (inlets, outlets, outflow, free slip),
+// interpolated walls, LES and sponge layers, particles, the thermal field, out of core.
+// Units: lattice throughout.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solver/simulation.hpp"
+
+namespace eddy {
+
+/// What L is, as a function of the final arrived state's moments rho(x), u(x) over the rank's fluid cells.
+enum class ObjectiveKind {
+  velocity_mismatch,  ///< L = 1/2 sum_x |u(x) - u_target(x)|^2 over the fluid cells
+  kinetic_energy,     ///< L = sum_x 1/2 rho(x) |u(x)|^2 over the fluid cells of the region
+};
+
+struct Objective {
+  ObjectiveKind kind = ObjectiveKind::kinetic_energy;
+  /// velocity_mismatch: u_target at the interior cells, 3 blocks of n values [a * n + k] (k as in
+  /// MacroscopicFields, x fastest; n this rank's interior cells), lattice units.
+  std::vector<double> target;
+  /// kinetic_energy: the region's global cells [lo, hi) per axis; hi = {-1, -1, -1}: the whole grid.
+  std::array<int, 3> lo = {0, 0, 0}, hi = {-1, -1, -1};
+};
+
+struct GradientResult {
+  double objective = 0.0;             ///< L, summed over the ranks
+  std::vector<double> force;          ///< dL/dF, 3 blocks of n values [a * n + k]; 0 on solid cells
+  std::vector<double> state;          ///< dL/ds^0, 19 blocks of n values [i * n + k] (populations() layout)
+  std::int64_t steps = 0;             ///< N
+  std::int64_t checkpoint_every = 0;  ///< k
+  std::int64_t recomputed_steps = 0;  ///< forward steps run again during the reverse sweep
+  std::size_t host_bytes = 0;         ///< most host memory held by forward states at once (this rank)
+  std::size_t device_bytes = 0;       ///< device memory of the adjoint's own fields (this rank)
+};
+
+/// Runs `steps` steps of `sim` from its current state and sweeps back; `sim` ends holding the state after the
+/// steps, at time time_step() + steps, as after sim.advance(steps). checkpoint_every = 0 picks ceil(sqrt(steps)).
+/// Collective over the ranks. Throws InputError for a case the adjoint does not cover (the file's list) or a
+/// target of the wrong size, OutOfMemoryError when the forward states would exceed `host_budget_bytes` (0: no
+/// limit), InstabilityError when the forward run becomes unstable.
+GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective,
+                        std::int64_t checkpoint_every = 0, std::size_t host_budget_bytes = 0);
+
+/// Why the adjoint does not cover `config`, or "" when it does (the file's list).
+std::string adjoint_unsupported(const CaseConfig& config);
+
+}  // namespace eddy
