@@ -3,6 +3,7 @@
 // (solver/run_case.hpp CaseRun, solver/simulation.hpp), nothing of the physics is here. The Python package
 // (python/eddy/__init__.py) wraps it: case dictionaries and overrides into TOML, docstrings, the context manager.
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -16,9 +17,11 @@
 #include "io/case_config.hpp"
 #include "io/solid_files.hpp"
 #include "kernels/backend.hpp"
+#include "kernels/d3q19.hpp"
 #include "python/errors.hpp"
 #include "python/field_array.hpp"
 #include "python/session.hpp"
+#include "solver/adjoint.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/flow_statistics.hpp"
 #include "solver/precision.hpp"
@@ -59,6 +62,16 @@ DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, i
 }
 
 py::tuple zyx(const std::array<int, 3>& v) { return py::make_tuple(v[2], v[1], v[0]); }
+
+/// A NumPy float64 array that takes over `values` (no copy) with `shape` and `strides` in elements.
+py::array owning_array(std::vector<double>&& values, const std::vector<py::ssize_t>& shape,
+                       const std::vector<py::ssize_t>& strides) {
+  auto* owner = new std::vector<double>(std::move(values));
+  py::capsule free_when_done(owner, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  std::vector<py::ssize_t> bytes;
+  for (py::ssize_t s : strides) bytes.push_back(s * py::ssize_t(sizeof(double)));
+  return py::array(py::dtype::of<double>(), shape, bytes, owner->data(), free_when_done);
+}
 
 class PySimulation {
  public:
@@ -208,6 +221,59 @@ class PySimulation {
                           FieldArray("particle_velocities", array(3 * count), session_, buffer));
   }
 
+  // ---- gradients ----------------------------------------------------------------------------------------------------
+  py::dict gradient(std::int64_t steps, const std::string& objective, const py::object& target,
+                    const py::object& region, std::int64_t checkpoint_every, std::size_t memory_budget) {
+    Simulation& sim = simulation();
+    const std::array<int, 3> n = sim.decomposition().local_size;
+    const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
+    Objective o;
+    if (objective == "velocity_mismatch") {
+      o.kind = ObjectiveKind::velocity_mismatch;
+      if (target.is_none()) throw py::value_error("gradient: objective \"velocity_mismatch\" needs target");
+      const auto t = py::array_t<double, py::array::forcecast>::ensure(target);
+      if (!t || t.ndim() != 4 || t.shape(0) != n[2] || t.shape(1) != n[1] || t.shape(2) != n[0] || t.shape(3) != 3) {
+        throw py::value_error("gradient: target must have this rank's block shape (nz, ny, nx, 3) = (" +
+                              std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]) +
+                              ", 3)");
+      }
+      const auto v = t.unchecked<4>();
+      o.target.resize(std::size_t(3 * cells));
+      for (py::ssize_t z = 0; z < n[2]; ++z)
+        for (py::ssize_t y = 0; y < n[1]; ++y)
+          for (py::ssize_t x = 0; x < n[0]; ++x)
+            for (int a = 0; a < 3; ++a) o.target[std::size_t(a * cells + x + n[0] * (y + n[1] * z))] = v(z, y, x, a);
+    } else if (objective == "kinetic_energy") {
+      o.kind = ObjectiveKind::kinetic_energy;
+      if (!region.is_none()) {  // ((z0, z1), (y0, y1), (x0, x1)), global cells, half-open
+        const auto r = region.cast<std::vector<std::vector<int>>>();
+        if (r.size() != 3 || r[0].size() != 2 || r[1].size() != 2 || r[2].size() != 2) {
+          throw py::value_error("gradient: region must be ((z0, z1), (y0, y1), (x0, x1))");
+        }
+        for (int a = 0; a < 3; ++a) {
+          o.lo[std::size_t(a)] = r[std::size_t(2 - a)][0];
+          o.hi[std::size_t(a)] = r[std::size_t(2 - a)][1];
+        }
+      }
+    } else {
+      throw py::value_error("gradient: objective must be \"kinetic_energy\" or \"velocity_mismatch\" (got \"" +
+                            objective + "\")");
+    }
+    before();
+    GradientResult g = eddy::gradient(sim, steps, o, checkpoint_every, memory_budget);
+    after();
+    py::dict out;
+    out["objective"] = g.objective;
+    const py::ssize_t plane = py::ssize_t(n[0]) * n[1];
+    out["force"] = owning_array(std::move(g.force), {n[2], n[1], n[0], 3}, {plane, n[0], 1, cells});
+    out["state"] = owning_array(std::move(g.state), {d3q19::Q, n[2], n[1], n[0]}, {cells, plane, n[0], 1});
+    out["checkpoint_every"] = g.checkpoint_every;
+    out["recomputed_steps"] = g.recomputed_steps;
+    out["host_bytes"] = g.host_bytes;
+    out["device_bytes"] = g.device_bytes;
+    return out;
+  }
+
   // ---- description --------------------------------------------------------------------------------------------------
   std::int64_t time_step() { return simulation().time_step(); }
   const CaseConfig& config() { return session()->run().config(); }
@@ -311,6 +377,8 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("flags", &PySimulation::flags)
       .def_property_readonly("temperature", &PySimulation::temperature)
       .def_property_readonly("force", &PySimulation::force)
+      .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
+           py::arg("region"), py::arg("checkpoint_every"), py::arg("memory_budget"))
       .def("particles", &PySimulation::particles)
       .def("statistics", &PySimulation::statistics, py::arg("name"))
       .def_property_readonly("statistics_samples", &PySimulation::statistics_samples)
