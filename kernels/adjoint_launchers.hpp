@@ -1,21 +1,26 @@
-// Launchers of the adjoint step (kernels/adjoint_step.cpp): the transpose of one stream-collide step, as two passes
-// over a block, for the reverse sweep of solver/adjoint.hpp.
+// Launchers of the adjoint step (kernels/adjoint_step.cpp): the transpose of one stream-collide step of the fused
+// kernel, for the reverse sweep of solver/adjoint.hpp.
 //
-// Arrays: block fields of kernels/block.hpp's cell index (ghost layer and row padding included), components back to
-// back, [component * n_cells + cell], in the arithmetic type R (float or double), lattice units:
-//   state:   the forward state s^n of the step, post-collision shifted populations g*_i = f*_i - w_i of step n (19
-//            components; what Simulation::populations() returns less w_i), ghost cells filled as the halo
-//            exchange would (solver/field_halo.hpp per component);
-//   lambda:  an adjoint of 19 components, dL/ds_i at every cell (zero on solid cells);
-//   nu:      dL/df_i, the adjoint of the pre-collision (arrived) populations of a step (19 components);
-//   force_bar: dL/dF, 3 components, added to.
-// Only walls (resting and moving, halfway bounce-back) and periodic or rank faces: the callers refuse the other
-// boundary kinds before they get here.
+// Arrays:
+//   state:     a forward state as the fused kernel stores it (PopulationView of storage type T, kernels/storage.hpp:
+//              f_i - w_i, scaled for fp16; in `layout`, kernels/streaming.hpp), ghost cells filled as the step that
+//              follows would read them (Simulation::population_storage);
+//   lambda:    adjoints of the 19 post-collision populations s_i at every cell, dL/ds_i, block fields of
+//              kernels/block.hpp's index (ghost layer and row padding included), [i * n_cells + cell], arithmetic
+//              type R = compute_t<T>, 0 on solid cells;
+//   force_bar: dL/dF, 3 block fields, added to;
+//   moments, moments_bar: 4 interior fields [c * n + k] (rho, ux, uy, uz; k as in MacroscopicFields, x fastest).
+// The transposed streaming writes into the ghost cells next to faces that exchange (ranks, periodic axes); the
+// caller sends them to their owners afterwards (FieldHalo::add_ghosts_to_owners per component), which add them into
+// slots this pass set to 0. Only walls (resting and moving, halfway bounce-back) and periodic or rank faces: the
+// callers refuse the other boundary kinds before they get here.
 #pragma once
 
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/collision.hpp"
+#include "kernels/launchers.hpp"
+#include "kernels/storage.hpp"
 #include "kernels/views.hpp"
 
 namespace eddy {
@@ -28,36 +33,21 @@ struct BlockFields {
   EDDY_HOST_DEVICE R& operator()(int component, std::int64_t cell) const { return at[component * n_cells + cell]; }
 };
 
-/// Collision pass: for every interior fluid cell x, from the arrived populations f(x) = S(s^n)(x) (streaming with
-/// bounce-back and the moving-wall term, as the fused kernel) and lambda_next = dL/ds^{n+1}, sets
-/// nu(x) = (dC/df)^T lambda_next(x) and adds (dC/dF)^T lambda_next(x) to force_bar(x) (kernels/adjoint_collision.hpp).
-/// F(x) is relax.force plus force_field at x. Solid cells get nu = 0.
-template <class R>
-void adjoint_collide(const BlockFields<const R>& state, const BlockFields<const R>& lambda_next,
-                     const BlockFields<R>& nu, const BlockFields<R>& force_bar, const FlagView& flags,
-                     const BlockShape& shape, const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                     const ForceFieldView<R>& force_field, const backend::Stream* stream);
+/// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, and
+/// (dC/dF)^T lambda_next added to force_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula).
+/// F(x) is relax.force plus force_field at x.
+template <class T>
+void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
+                  const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
+                  const BlockFields<compute_t<T>>& force_bar, const FlagView& flags, const BlockShape& shape,
+                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream);
 
-/// Streaming pass, the transpose of s -> f = S(s): for every interior fluid cell y and direction j,
-/// lambda_j(y) = nu_j(y + c_j) where y + c_j is fluid (or a ghost cell facing a neighbour: nu's ghosts filled), and
-/// nu_opp(j)(y) where y + c_j is solid (the population bounced back into y). Solid cells get 0.
+/// The seed of the sweep: lambda = S^T dL/df for an objective of the arrived moments, from moments_bar = (dL/drho,
+/// dL/du) and the moments at every interior fluid cell (kernels/adjoint_collision.hpp's moments_adjoint); the F/2
+/// shift's part of dL/dF added to force_bar.
 template <class R>
-void adjoint_stream(const BlockFields<const R>& nu, const BlockFields<R>& lambda, const FlagView& flags,
-                    const BlockShape& shape, const backend::Stream* stream);
-
-/// Arrived moments rho and u (with the F/2 shift) of S(state) at every interior fluid cell, into 4 block fields
-/// (rho, ux, uy, uz); solid cells get rho = 0 and the wall's velocity 0.
-template <class R>
-void arrived_moments_of(const BlockFields<const R>& state, const BlockFields<R>& moments, const FlagView& flags,
-                        const BlockShape& shape, const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                        const ForceFieldView<R>& force_field, const backend::Stream* stream);
-
-/// The objective's seed: from moments_bar = (dL/drho, dL/du) at every interior fluid cell (4 block fields) and
-/// the moments themselves, sets nu(x) = dL/df(x) (the pre-collision populations' adjoint, through
-/// kernels/adjoint_collision.hpp's moments_adjoint) and adds dL/dF through the F/2 shift to force_bar.
-template <class R>
-void adjoint_moments(const BlockFields<const R>& moments, const BlockFields<const R>& moments_bar,
-                     const BlockFields<R>& nu, const BlockFields<R>& force_bar, const FlagView& flags,
-                     const BlockShape& shape, const backend::Stream* stream);
+void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
+                  const FlagView& flags, const BlockShape& shape, const backend::Stream* stream);
 
 }  // namespace eddy

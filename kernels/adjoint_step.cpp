@@ -2,42 +2,63 @@
 // linearised about its forward state, for the reverse sweep of a discrete adjoint (solver/adjoint.hpp).
 //
 // Forward, with s^n the post-collision populations of step n and S the streaming with halfway bounce-back:
-//   s^{n+1}(x) = C(S(s^n)(x); F(x)),   S(s)_i(x) = s_i(x - c_i), or s_opp(i)(x) + 6 w_i c_i.u_w where x - c_i is a
+//   s^{n+1}(x) = C(S(s^n)(x); F(x)),   S(s)_j(x) = s_j(x - c_j), or s_opp(j)(x) + 6 w_j c_j.u_w where x - c_j is a
 //   wall (kernels/boundary_rules.hpp)                                        Krueger et al. 2017, eqs. 3.9, 5.26-5.27
-// Adjoint, lambda^n = dL/ds^n from lambda^{n+1} (Griewank & Walther 2008, Evaluating Derivatives, ch. 3):
-//   nu(x) = (dC/df)^T(S(s^n)(x)) lambda^{n+1}(x)       (collision pass, kernels/adjoint_collision.hpp)
+// Adjoint, lambda^n = dL/ds^n from lambda^{n+1} (Griewank & Walther 2008, Evaluating Derivatives, ch. 3), one pass
+// per step, each fluid cell x:
+//   nu(x) = (dC/df)^T(S(s^n)(x)) lambda^{n+1}(x)       (kernels/adjoint_collision.hpp)
 //   dL/dF(x) += (dC/dF)^T lambda^{n+1}(x)
-//   lambda^n_j(y) = nu_j(y + c_j), or nu_opp(j)(y) where y + c_j is a wall         (streaming pass, S^T)
-// The moving-wall term is a constant and drops out of the derivative.
+//   lambda^n_j(x - c_j) = nu_j(x), or lambda^n_opp(j)(x) = nu_j(x) where x - c_j is a wall      (S^T, pushed)
+// S is a one-to-one map of slots, so every slot of lambda^n gets exactly one value and no sums are needed; a slot
+// whose writer lies in the ghost layer is set to 0 here and receives its value from the neighbour's ghost layer
+// (FieldHalo::add_ghosts_to_owners). The moving-wall term is a constant and drops out of the derivative. S(s^n)(x)
+// is read from the stored state as the fused kernel reads it (load_arrived: either AA layout, walls included).
 //
-// Bytes per fluid cell: collision pass 19 * 2 * sizeof(R) read (state, lambda) + 19 * sizeof(R) written (nu)
-//   + 3 * 2 * sizeof(R) force_bar read and written (+ 3 * sizeof(R) force field) + flags; streaming pass
-//   19 * sizeof(R) read + 19 * sizeof(R) written + flags.
+// Bytes per fluid cell and step: 19 * sizeof(T) state read + 19 * sizeof(R) lambda read + 19 * sizeof(R) lambda
+//   written + 3 * 2 * sizeof(R) force_bar read and written (+ 3 * sizeof(R) force field) + flags: 253 B in float
+//   (the forward step: 153 B); the seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
+#include <cstdint>
+
 #include "kernels/adjoint_collision.hpp"
 #include "kernels/adjoint_launchers.hpp"
-#include "kernels/boundary_rules.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/streaming.hpp"
 
 namespace eddy {
 namespace {
 
-/// f = S(s)(cell): the populations arriving at fluid `cell` from the post-collision state, with bounce-back.
+/// S^T at fluid `cell` (interior): nu_j(x) to the slot whose population fed f_j(x); slots of x whose writer is a
+/// non-solid ghost cell set to 0 (the ghost exchange adds their values later).
 template <class R>
-EDDY_HOST_DEVICE inline void gather_arrived(const BlockFields<const R>& state, const FlagView& flags,
-                                            const BlockShape& shape, std::int64_t cell, const WallVelocities<R>& walls,
-                                            R (&f)[d3q19::Q]) {
+EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const BlockFields<R>& lambda,
+                                                const FlagView& flags, const BlockShape& shape, int x, int y, int z,
+                                                std::int64_t cell) {
   EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) {
-    const std::int64_t from = cell - shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-    const CellFlag neighbour = flags.flag[from];
-    f[i] = is_solid(neighbour) ? solid_link(i, state(d3q19::opp(i), cell), neighbour, walls, R(1)) : state(i, from);
+  for (int j = 0; j < d3q19::Q; ++j) {
+    const int cx = d3q19::c(j, 0), cy = d3q19::c(j, 1), cz = d3q19::c(j, 2);
+    const std::int64_t to = cell + shape.offset(cx, cy, cz);
+    const bool to_ghost =
+        x + cx < 1 || x + cx > shape.n[0] || y + cy < 1 || y + cy > shape.n[1] || z + cz < 1 || z + cz > shape.n[2];
+    if (to_ghost && !is_solid(flags.flag[to])) lambda(j, cell) = R(0);
+  }
+  EDDY_UNROLL
+  for (int j = 0; j < d3q19::Q; ++j) {
+    const std::int64_t from = cell - shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2));
+    if (is_solid(flags.flag[from])) {
+      lambda(d3q19::opp(j), cell) = nu[j];
+    } else {
+      lambda(j, from) = nu[j];
+    }
   }
 }
 
-template <class R>
-struct AdjointCollide {
-  BlockFields<const R> state, lambda_next;
-  BlockFields<R> nu, force_bar;
+template <class T>
+struct AdjointStep {
+  using R = compute_t<T>;
+  PopulationView<T> state;
+  bool swapped;
+  BlockFields<const R> lambda_next;
+  BlockFields<R> lambda, force_bar;
   FlagView flags;
   BlockShape shape;
   Relaxation<R> relax;
@@ -46,140 +67,81 @@ struct AdjointCollide {
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
-    if (is_solid(flags.flag[cell])) {
-      for (int i = 0; i < d3q19::Q; ++i) nu(i, cell) = R(0);
-      return;
+    const CellFlag own = flags.flag[cell];
+    if (is_solid(own)) return;
+    R f[d3q19::Q], mu[d3q19::Q], nu[d3q19::Q];
+    load_arrived(state, swapped, flags, shape, cell, own, walls, f);
+    const R unscale = R(1) / Stored<T>::kScale;
+    for (int i = 0; i < d3q19::Q; ++i) {
+      f[i] *= unscale;
+      mu[i] = lambda_next(i, cell);
     }
-    R f[d3q19::Q], mu[d3q19::Q], lambda[d3q19::Q];
-    gather_arrived(state, flags, shape, cell, walls, f);
-    for (int i = 0; i < d3q19::Q; ++i) mu[i] = lambda_next(i, cell);
     R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
     force_field.add_to(cell, force);
     R bar[3] = {R(0), R(0), R(0)};
-    collide_adjoint(f, force, relax.omega_plus, relax.omega_minus, mu, lambda, bar);
-    for (int i = 0; i < d3q19::Q; ++i) nu(i, cell) = lambda[i];
+    collide_adjoint(f, force, relax.omega_plus, relax.omega_minus, mu, nu, bar);
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
+    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
   }
 };
 
 template <class R>
-struct AdjointStream {
-  BlockFields<const R> nu;
-  BlockFields<R> lambda;
+struct AdjointSeed {
+  const R* moments;
+  const R* moments_bar;
+  BlockFields<R> lambda, force_bar;
   FlagView flags;
   BlockShape shape;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
-    const bool solid = is_solid(flags.flag[cell]);
-    EDDY_UNROLL
-    for (int j = 0; j < d3q19::Q; ++j) {
-      if (solid) {
-        lambda(j, cell) = R(0);
-        continue;
-      }
-      const std::int64_t to = cell + shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2));
-      lambda(j, cell) = is_solid(flags.flag[to]) ? nu(d3q19::opp(j), cell) : nu(j, to);
-    }
-  }
-};
-
-template <class R>
-struct ArrivedMoments {
-  BlockFields<const R> state;
-  BlockFields<R> moments;
-  FlagView flags;
-  BlockShape shape;
-  Relaxation<R> relax;
-  WallVelocities<R> walls;
-  ForceFieldView<R> force_field;
-
-  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const std::int64_t cell = shape.index(x, y, z);
-    if (is_solid(flags.flag[cell])) {
-      for (int c = 0; c < 4; ++c) moments(c, cell) = R(0);
-      return;
-    }
-    R f[d3q19::Q];
-    gather_arrived(state, flags, shape, cell, walls, f);
-    R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
-    force_field.add_to(cell, force);
-    R drho, rho, u[3];
-    shifted_moments(f, force, drho, rho, u);
-    moments(0, cell) = rho;
-    for (int a = 0; a < 3; ++a) moments(1 + a, cell) = u[a];
-  }
-};
-
-template <class R>
-struct AdjointMoments {
-  BlockFields<const R> moments, moments_bar;
-  BlockFields<R> nu, force_bar;
-  FlagView flags;
-  BlockShape shape;
-
-  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const std::int64_t cell = shape.index(x, y, z);
-    R lambda[d3q19::Q];
-    for (int i = 0; i < d3q19::Q; ++i) lambda[i] = R(0);
-    if (!is_solid(flags.flag[cell])) {
-      const R u[3] = {moments(1, cell), moments(2, cell), moments(3, cell)};
-      const R u_bar[3] = {moments_bar(1, cell), moments_bar(2, cell), moments_bar(3, cell)};
-      R bar[3] = {R(0), R(0), R(0)};
-      moments_adjoint(moments_bar(0, cell), u_bar, moments(0, cell), u, lambda, bar);
-      for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
-    }
-    for (int i = 0; i < d3q19::Q; ++i) nu(i, cell) = lambda[i];
+    if (is_solid(flags.flag[cell])) return;
+    const std::int64_t n = std::int64_t(shape.n[0]) * shape.n[1] * shape.n[2];
+    const std::int64_t k = (x - 1) + std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
+    const R u[3] = {moments[n + k], moments[2 * n + k], moments[3 * n + k]};
+    const R u_bar[3] = {moments_bar[n + k], moments_bar[2 * n + k], moments_bar[3 * n + k]};
+    R nu[d3q19::Q], bar[3] = {R(0), R(0), R(0)};
+    for (int i = 0; i < d3q19::Q; ++i) nu[i] = R(0);
+    moments_adjoint(moments_bar[k], u_bar, moments[k], u, nu, bar);
+    for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
+    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
   }
 };
 
 }  // namespace
 
-template <class R>
-void adjoint_collide(const BlockFields<const R>& state, const BlockFields<const R>& lambda_next,
-                     const BlockFields<R>& nu, const BlockFields<R>& force_bar, const FlagView& flags,
-                     const BlockShape& shape, const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                     const ForceFieldView<R>& force_field, const backend::Stream* stream) {
-  parallel_for(shape.interior(),
-               AdjointCollide<R>{state, lambda_next, nu, force_bar, flags, shape, relax, walls, force_field},
-               "adjoint_collide", stream);
+template <class T>
+void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
+                  const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
+                  const BlockFields<compute_t<T>>& force_bar, const FlagView& flags, const BlockShape& shape,
+                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream) {
+  const AdjointStep<T> k{
+      state,      layout == PopulationLayout::swapped, lambda_next, lambda, force_bar, flags, shape, relax, walls,
+      force_field};
+  parallel_for(shape.interior(), k, "adjoint_step", stream);
 }
 
 template <class R>
-void adjoint_stream(const BlockFields<const R>& nu, const BlockFields<R>& lambda, const FlagView& flags,
-                    const BlockShape& shape, const backend::Stream* stream) {
-  parallel_for(shape.interior(), AdjointStream<R>{nu, lambda, flags, shape}, "adjoint_stream", stream);
+void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
+                  const FlagView& flags, const BlockShape& shape, const backend::Stream* stream) {
+  parallel_for(shape.interior(), AdjointSeed<R>{moments, moments_bar, lambda, force_bar, flags, shape}, "adjoint_seed",
+               stream);
 }
 
-template <class R>
-void arrived_moments_of(const BlockFields<const R>& state, const BlockFields<R>& moments, const FlagView& flags,
-                        const BlockShape& shape, const Relaxation<R>& relax, const WallVelocities<R>& walls,
-                        const ForceFieldView<R>& force_field, const backend::Stream* stream) {
-  parallel_for(shape.interior(), ArrivedMoments<R>{state, moments, flags, shape, relax, walls, force_field},
-               "arrived_moments_of", stream);
-}
-
-template <class R>
-void adjoint_moments(const BlockFields<const R>& moments, const BlockFields<const R>& moments_bar,
-                     const BlockFields<R>& nu, const BlockFields<R>& force_bar, const FlagView& flags,
-                     const BlockShape& shape, const backend::Stream* stream) {
-  parallel_for(shape.interior(), AdjointMoments<R>{moments, moments_bar, nu, force_bar, flags, shape},
-               "adjoint_moments", stream);
-}
-
-#define EDDY_INSTANTIATE(R)                                                                                         \
-  template void adjoint_collide<R>(const BlockFields<const R>&, const BlockFields<const R>&, const BlockFields<R>&, \
-                                   const BlockFields<R>&, const FlagView&, const BlockShape&, const Relaxation<R>&, \
-                                   const WallVelocities<R>&, const ForceFieldView<R>&, const backend::Stream*);     \
-  template void adjoint_stream<R>(const BlockFields<const R>&, const BlockFields<R>&, const FlagView&,              \
-                                  const BlockShape&, const backend::Stream*);                                       \
-  template void arrived_moments_of<R>(const BlockFields<const R>&, const BlockFields<R>&, const FlagView&,          \
-                                      const BlockShape&, const Relaxation<R>&, const WallVelocities<R>&,            \
-                                      const ForceFieldView<R>&, const backend::Stream*);                            \
-  template void adjoint_moments<R>(const BlockFields<const R>&, const BlockFields<const R>&, const BlockFields<R>&, \
-                                   const BlockFields<R>&, const FlagView&, const BlockShape&, const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                          \
+  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,  \
+                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, const FlagView&, \
+                                const BlockShape&, const Relaxation<compute_t<T>>&,                                  \
+                                const WallVelocities<compute_t<T>>&, const ForceFieldView<compute_t<T>>&,            \
+                                const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
+EDDY_INSTANTIATE(half_t)
 #undef EDDY_INSTANTIATE
+template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,
+                                  const FlagView&, const BlockShape&, const backend::Stream*);
+template void adjoint_seed<double>(const double*, const double*, const BlockFields<double>&, const BlockFields<double>&,
+                                   const FlagView&, const BlockShape&, const backend::Stream*);
 
 }  // namespace eddy

@@ -36,9 +36,46 @@ std::string adjoint_unsupported(const CaseConfig& config) {
 
 namespace {
 
-/// One rank's adjoint fields and the sweep over them, in the arithmetic type R of the simulation.
-template <class R>
+/// A kept forward state: a copy of the population array as stored (Simulation::population_storage), in device
+/// memory or, where it does not fit, in host memory.
+struct KeptState {
+  DeviceBuffer<unsigned char> device;
+  std::vector<unsigned char> host;
+  int layout = 0;
+  std::int64_t step = 0;
+  const void* data() const { return device.size() ? static_cast<const void*>(device.data()) : host.data(); }
+};
+
+KeptState keep(Simulation& sim, bool on_host) {
+  const PopulationStorage s = sim.population_storage();
+  KeptState k;
+  k.layout = s.layout;
+  k.step = s.step;
+  if (on_host) {
+    k.host.resize(s.bytes);
+    backend::copy_to_host(k.host.data(), s.data, s.bytes);
+  } else {
+    k.device = DeviceBuffer<unsigned char>(s.bytes);
+    backend::copy_on_device(k.device.data(), s.data, s.bytes);
+  }
+  return k;
+}
+
+void restore(Simulation& sim, const KeptState& k) {
+  const PopulationStorage s = sim.population_storage();
+  if (k.device.size()) {
+    backend::copy_on_device(s.data, k.device.data(), s.bytes);
+  } else {
+    backend::copy_to_device(s.data, k.host.data(), s.bytes);
+  }
+  sim.population_storage_restored(k.layout, k.step);
+}
+
+/// One rank's adjoint fields and the steps back over them, for storage type T (arithmetic R = compute_t<T>).
+template <class T>
 class AdjointSweep {
+  using R = compute_t<T>;
+
  public:
   explicit AdjointSweep(Simulation& sim)
       : sim_(sim),
@@ -49,12 +86,9 @@ class AdjointSweep {
         relax_(relaxation<R>(sim.config())),
         walls_(wall_velocities<R>(sim.config())),
         halo_(d_, shape_),
-        state_(std::size_t(d3q19::Q) * std::size_t(cells_)),
-        lambda_(std::size_t(d3q19::Q) * std::size_t(cells_)),
-        nu_(std::size_t(d3q19::Q) * std::size_t(cells_)),
         force_bar_(3 * std::size_t(cells_)),
-        moments_(4 * std::size_t(cells_)),
-        moments_bar_(4 * std::size_t(cells_)) {
+        moments_(4 * std::size_t(n_)),
+        moments_bar_(4 * std::size_t(n_)) {
     const std::vector<CellFlag> flags = build_flags(sim.config(), d_);
     if (cut_links(sim.config(), d_, flags).interpolated > 0) {
       throw InputError("gradient: interpolated walls (solid.interpolated = true) are not differentiated yet");
@@ -62,39 +96,27 @@ class AdjointSweep {
     flags_host_ = flags;
     flags_ = DeviceBuffer<CellFlag>(flags.size());
     flags_.upload(flags);
-    for (DeviceBuffer<R>* b : {&state_, &lambda_, &nu_, &force_bar_, &moments_, &moments_bar_}) {
-      b->upload(std::vector<R>(b->size(), R(0)));
-    }
+    for (DeviceBuffer<R>& l : lambda_) l = DeviceBuffer<R>(std::size_t(d3q19::Q) * std::size_t(cells_));
+    for (DeviceBuffer<R>* b : {&lambda_[0], &lambda_[1], &force_bar_}) b->upload(std::vector<R>(b->size(), R(0)));
     // The per-cell force field the fused kernel adds (Simulation::force_array, created as zero if absent).
     const DeviceArray force = sim.force_array();
     R* base = static_cast<R*>(force.data) - shape_.index(1, 1, 1);
     for (int a = 0; a < 3; ++a) force_field_.f[a] = base + std::int64_t(a) * cells_;
   }
 
-  std::size_t device_bytes() const {
-    return state_.bytes() + lambda_.bytes() + nu_.bytes() + force_bar_.bytes() + moments_.bytes() +
-           moments_bar_.bytes() + flags_.bytes();
+  /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R.
+  static std::size_t fields_bytes(const BlockShape& shape) {
+    return (2 * std::size_t(d3q19::Q) + 3) * std::size_t(shape.n_cells()) * sizeof(R) +
+           8 * std::size_t(shape.interior_cells()) * sizeof(R) + std::size_t(shape.n_cells()) * sizeof(CellFlag);
   }
 
-  /// Loads post-collision populations f* (populations() layout, unshifted) as the forward state, ghosts filled.
-  void load_state(const std::vector<double>& f) {
-    std::vector<R> block(state_.size(), R(0));
-    for_each_interior(shape_, [&](std::int64_t k, std::int64_t cell) {
-      for (int i = 0; i < d3q19::Q; ++i) {
-        block[std::size_t(i * cells_ + cell)] = R(f[std::size_t(i * n_ + k)] - d3q19::w<double>(i));
-      }
-    });
-    state_.upload(block);
-    for (int i = 0; i < d3q19::Q; ++i) halo_.fill_ghosts(state_.data() + i * cells_);
-  }
-
-  /// The objective of the loaded (final) state and the seed lambda^N = S^T dL/df^N; force_bar starts with the
-  /// objective's own F/2 term. Returns this rank's L.
+  /// The objective of the simulation's current (final) state and the seed lambda^N = S^T dL/df^N; force_bar
+  /// starts with the objective's own F/2 term. Returns this rank's L.
   double seed(const Objective& objective) {
-    arrived_moments_of<R>(in(state_), out(moments_), flags(), shape_, relax_, walls_, force_field_, nullptr);
+    sim_.moments_to_device(moments_.data());
+    sim_.synchronize();
     const std::vector<R> m = moments_.download();
     std::vector<R> bar(moments_bar_.size(), R(0));
-    const std::array<int, 3> lo = objective.lo;
     std::array<int, 3> hi = objective.hi;
     for (int a = 0; a < 3; ++a) {
       if (hi[a] < 0) hi[a] = sim_.config().size[a];
@@ -102,43 +124,45 @@ class AdjointSweep {
     double value = 0.0;
     for_each_interior(shape_, [&](std::int64_t k, std::int64_t cell) {
       if (is_solid(flags_host_[std::size_t(cell)])) return;
-      const double rho = m[std::size_t(cell)];
-      const double u[3] = {m[std::size_t(cells_ + cell)], m[std::size_t(2 * cells_ + cell)],
-                           m[std::size_t(3 * cells_ + cell)]};
+      const double rho = m[std::size_t(k)];
+      const double u[3] = {m[std::size_t(n_ + k)], m[std::size_t(2 * n_ + k)], m[std::size_t(3 * n_ + k)]};
       if (objective.kind == ObjectiveKind::velocity_mismatch) {
         for (int a = 0; a < 3; ++a) {
           const double e = u[a] - objective.target[std::size_t(a * n_ + k)];
           value += 0.5 * e * e;
-          bar[std::size_t((1 + a) * cells_ + cell)] = R(e);
+          bar[std::size_t((1 + a) * n_ + k)] = R(e);
         }
       } else {
         const std::array<int, 3> g = interior_to_global(k, d_.local_size, d_.offset);
         for (int a = 0; a < 3; ++a) {
-          if (g[a] < lo[a] || g[a] >= hi[a]) return;
+          if (g[a] < objective.lo[a] || g[a] >= hi[a]) return;
         }
         const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
         value += 0.5 * rho * usq;
-        bar[std::size_t(cell)] = R(0.5 * usq);
-        for (int a = 0; a < 3; ++a) bar[std::size_t((1 + a) * cells_ + cell)] = R(rho * u[a]);
+        bar[std::size_t(k)] = R(0.5 * usq);
+        for (int a = 0; a < 3; ++a) bar[std::size_t((1 + a) * n_ + k)] = R(rho * u[a]);
       }
     });
     moments_bar_.upload(bar);
-    force_bar_.upload(std::vector<R>(force_bar_.size(), R(0)));
-    adjoint_moments<R>(in(moments_), in(moments_bar_), out(nu_), out(force_bar_), flags(), shape_, nullptr);
-    stream_back();
+    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda_[current_]), out(force_bar_), flags(), shape_,
+                    nullptr);
+    send_ghosts();
     return value;
   }
 
-  /// One step back: lambda^n from lambda^{n+1} about the loaded state s^n; adds to force_bar.
-  void step_back() {
-    adjoint_collide<R>(in(state_), in(lambda_), out(nu_), out(force_bar_), flags(), shape_, relax_, walls_,
-                       force_field_, nullptr);
-    stream_back();
+  /// One step back: lambda^n from lambda^{n+1} about the kept state s^n; adds to force_bar.
+  void step_back(const KeptState& state) {
+    const PopulationView<T> view{static_cast<T*>(const_cast<void*>(state.data())), cells_};
+    adjoint_step<T>(view, PopulationLayout(state.layout), in(lambda_[current_]), out(lambda_[1 - current_]),
+                    out(force_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
+    current_ = 1 - current_;
+    send_ghosts();
   }
 
   /// Interior values of lambda (19 components) or force_bar (3), [c * n + k], in double.
   std::vector<double> interior(bool force) const {
-    const DeviceBuffer<R>& b = force ? force_bar_ : lambda_;
+    backend::synchronize();
+    const DeviceBuffer<R>& b = force ? force_bar_ : lambda_[current_];
     const int components = force ? 3 : d3q19::Q;
     const std::vector<R> all = b.download();
     std::vector<double> out(std::size_t(components) * std::size_t(n_));
@@ -153,10 +177,9 @@ class AdjointSweep {
   BlockFields<R> out(DeviceBuffer<R>& b) { return {b.data(), cells_}; }
   FlagView flags() const { return FlagView{flags_.data()}; }
 
-  /// lambda = S^T nu, with nu's ghosts filled from the neighbours first.
-  void stream_back() {
-    for (int i = 0; i < d3q19::Q; ++i) halo_.fill_ghosts(nu_.data() + i * cells_);
-    adjoint_stream<R>(in(nu_), out(lambda_), flags(), shape_, nullptr);
+  /// What the transposed streaming wrote into the ghost layer, to the cells that own those slots.
+  void send_ghosts() {
+    for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda_[current_].data() + i * cells_);
   }
 
   Simulation& sim_;
@@ -168,7 +191,8 @@ class AdjointSweep {
   FieldHalo<R> halo_;
   std::vector<CellFlag> flags_host_;
   DeviceBuffer<CellFlag> flags_;
-  DeviceBuffer<R> state_, lambda_, nu_, force_bar_, moments_, moments_bar_;
+  DeviceBuffer<R> lambda_[2], force_bar_, moments_, moments_bar_;
+  int current_ = 0;  ///< which lambda_ holds the latest adjoint
   ForceFieldView<R> force_field_;
 };
 
@@ -181,68 +205,80 @@ void advance_checked(Simulation& sim) {
   }
 }
 
-template <class R>
+/// The free device memory (host memory on the cpu backend) of this rank's device.
+std::size_t free_device_memory() { return backend::device_info(backend::current_device()).free_memory; }
+
+template <class T>
 GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objective, std::int64_t k,
-                     std::size_t budget) {
-  const Decomposition& d = sim.decomposition();
-  const std::int64_t n = std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
+                     std::size_t budget, StatePlacement placement) {
   GradientResult result;
   result.steps = steps;
   result.checkpoint_every = k;
-  const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(n) * sizeof(double);
-  const std::int64_t kept = (steps + k - 1) / k;  // s^0, s^k, ... below s^N
-  result.host_bytes = std::size_t(kept + k + 1) * state_bytes;
-  if (budget > 0 && result.host_bytes > budget) {
-    throw OutOfMemoryError("gradient: the forward states of " + std::to_string(steps) + " steps kept every " +
-                           std::to_string(k) + " need " + std::to_string(result.host_bytes) +
-                           " B of host memory on this rank, more than the budget of " + std::to_string(budget) +
-                           " B; give a larger budget or fewer steps");
+  const BlockShape shape = block_shape(sim.decomposition());
+  const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
+  const std::int64_t kept = (steps + k - 1) / k;  // s^0, s^k, ... below s^N; and s^N, to end with
+  const std::size_t fields = AdjointSweep<T>::fields_bytes(shape);
+  const std::size_t segment = std::size_t(std::min(k, steps)) * state_bytes;
+  const std::size_t free = free_device_memory();
+  const bool kept_on_host =
+      placement == StatePlacement::host || fields + segment + std::size_t(kept + 1) * state_bytes > free / 10 * 9;
+  if (fields + segment > free / 10 * 9) {
+    throw OutOfMemoryError("gradient: the adjoint's fields (" + std::to_string(fields) + " B) and a segment of " +
+                           std::to_string(std::min(k, steps)) + " forward states (" + std::to_string(segment) +
+                           " B) need more than 90 % of the free device memory (" + std::to_string(free) +
+                           " B); keep states more often (a smaller checkpoint_every) or use more ranks");
   }
-  AdjointSweep<R> adjoint(sim);
-  result.device_bytes = adjoint.device_bytes();
+  result.host_bytes = kept_on_host ? std::size_t(kept + 1) * state_bytes : 0;
+  result.device_bytes = fields + segment + (kept_on_host ? 0 : std::size_t(kept + 1) * state_bytes);
+  const std::size_t states = segment + std::size_t(kept + 1) * state_bytes;
+  if (budget > 0 && states > budget) {
+    throw OutOfMemoryError("gradient: the forward states of " + std::to_string(steps) + " steps kept every " +
+                           std::to_string(k) + " need " + std::to_string(states) +
+                           " B on this rank, more than the budget of " + std::to_string(budget) +
+                           " B; give a larger budget, fewer steps or another checkpoint_every");
+  }
+  AdjointSweep<T> adjoint(sim);
 
-  // Forward: keep s^0, s^k, s^2k, ...; then the objective of s^N and the seed.
-  std::vector<std::vector<double>> kept_states;
+  // Forward: keep s^0, s^k, s^2k, ... and s^N; then the objective of s^N and the seed.
+  std::vector<KeptState> kept_states;
   for (std::int64_t t = 0; t < steps; ++t) {
-    if (t % k == 0) kept_states.push_back(sim.populations());
+    if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host));
     advance_checked(sim);
   }
-  const RawState end = sim.raw_state();
-  adjoint.load_state(sim.populations());
+  const KeptState end = keep(sim, kept_on_host);
   result.objective = adjoint.seed(objective);
+  const Decomposition& d = sim.decomposition();
   if (!d.serial()) {
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   }
 
-  // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one.
+  // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one, on the
+  // device.
   for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
     const std::int64_t start = m * k, stop = std::min(steps, start + k);
-    std::vector<std::vector<double>> segment;
-    segment.push_back(std::move(kept_states[std::size_t(m)]));
+    std::vector<KeptState> later;  // s^{start+1} ... s^{stop-1}
+    if (stop - start > 1 || kept_on_host) restore(sim, kept_states[std::size_t(m)]);
+    const KeptState first = kept_on_host ? keep(sim, false) : std::move(kept_states[std::size_t(m)]);
+    for (std::int64_t t = start + 1; t < stop; ++t) {
+      advance_checked(sim);
+      later.push_back(keep(sim, false));
+      ++result.recomputed_steps;
+    }
+    backend::synchronize();
+    for (std::int64_t t = stop - 1; t > start; --t) adjoint.step_back(later[std::size_t(t - start - 1)]);
+    adjoint.step_back(first);
     kept_states.pop_back();
-    if (stop - start > 1) {
-      sim.set_populations(segment.front());
-      for (std::int64_t t = start + 1; t < stop; ++t) {
-        advance_checked(sim);
-        segment.push_back(sim.populations());
-        ++result.recomputed_steps;
-      }
-    }
-    for (std::int64_t t = stop - 1; t >= start; --t) {
-      adjoint.load_state(segment[std::size_t(t - start)]);
-      adjoint.step_back();
-    }
   }
   result.state = adjoint.interior(false);
   result.force = adjoint.interior(true);
-  sim.set_raw_state(end);
+  restore(sim, end);
   return result;
 }
 
 }  // namespace
 
 GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective, std::int64_t checkpoint_every,
-                        std::size_t host_budget_bytes) {
+                        std::size_t state_budget_bytes, StatePlacement placement) {
   const std::string why = adjoint_unsupported(sim.config());
   if (!why.empty()) throw InputError("gradient: not available for this case: " + why);
   if (steps < 1) throw InputError("gradient: steps = " + std::to_string(steps) + " must be at least 1");
@@ -258,8 +294,14 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
   OutOfCoreStats stats;
   if (sim.out_of_core(stats)) throw InputError("gradient: not available out of core (the adjoint runs in core)");
   const std::int64_t k = checkpoint_every > 0 ? checkpoint_every : std::int64_t(std::ceil(std::sqrt(double(steps))));
-  if (sim.temperature_bytes() == 8) return sweep<double>(sim, steps, objective, k, host_budget_bytes);
-  return sweep<float>(sim, steps, objective, k, host_budget_bytes);
+  switch (sim.population_bytes()) {
+    case 8:
+      return sweep<double>(sim, steps, objective, k, state_budget_bytes, placement);
+    case 2:
+      return sweep<half_t>(sim, steps, objective, k, state_budget_bytes, placement);
+    default:
+      return sweep<float>(sim, steps, objective, k, state_budget_bytes, placement);
+  }
 }
 
 }  // namespace eddy

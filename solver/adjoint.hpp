@@ -7,10 +7,13 @@
 // lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the
 // objective's own F/2 term (Griewank & Walther 2008, Evaluating Derivatives, 2nd ed., ch. 3 and 12).
 //
-// Forward states: every k-th state (k = ceil(sqrt(N)) unless given) is kept in host memory during the forward run;
-// the states between two kept ones are recomputed by eddy's own fused kernel before their segment of the reverse
-// sweep, so N + (N - N/k) steps are run in all and at most N/k + 1 + k states are held (two-level checkpointing,
-// the simplest case of Griewank 1992, Optim. Methods Softw. 1, 35).
+// Forward states: every k-th state (k = ceil(sqrt(N)) unless given) is kept as a copy of the population array as
+// stored (Simulation::population_storage) during the forward run, in device memory where it fits (90 % of the free
+// memory, with the adjoint's fields and one segment), else in host memory; the states between two kept ones are
+// recomputed by eddy's own fused kernel, on the device, before their segment of the reverse sweep. So N + (N - N/k)
+// steps run in all and N/k + 1 + k states are held (two-level checkpointing, the simplest case of Griewank 1992,
+// Optim. Methods Softw. 1, 35). The adjoint step reads the stored states as the fused kernel does, in its storage
+// type (fp16 forward runs get a float adjoint).
 //
 // Differentiable here: BGK and TRT with Guo forcing (uniform body force and per-cell force field), halfway
 // bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, in core, any rank
@@ -54,13 +57,20 @@ struct GradientResult {
   std::size_t device_bytes = 0;       ///< device memory of the adjoint's own fields (this rank)
 };
 
+/// Where gradient() keeps the forward states: automatic (the device where they fit, else host memory), or always
+/// on the host (to spare device memory; also how the tests check that path).
+enum class StatePlacement { automatic, host };
+
 /// Runs `steps` steps of `sim` from its current state and sweeps back; `sim` ends holding the state after the
 /// steps, at time time_step() + steps, as after sim.advance(steps). checkpoint_every = 0 picks ceil(sqrt(steps)).
 /// Collective over the ranks. Throws InputError for a case the adjoint does not cover (the file's list) or a
-/// target of the wrong size, OutOfMemoryError when the forward states would exceed `host_budget_bytes` (0: no
-/// limit), InstabilityError when the forward run becomes unstable.
+/// target of the wrong size; OutOfMemoryError when the kept and recomputed states would take more than
+/// `state_budget_bytes` on this rank (0: no limit of its own) or a segment does not fit the device;
+/// InstabilityError when the forward run becomes unstable. The simulation gets a per-cell force field (zero) if it
+/// had none.
 GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective,
-                        std::int64_t checkpoint_every = 0, std::size_t host_budget_bytes = 0);
+                        std::int64_t checkpoint_every = 0, std::size_t state_budget_bytes = 0,
+                        StatePlacement placement = StatePlacement::automatic);
 
 /// Why the adjoint does not cover `config`, or "" when it does (the file's list).
 std::string adjoint_unsupported(const CaseConfig& config);

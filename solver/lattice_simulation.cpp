@@ -383,6 +383,24 @@ class LatticeSimulation final : public Simulation {
     return block_interior_array(f_.data(), shape_, 'f', int(sizeof(T)), true, d3q19::Q, shape_.n_cells());
   }
 
+  PopulationStorage population_storage() override {
+    settle();
+    backend::synchronize();
+    return PopulationStorage{f_.data(), f_.bytes(), int(layout_), step_};
+  }
+
+  void population_storage_restored(int layout, std::int64_t step) override {
+    backend::synchronize();
+    layout_ = PopulationLayout(layout);
+    step_ = step;
+    // Taken after the exchange, ghosts included: nothing is owed to or from the neighbours.
+    halo_pending_ = false;
+    if (open_) open_pending_ = OpenPending::none;
+    wall_pass_pending_ = false;
+    saved_valid_ = false;
+    reset_watch();
+  }
+
   std::string population_layout() const override { return layout_ == PopulationLayout::own ? "own" : "swapped"; }
 
   DeviceArray flag_array() override {

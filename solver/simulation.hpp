@@ -124,6 +124,14 @@ struct OutOfCoreStats {
   double seconds_up = 0.0, seconds_down = 0.0, seconds_compute = 0.0, seconds_total = 0.0;
 };
 
+/// Simulation::population_storage: the device array of the populations as stored, its layout and step.
+struct PopulationStorage {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  int layout = 0;  ///< PopulationLayout (kernels/launchers.hpp)
+  std::int64_t step = 0;
+};
+
 /// One slab of the macroscopic fields of the current time (Simulation::for_each_moment_slab): `values` holds 4
 /// blocks of `slab` values (rho, ux, uy, uz, lattice units) in the arithmetic type (double for double storage,
 /// else float: Simulation::temperature_bytes()), of which the first `cells` are interior cells first, first + 1, ...
@@ -265,6 +273,18 @@ class Simulation {
   /// exchange; collective), and the exchange redone before the next step where that step reads ghosts, so writes to
   /// the interior are what the next step streams.
   virtual DeviceArray population_array() { throw not_in_core("populations"); }
+  /// The whole population array as stored (19 * n_cells values of population_bytes() each, [i * n_cells + cell],
+  /// kernels/block.hpp's index, ghost layer included) with its layout and step, after the pending exchange (and
+  /// synchronised): everything the next step reads. For the adjoint's kept forward states (solver/adjoint.cpp),
+  /// which copies it on the device and may later copy it back and call population_storage_restored. In core only;
+  /// collective.
+  virtual PopulationStorage population_storage() { throw not_in_core("populations"); }
+  /// The caller has copied a state taken by population_storage() back into that array: its layout and step.
+  virtual void population_storage_restored(int layout, std::int64_t step) {
+    (void)layout;
+    (void)step;
+    throw not_in_core("populations");
+  }
   /// "own" or "swapped": what population_array() holds now (it changes with every step).
   virtual std::string population_layout() const { throw not_in_core("populations"); }
   /// The cell flags (kernels/cell_flags.hpp: kFluid, kFluidNearSolid, kWall, kMovingWall + face), unsigned bytes
