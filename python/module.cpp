@@ -63,16 +63,6 @@ DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, i
 
 py::tuple zyx(const std::array<int, 3>& v) { return py::make_tuple(v[2], v[1], v[0]); }
 
-/// A NumPy float64 array that takes over `values` (no copy) with `shape` and `strides` in elements.
-py::array owning_array(std::vector<double>&& values, const std::vector<py::ssize_t>& shape,
-                       const std::vector<py::ssize_t>& strides) {
-  auto* owner = new std::vector<double>(std::move(values));
-  py::capsule free_when_done(owner, [](void* p) { delete static_cast<std::vector<double>*>(p); });
-  std::vector<py::ssize_t> bytes;
-  for (py::ssize_t s : strides) bytes.push_back(s * py::ssize_t(sizeof(double)));
-  return py::array(py::dtype::of<double>(), shape, bytes, owner->data(), free_when_done);
-}
-
 class PySimulation {
  public:
   PySimulation(const std::string& source, bool is_text, const std::string& origin,
@@ -260,13 +250,16 @@ class PySimulation {
                             objective + "\")");
     }
     before();
-    GradientResult g = eddy::gradient(sim, steps, o, checkpoint_every, memory_budget);
+    GradientOptions options;
+    options.checkpoint_every = checkpoint_every;
+    options.state_budget_bytes = memory_budget;
+    options.host_copies = false;  // the arrays below are views of the adjoint's own fields
+    GradientResult g = eddy::gradient(sim, steps, o, options);
     after();
     py::dict out;
     out["objective"] = g.objective;
-    const py::ssize_t plane = py::ssize_t(n[0]) * n[1];
-    out["force"] = owning_array(std::move(g.force), {n[2], n[1], n[0], 3}, {plane, n[0], 1, cells});
-    out["state"] = owning_array(std::move(g.state), {d3q19::Q, n[2], n[1], n[0]}, {cells, plane, n[0], 1});
+    out["force"] = FieldArray("force_gradient", g.force_array, session_, g.device_fields);
+    out["state"] = FieldArray("state_gradient", g.state_array, session_, g.device_fields);
     out["checkpoint_every"] = g.checkpoint_every;
     out["recomputed_steps"] = g.recomputed_steps;
     out["host_bytes"] = g.host_bytes;

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/adjoint_launchers.hpp"
 #include "kernels/d3q19.hpp"
+#include "solver/device_arrays.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/errors.hpp"
 #include "solver/field_halo.hpp"
@@ -86,7 +88,6 @@ class AdjointSweep {
         relax_(relaxation<R>(sim.config())),
         walls_(wall_velocities<R>(sim.config())),
         halo_(d_, shape_),
-        force_bar_(3 * std::size_t(cells_)),
         moments_(4 * std::size_t(n_)),
         moments_bar_(4 * std::size_t(n_)) {
     const std::vector<CellFlag> flags = build_flags(sim.config(), d_);
@@ -96,8 +97,11 @@ class AdjointSweep {
     flags_host_ = flags;
     flags_ = DeviceBuffer<CellFlag>(flags.size());
     flags_.upload(flags);
-    for (DeviceBuffer<R>& l : lambda_) l = DeviceBuffer<R>(std::size_t(d3q19::Q) * std::size_t(cells_));
-    for (DeviceBuffer<R>* b : {&lambda_[0], &lambda_[1], &force_bar_}) b->upload(std::vector<R>(b->size(), R(0)));
+    for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
+    force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
+    for (DeviceBuffer<R>* b : {lambda_[0].get(), lambda_[1].get(), force_bar_.get()}) {
+      b->upload(std::vector<R>(b->size(), R(0)));
+    }
     // The per-cell force field the fused kernel adds (Simulation::force_array, created as zero if absent).
     const DeviceArray force = sim.force_array();
     R* base = static_cast<R*>(force.data) - shape_.index(1, 1, 1);
@@ -144,7 +148,7 @@ class AdjointSweep {
       }
     });
     moments_bar_.upload(bar);
-    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda_[current_]), out(force_bar_), flags(), shape_,
+    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(*lambda_[current_]), out(*force_bar_), flags(), shape_,
                     nullptr);
     send_ghosts();
     return value;
@@ -153,8 +157,8 @@ class AdjointSweep {
   /// One step back: lambda^n from lambda^{n+1} about the kept state s^n; adds to force_bar.
   void step_back(const KeptState& state) {
     const PopulationView<T> view{static_cast<T*>(const_cast<void*>(state.data())), cells_};
-    adjoint_step<T>(view, PopulationLayout(state.layout), in(lambda_[current_]), out(lambda_[1 - current_]),
-                    out(force_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
+    adjoint_step<T>(view, PopulationLayout(state.layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
+                    out(*force_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
     current_ = 1 - current_;
     send_ghosts();
   }
@@ -162,7 +166,7 @@ class AdjointSweep {
   /// Interior values of lambda (19 components) or force_bar (3), [c * n + k], in double.
   std::vector<double> interior(bool force) const {
     backend::synchronize();
-    const DeviceBuffer<R>& b = force ? force_bar_ : lambda_[current_];
+    const DeviceBuffer<R>& b = force ? *force_bar_ : *lambda_[current_];
     const int components = force ? 3 : d3q19::Q;
     const std::vector<R> all = b.download();
     std::vector<double> out(std::size_t(components) * std::size_t(n_));
@@ -172,6 +176,17 @@ class AdjointSweep {
     return out;
   }
 
+  /// The device views of the result (GradientResult::force_array, state_array, device_fields).
+  void hand_over(GradientResult& result) {
+    backend::synchronize();
+    result.force_array = block_interior_array(force_bar_->data(), shape_, 'f', int(sizeof(R)), false, 3, cells_, true);
+    result.state_array =
+        block_interior_array(lambda_[current_]->data(), shape_, 'f', int(sizeof(R)), false, d3q19::Q, cells_);
+    result.device_fields =
+        std::make_shared<std::pair<std::shared_ptr<DeviceBuffer<R>>, std::shared_ptr<DeviceBuffer<R>>>>(
+            force_bar_, lambda_[current_]);
+  }
+
  private:
   BlockFields<const R> in(const DeviceBuffer<R>& b) const { return {b.data(), cells_}; }
   BlockFields<R> out(DeviceBuffer<R>& b) { return {b.data(), cells_}; }
@@ -179,7 +194,7 @@ class AdjointSweep {
 
   /// What the transposed streaming wrote into the ghost layer, to the cells that own those slots.
   void send_ghosts() {
-    for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda_[current_].data() + i * cells_);
+    for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda_[current_]->data() + i * cells_);
   }
 
   Simulation& sim_;
@@ -191,7 +206,8 @@ class AdjointSweep {
   FieldHalo<R> halo_;
   std::vector<CellFlag> flags_host_;
   DeviceBuffer<CellFlag> flags_;
-  DeviceBuffer<R> lambda_[2], force_bar_, moments_, moments_bar_;
+  std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
+  DeviceBuffer<R> moments_, moments_bar_;
   int current_ = 0;  ///< which lambda_ holds the latest adjoint
   ForceFieldView<R> force_field_;
 };
@@ -210,7 +226,8 @@ std::size_t free_device_memory() { return backend::device_info(backend::current_
 
 template <class T>
 GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objective, std::int64_t k,
-                     std::size_t budget, StatePlacement placement) {
+                     const GradientOptions& options) {
+  const std::size_t budget = options.state_budget_bytes;
   GradientResult result;
   result.steps = steps;
   result.checkpoint_every = k;
@@ -220,8 +237,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   const std::size_t fields = AdjointSweep<T>::fields_bytes(shape);
   const std::size_t segment = std::size_t(std::min(k, steps)) * state_bytes;
   const std::size_t free = free_device_memory();
-  const bool kept_on_host =
-      placement == StatePlacement::host || fields + segment + std::size_t(kept + 1) * state_bytes > free / 10 * 9;
+  const bool kept_on_host = options.placement == StatePlacement::host ||
+                            fields + segment + std::size_t(kept + 1) * state_bytes > free / 10 * 9;
   if (fields + segment > free / 10 * 9) {
     throw OutOfMemoryError("gradient: the adjoint's fields (" + std::to_string(fields) + " B) and a segment of " +
                            std::to_string(std::min(k, steps)) + " forward states (" + std::to_string(segment) +
@@ -269,21 +286,24 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     adjoint.step_back(first);
     kept_states.pop_back();
   }
-  result.state = adjoint.interior(false);
-  result.force = adjoint.interior(true);
+  if (options.host_copies) {
+    result.state = adjoint.interior(false);
+    result.force = adjoint.interior(true);
+  }
+  adjoint.hand_over(result);
   restore(sim, end);
   return result;
 }
 
 }  // namespace
 
-GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective, std::int64_t checkpoint_every,
-                        std::size_t state_budget_bytes, StatePlacement placement) {
+GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective,
+                        const GradientOptions& options) {
   const std::string why = adjoint_unsupported(sim.config());
   if (!why.empty()) throw InputError("gradient: not available for this case: " + why);
   if (steps < 1) throw InputError("gradient: steps = " + std::to_string(steps) + " must be at least 1");
-  if (checkpoint_every < 0) {
-    throw InputError("gradient: checkpoint_every = " + std::to_string(checkpoint_every) + " must be 0 or more");
+  if (options.checkpoint_every < 0) {
+    throw InputError("gradient: checkpoint_every = " + std::to_string(options.checkpoint_every) + " must be 0 or more");
   }
   const Decomposition& d = sim.decomposition();
   const std::size_t n = std::size_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
@@ -293,14 +313,15 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
   }
   OutOfCoreStats stats;
   if (sim.out_of_core(stats)) throw InputError("gradient: not available out of core (the adjoint runs in core)");
-  const std::int64_t k = checkpoint_every > 0 ? checkpoint_every : std::int64_t(std::ceil(std::sqrt(double(steps))));
+  const std::int64_t k =
+      options.checkpoint_every > 0 ? options.checkpoint_every : std::int64_t(std::ceil(std::sqrt(double(steps))));
   switch (sim.population_bytes()) {
     case 8:
-      return sweep<double>(sim, steps, objective, k, state_budget_bytes, placement);
+      return sweep<double>(sim, steps, objective, k, options);
     case 2:
-      return sweep<half_t>(sim, steps, objective, k, state_budget_bytes, placement);
+      return sweep<half_t>(sim, steps, objective, k, options);
     default:
-      return sweep<float>(sim, steps, objective, k, state_budget_bytes, placement);
+      return sweep<float>(sim, steps, objective, k, options);
   }
 }
 

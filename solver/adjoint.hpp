@@ -24,9 +24,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "solver/device_arrays.hpp"
 #include "solver/simulation.hpp"
 
 namespace eddy {
@@ -47,30 +49,44 @@ struct Objective {
 };
 
 struct GradientResult {
-  double objective = 0.0;             ///< L, summed over the ranks
-  std::vector<double> force;          ///< dL/dF, 3 blocks of n values [a * n + k]; 0 on solid cells
-  std::vector<double> state;          ///< dL/ds^0, 19 blocks of n values [i * n + k] (populations() layout)
+  double objective = 0.0;  ///< L, summed over the ranks
+  /// dL/dF, 3 blocks of n values [a * n + k] (k as in MacroscopicFields); 0 on solid cells. Empty unless
+  /// GradientOptions::host_copies.
+  std::vector<double> force;
+  /// dL/ds^0, 19 blocks of n values [i * n + k] (populations() layout). Empty unless GradientOptions::host_copies.
+  std::vector<double> state;
+  /// The same gradients where the adjoint computed them (device memory; host memory on the cpu backend), in the
+  /// arithmetic type (float, double with double storage), kept alive by `device_fields`: force_array of shape
+  /// (nz, ny, nx, 3) like Simulation::force_array, state_array of shape (19, nz, ny, nx); block fields, so the
+  /// strides skip the ghost layer and row padding.
+  DeviceArray force_array, state_array;
+  std::shared_ptr<void> device_fields;
   std::int64_t steps = 0;             ///< N
   std::int64_t checkpoint_every = 0;  ///< k
   std::int64_t recomputed_steps = 0;  ///< forward steps run again during the reverse sweep
-  std::size_t host_bytes = 0;         ///< most host memory held by forward states at once (this rank)
-  std::size_t device_bytes = 0;       ///< device memory of the adjoint's own fields (this rank)
+  std::size_t host_bytes = 0;         ///< host memory of the kept states (this rank; 0 when the device holds them)
+  std::size_t device_bytes = 0;       ///< device memory of the adjoint's fields and the states it holds (this rank)
 };
 
 /// Where gradient() keeps the forward states: automatic (the device where they fit, else host memory), or always
 /// on the host (to spare device memory; also how the tests check that path).
 enum class StatePlacement { automatic, host };
 
+struct GradientOptions {
+  std::int64_t checkpoint_every = 0;   ///< k; 0: ceil(sqrt(steps))
+  std::size_t state_budget_bytes = 0;  ///< most bytes the kept and recomputed states may take on this rank; 0: none
+  StatePlacement placement = StatePlacement::automatic;
+  bool host_copies = true;  ///< fill GradientResult::force and ::state (in double, on the host)
+};
+
 /// Runs `steps` steps of `sim` from its current state and sweeps back; `sim` ends holding the state after the
-/// steps, at time time_step() + steps, as after sim.advance(steps). checkpoint_every = 0 picks ceil(sqrt(steps)).
-/// Collective over the ranks. Throws InputError for a case the adjoint does not cover (the file's list) or a
-/// target of the wrong size; OutOfMemoryError when the kept and recomputed states would take more than
-/// `state_budget_bytes` on this rank (0: no limit of its own) or a segment does not fit the device;
+/// steps, at time time_step() + steps, as after sim.advance(steps). Collective over the ranks. Throws InputError
+/// for a case the adjoint does not cover (the file's list), a target of the wrong size or bad options;
+/// OutOfMemoryError when the states would take more than the budget or a segment does not fit the device;
 /// InstabilityError when the forward run becomes unstable. The simulation gets a per-cell force field (zero) if it
 /// had none.
 GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& objective,
-                        std::int64_t checkpoint_every = 0, std::size_t state_budget_bytes = 0,
-                        StatePlacement placement = StatePlacement::automatic);
+                        const GradientOptions& options = {});
 
 /// Why the adjoint does not cover `config`, or "" when it does (the file's list).
 std::string adjoint_unsupported(const CaseConfig& config);

@@ -47,4 +47,31 @@ inline void set_force_field(Simulation& sim, Fn value) {
   backend::copy_to_device(a.data, host.data(), host.size());
 }
 
+/// The elements of device array `a` (float or double) in C order of its shape, as double on the host.
+inline std::vector<double> read_array(const DeviceArray& a) {
+  std::vector<unsigned char> host(std::size_t(span_bytes(a)));
+  backend::synchronize();
+  backend::copy_to_host(host.data(), a.data, host.size());
+  std::size_t count = 1;
+  for (std::int64_t e : a.shape) count *= std::size_t(e);
+  std::vector<double> out(count);
+  std::vector<std::int64_t> index(a.shape.size(), 0);
+  for (std::size_t n = 0; n < count; ++n) {
+    std::int64_t at = 0;
+    for (std::size_t k = 0; k < index.size(); ++k) at += index[k] * a.strides[k];
+    if (a.bytes == 8) {
+      std::memcpy(&out[n], host.data() + at * 8, 8);
+    } else {
+      float f;
+      std::memcpy(&f, host.data() + at * 4, 4);
+      out[n] = f;
+    }
+    for (std::size_t k = index.size(); k-- > 0;) {  // the next index in C order
+      if (++index[k] < a.shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace eddy::test

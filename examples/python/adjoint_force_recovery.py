@@ -66,7 +66,8 @@ def gradient(f, target):
     with eddy.Simulation(case, quiet=True) as sim:
         set_force(sim, f)
         g = sim.gradient(STEPS, "velocity_mismatch", target=target)
-        return g["objective"], g["force"], sim.velocity.to_numpy()  # the simulation ends after the steps
+        # g["force"] is a view of the adjoint's field (device memory on GPU builds): a host copy for NumPy here
+        return g["objective"], g["force"].to_numpy(), sim.velocity.to_numpy()  # the simulation ends after the steps
 
 
 y, x = np.meshgrid(np.arange(N) + 0.5, np.arange(N) + 0.5, indexing="ij")

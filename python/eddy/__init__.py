@@ -194,22 +194,24 @@ class Simulation(_eddy.Simulation):
     def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, checkpoint_every=0,
                  memory_budget=0):
         """Runs `steps` steps from the current state and returns the gradient of an objective of the final state by
-        the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of NumPy float64 arrays (host memory,
-        owned by the array, no copy) and figures; the simulation then holds the state after the steps, as after
-        step(steps). Lattice units throughout; collective under MPI (each rank gets its block's gradient).
+        the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of arrays and figures; the simulation
+        then holds the state after the steps, as after step(steps). Lattice units throughout; collective under MPI (each rank gets its block's gradient).
 
         objective: "kinetic_energy": L = sum of rho |u|^2 / 2 over the fluid cells, of `region` if given
             (((z0, z1), (y0, y1), (x0, x1)), global cells, half-open); "velocity_mismatch": L = sum of
             |u - target|^2 / 2 over the fluid cells, `target` of this rank's block shape (nz, ny, nx, 3).
         checkpoint_every: forward states kept every k steps (0: ceil(sqrt(steps))), the others recomputed.
-        memory_budget: bytes of host memory the kept states may take on this rank (0: no limit; OutOfMemoryError
-            beyond it).
+        memory_budget: bytes the kept and recomputed forward states may take on this rank (0: no limit of its own;
+            OutOfMemoryError beyond it). The states live on the device where they fit, else in host memory.
 
         Returns {"objective": L (summed over ranks), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
         (the per-cell force density, constant over the steps), "state": dL/ds, shape (19, nz, ny, nx), with respect
         to the starting post-collision populations f*_i, "checkpoint_every", "recomputed_steps", "host_bytes",
-        "device_bytes"}. Differentiable: BGK/TRT with Guo forcing, walls, moving walls, periodic faces, bodies
-        without interpolated walls; InputError for open faces, interpolated walls, LES, particles, [thermal]."""
+        "device_bytes"}. "force" and "state" are FieldArrays: zero-copy views of the adjoint's own fields (device
+        memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
+        each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
+        periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
+        particles, [thermal]."""
         return super()._gradient(int(steps), objective, target, region, int(checkpoint_every), int(memory_budget))
 
     @property

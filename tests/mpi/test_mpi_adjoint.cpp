@@ -65,7 +65,7 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   objective.target.resize(3 * std::size_t(n));
   for (int a = 0; a < 3; ++a)
     for (std::int64_t k = 0; k < n; ++k) objective.target[a * n + k] = target[a * global + std::size_t(index[k])];
-  const GradientResult r = gradient(sim, 20, objective, 6);
+  const GradientResult r = gradient(sim, 20, objective, {6});
   GlobalGradient out;
   out.objective = r.objective;
   std::vector<double> f(3 * global, 0.0), s(std::size_t(d3q19::Q) * global, 0.0);

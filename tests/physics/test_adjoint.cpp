@@ -181,12 +181,21 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
   auto sim = Simulation::create(config);
   test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
   sim->set_populations(s0);
-  const GradientResult grad = gradient(*sim, kSteps, objective, kKeepEvery);
+  const GradientResult grad = gradient(*sim, kSteps, objective, {kKeepEvery});
   EXPECT_NEAR(grad.objective, forward_objective(config, s0, force, objective), 1e-12 * std::abs(grad.objective));
   EXPECT_EQ(grad.checkpoint_every, kKeepEvery);
   EXPECT_EQ(grad.recomputed_steps, kSteps - 4);  // 4 kept states (0, 6, 12, 18); the rest run again
   ASSERT_EQ(grad.force.size(), 3 * n);
   ASSERT_EQ(grad.state.size(), std::size_t(Q) * n);
+  // The device views hold the same values: force (nz, ny, nx, 3), state (19, nz, ny, nx) in C order.
+  const std::vector<double> force_view = test::read_array(grad.force_array);
+  const std::vector<double> state_view = test::read_array(grad.state_array);
+  ASSERT_EQ(force_view.size(), 3 * n);
+  ASSERT_EQ(state_view.size(), std::size_t(Q) * n);
+  for (std::size_t k = 0; k < n; ++k) {
+    for (int a = 0; a < 3; ++a) ASSERT_EQ(force_view[3 * k + std::size_t(a)], grad.force[a * n + k]) << k;
+    for (int i = 0; i < Q; ++i) ASSERT_EQ(state_view[i * n + k], grad.state[i * n + k]) << k;
+  }
 
   for (int trial = 0; trial < 3; ++trial) {
     const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
@@ -221,7 +230,7 @@ TEST(RunGradientSweep, LeavesTheSimulationAsAfterTheSteps) {
   plain->advance(kSteps);
   auto swept = Simulation::create(config);
   swept->set_populations(s0);
-  gradient(*swept, kSteps, Objective{}, kKeepEvery);
+  gradient(*swept, kSteps, Objective{}, {kKeepEvery});
   EXPECT_EQ(swept->time_step(), t0 + kSteps);
   EXPECT_TRUE(swept->populations() == plain->populations());
   swept->advance(3);  // and goes on as the plain run does
@@ -238,7 +247,7 @@ TEST(RunGradientSweep, StatesKeptInHostMemoryGiveTheSameBits) {
     auto sim = Simulation::create(config);
     sim->set_populations(s0);
     r[host] =
-        gradient(*sim, kSteps, Objective{}, kKeepEvery, 0, host ? StatePlacement::host : StatePlacement::automatic);
+        gradient(*sim, kSteps, Objective{}, {kKeepEvery, 0, host ? StatePlacement::host : StatePlacement::automatic});
   }
   EXPECT_GT(r[1].host_bytes, 0u);
   EXPECT_TRUE(r[0].force == r[1].force);
@@ -253,12 +262,12 @@ TEST(RunGradientSweep, FloatAndFp16StorageFollowTheDoubleGradient) {
   const CaseConfig reference_case = adjoint_case();
   auto reference = Simulation::create(reference_case);
   reference->advance(15);
-  const GradientResult exact = gradient(*reference, kSteps, Objective{}, kKeepEvery);
+  const GradientResult exact = gradient(*reference, kSteps, Objective{}, {kKeepEvery});
   const std::pair<Precision, double> storages[] = {{Precision::float32, 1e-5}, {Precision::float16, 2e-3}};
   for (const auto& [precision, tolerance] : storages) {
     auto sim = Simulation::create(adjoint_case(precision));
     sim->advance(15);
-    const GradientResult g = gradient(*sim, kSteps, Objective{}, kKeepEvery);
+    const GradientResult g = gradient(*sim, kSteps, Objective{}, {kKeepEvery});
     EXPECT_LE(test::max_relative_difference(g.force, exact.force), tolerance) << precision_name(precision);
     EXPECT_LE(test::max_relative_difference(g.state, exact.state), tolerance) << precision_name(precision);
   }
@@ -285,7 +294,7 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   EXPECT_THROW(gradient(*sim, 4, short_target), InputError);
   EXPECT_THROW(gradient(*sim, 0, Objective{}), InputError);
   try {
-    gradient(*sim, 100, Objective{}, 10, 1000);
+    gradient(*sim, 100, Objective{}, {10, 1000});
     FAIL() << "a budget of 1000 B was accepted";
   } catch (const OutOfMemoryError& e) {
     EXPECT_NE(std::string(e.what()).find("budget of 1000 B"), std::string::npos) << e.what();
