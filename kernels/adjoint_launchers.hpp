@@ -33,6 +33,10 @@ struct BlockFields {
   EDDY_HOST_DEVICE R& operator()(int component, std::int64_t cell) const { return at[component * n_cells + cell]; }
 };
 
+/// Sets `components` block fields of `shape` (ghost layer included) to 0.
+template <class R>
+void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream);
+
 /// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, and
 /// (dC/dF)^T lambda_next added to force_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula).
 /// F(x) is relax.force plus force_field at x.

@@ -108,7 +108,23 @@ struct AdjointSeed {
   }
 };
 
+template <class R>
+struct ZeroFields {
+  BlockFields<R> fields;
+  int components;
+  BlockShape shape;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = shape.index(x, y, z);
+    for (int c = 0; c < components; ++c) fields(c, cell) = R(0);
+  }
+};
+
 }  // namespace
+
+template <class R>
+void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream) {
+  parallel_for(shape.whole(), ZeroFields<R>{fields, components, shape}, "zero_fields", stream);
+}
 
 template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
@@ -139,6 +155,8 @@ EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)
 #undef EDDY_INSTANTIATE
+template void zero_fields<float>(const BlockFields<float>&, int, const BlockShape&, const backend::Stream*);
+template void zero_fields<double>(const BlockFields<double>&, int, const BlockShape&, const backend::Stream*);
 template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,
                                   const FlagView&, const BlockShape&, const backend::Stream*);
 template void adjoint_seed<double>(const double*, const double*, const BlockFields<double>&, const BlockFields<double>&,

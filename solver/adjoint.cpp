@@ -29,6 +29,13 @@ std::string adjoint_unsupported(const CaseConfig& config) {
              "\" (open faces are not differentiated yet: walls, moving walls and periodic faces are)";
     }
   }
+  for (const SolidConfig& solid : config.solids) {
+    if (solid.wall == SolidWall::interpolated) {
+      return "[[solid]] \"" + solid.name +
+             "\": wall = \"interpolated\" (the default; interpolated walls are not differentiated yet: set wall = "
+             "\"halfway\")";
+    }
+  }
   if (config.les != LesModel::none) return "numerics.les (the Smagorinsky model is not differentiated yet)";
   if (config.particles.enabled) return "[particles] (the particles' coupling is not differentiated yet)";
   if (config.thermal.enabled) return "[thermal] (the heat transport is not differentiated yet)";
@@ -48,18 +55,23 @@ struct KeptState {
   const void* data() const { return device.size() ? static_cast<const void*>(device.data()) : host.data(); }
 };
 
-KeptState keep(Simulation& sim, bool on_host) {
+/// Copies the simulation's state into `k`, reusing its memory when it has some (on_host: host memory).
+void keep_into(Simulation& sim, KeptState& k, bool on_host) {
   const PopulationStorage s = sim.population_storage();
-  KeptState k;
   k.layout = s.layout;
   k.step = s.step;
   if (on_host) {
     k.host.resize(s.bytes);
     backend::copy_to_host(k.host.data(), s.data, s.bytes);
   } else {
-    k.device = DeviceBuffer<unsigned char>(s.bytes);
+    if (k.device.size() != s.bytes) k.device = DeviceBuffer<unsigned char>(s.bytes);
     backend::copy_on_device(k.device.data(), s.data, s.bytes);
   }
+}
+
+KeptState keep(Simulation& sim, bool on_host) {
+  KeptState k;
+  keep_into(sim, k, on_host);
   return k;
 }
 
@@ -90,18 +102,16 @@ class AdjointSweep {
         halo_(d_, shape_),
         moments_(4 * std::size_t(n_)),
         moments_bar_(4 * std::size_t(n_)) {
-    const std::vector<CellFlag> flags = build_flags(sim.config(), d_);
-    if (cut_links(sim.config(), d_, flags).interpolated > 0) {
-      throw InputError("gradient: interpolated walls (solid.interpolated = true) are not differentiated yet");
-    }
-    flags_host_ = flags;
-    flags_ = DeviceBuffer<CellFlag>(flags.size());
-    flags_.upload(flags);
+    // The simulation's own cell flags (block array, ghost layer included), on the device and a host copy.
+    flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
+    flags_host_.resize(std::size_t(cells_));
+    backend::synchronize();
+    backend::copy_to_host(flags_host_.data(), flags_, flags_host_.size() * sizeof(CellFlag));
     for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
     force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
-    for (DeviceBuffer<R>* b : {lambda_[0].get(), lambda_[1].get(), force_bar_.get()}) {
-      b->upload(std::vector<R>(b->size(), R(0)));
-    }
+    zero_fields<R>(out(*lambda_[0]), d3q19::Q, shape_, nullptr);
+    zero_fields<R>(out(*lambda_[1]), d3q19::Q, shape_, nullptr);
+    zero_fields<R>(out(*force_bar_), 3, shape_, nullptr);
     // The per-cell force field the fused kernel adds (Simulation::force_array, created as zero if absent).
     const DeviceArray force = sim.force_array();
     R* base = static_cast<R*>(force.data) - shape_.index(1, 1, 1);
@@ -111,7 +121,7 @@ class AdjointSweep {
   /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R.
   static std::size_t fields_bytes(const BlockShape& shape) {
     return (2 * std::size_t(d3q19::Q) + 3) * std::size_t(shape.n_cells()) * sizeof(R) +
-           8 * std::size_t(shape.interior_cells()) * sizeof(R) + std::size_t(shape.n_cells()) * sizeof(CellFlag);
+           8 * std::size_t(shape.interior_cells()) * sizeof(R);
   }
 
   /// The objective of the simulation's current (final) state and the seed lambda^N = S^T dL/df^N; force_bar
@@ -190,7 +200,7 @@ class AdjointSweep {
  private:
   BlockFields<const R> in(const DeviceBuffer<R>& b) const { return {b.data(), cells_}; }
   BlockFields<R> out(DeviceBuffer<R>& b) { return {b.data(), cells_}; }
-  FlagView flags() const { return FlagView{flags_.data()}; }
+  FlagView flags() const { return FlagView{flags_}; }
 
   /// What the transposed streaming wrote into the ghost layer, to the cells that own those slots.
   void send_ghosts() {
@@ -205,7 +215,7 @@ class AdjointSweep {
   WallVelocities<R> walls_;
   FieldHalo<R> halo_;
   std::vector<CellFlag> flags_host_;
-  DeviceBuffer<CellFlag> flags_;
+  const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   DeviceBuffer<R> moments_, moments_bar_;
   int current_ = 0;  ///< which lambda_ holds the latest adjoint
@@ -270,20 +280,22 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   }
 
   // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one, on the
-  // device.
+  // device, into buffers reused from segment to segment.
+  std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 1)));  // s^{start+1}...
+  KeptState first_copy;  // s^start on the device, where the kept one is on the host
   for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
     const std::int64_t start = m * k, stop = std::min(steps, start + k);
-    std::vector<KeptState> later;  // s^{start+1} ... s^{stop-1}
-    if (stop - start > 1 || kept_on_host) restore(sim, kept_states[std::size_t(m)]);
-    const KeptState first = kept_on_host ? keep(sim, false) : std::move(kept_states[std::size_t(m)]);
+    const KeptState& kept_state = kept_states[std::size_t(m)];
+    if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
+    if (kept_on_host) keep_into(sim, first_copy, false);
     for (std::int64_t t = start + 1; t < stop; ++t) {
       advance_checked(sim);
-      later.push_back(keep(sim, false));
+      keep_into(sim, later[std::size_t(t - start - 1)], false);
       ++result.recomputed_steps;
     }
     backend::synchronize();
     for (std::int64_t t = stop - 1; t > start; --t) adjoint.step_back(later[std::size_t(t - start - 1)]);
-    adjoint.step_back(first);
+    adjoint.step_back(kept_on_host ? first_copy : kept_state);
     kept_states.pop_back();
   }
   if (options.host_copies) {
