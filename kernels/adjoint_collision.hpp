@@ -45,6 +45,27 @@ EDDY_HOST_DEVICE inline void moments_adjoint(R rho_bar, const R (&u_bar)[3], R r
   for (int a = 0; a < 3; ++a) force_bar[a] += R(0.5) * j_bar[a];
 }
 
+/// The objectives of solver/adjoint.hpp at one fluid cell with arrived moments rho, u: the cell's share of L and
+/// its derivatives rho_bar = dL/drho, u_bar = dL/du. kind 0, velocity mismatch to u_t: L_x = 1/2 |u - u_t|^2,
+/// u_bar = u - u_t; kind 1, kinetic energy: L_x = 1/2 rho |u|^2, rho_bar = 1/2 |u|^2, u_bar = rho u. Lattice units.
+template <class R>
+EDDY_HOST_DEVICE inline double cell_objective(int kind, R rho, const R (&u)[3], const R (&u_t)[3], R& rho_bar,
+                                              R (&u_bar)[3]) {
+  if (kind == 0) {
+    double value = 0.0;
+    rho_bar = R(0);
+    for (int a = 0; a < 3; ++a) {
+      u_bar[a] = u[a] - u_t[a];
+      value += 0.5 * double(u_bar[a]) * double(u_bar[a]);
+    }
+    return value;
+  }
+  const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  rho_bar = R(0.5) * usq;
+  for (int a = 0; a < 3; ++a) u_bar[a] = rho * u[a];
+  return 0.5 * double(rho) * double(usq);
+}
+
 /// The adjoint of one cell's collision (the file's formula): from the pre-collision shifted populations g (unscaled)
 /// with force density `force`, rates omega_plus and omega_minus, and mu = dL/dg* (the adjoint of the
 /// post-collision populations), sets lambda = dL/dg and adds dL/dF to force_bar. Also returns rho and u (with the

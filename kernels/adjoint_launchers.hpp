@@ -47,6 +47,24 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                   const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream);
 
+/// An objective of solver/adjoint.hpp on the device: kind (0 velocity mismatch, 1 kinetic energy), the cells
+/// counted (block coordinates, [lo, hi) per axis, within the interior) and the target velocity u_t (3 interior
+/// fields, kind 0 only).
+template <class R>
+struct ObjectiveView {
+  int kind = 1;
+  int lo[3] = {1, 1, 1}, hi[3] = {1, 1, 1};
+  const R* target = nullptr;
+};
+
+/// From the arrived moments (4 interior fields), the objective's derivative moments_bar = (dL/drho, dL/du) at every
+/// interior cell (0 outside the counted cells and on solid cells, whose rho is 0) and the sum of L over each x-row
+/// of interior cells into row_sums[(z - 1) * ny + (y - 1)] (double; the caller adds the rows: a fixed order, so
+/// the same bits on every run). kernels/adjoint_collision.hpp's cell_objective.
+template <class R>
+void adjoint_objective(const R* moments, const ObjectiveView<R>& objective, R* moments_bar, double* row_sums,
+                       const BlockShape& shape, const backend::Stream* stream);
+
 /// The seed of the sweep: lambda = S^T dL/df for an objective of the arrived moments, from moments_bar = (dL/drho,
 /// dL/du) and the moments at every interior fluid cell (kernels/adjoint_collision.hpp's moments_adjoint); the F/2
 /// shift's part of dL/dF added to force_bar.

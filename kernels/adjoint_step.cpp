@@ -16,7 +16,8 @@
 //
 // Bytes per fluid cell and step: 19 * sizeof(T) state read + 19 * sizeof(R) lambda read + 19 * sizeof(R) lambda
 //   written + 3 * 2 * sizeof(R) force_bar read and written (+ 3 * sizeof(R) force field) + flags: 253 B in float
-//   (the forward step: 153 B); the seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
+//   (the forward step: 153 B); the objective: 4 * sizeof(R) read (+ 3 with a target), 4 * sizeof(R) written; the
+//   seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
 #include <cstdint>
 
 #include "kernels/adjoint_collision.hpp"
@@ -109,6 +110,38 @@ struct AdjointSeed {
 };
 
 template <class R>
+struct AdjointObjective {
+  const R* moments;
+  ObjectiveView<R> objective;
+  R* moments_bar;
+  double* row_sums;
+  BlockShape shape;
+
+  EDDY_HOST_DEVICE void operator()(int /*x*/, int y, int z) const {
+    const std::int64_t n = std::int64_t(shape.n[0]) * shape.n[1] * shape.n[2];
+    const std::int64_t row = std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
+    const bool row_counted = y >= objective.lo[1] && y < objective.hi[1] && z >= objective.lo[2] && z < objective.hi[2];
+    double sum = 0.0;
+    for (int x = 1; x <= shape.n[0]; ++x) {
+      const std::int64_t k = row + (x - 1);
+      const R rho = moments[k];
+      R rho_bar = R(0), u_bar[3] = {R(0), R(0), R(0)};
+      if (row_counted && x >= objective.lo[0] && x < objective.hi[0] && rho > R(0)) {
+        const R u[3] = {moments[n + k], moments[2 * n + k], moments[3 * n + k]};
+        R u_t[3] = {R(0), R(0), R(0)};
+        if (objective.target) {
+          for (int a = 0; a < 3; ++a) u_t[a] = objective.target[a * n + k];
+        }
+        sum += cell_objective(objective.kind, rho, u, u_t, rho_bar, u_bar);
+      }
+      moments_bar[k] = rho_bar;
+      for (int a = 0; a < 3; ++a) moments_bar[(1 + a) * n + k] = u_bar[a];
+    }
+    row_sums[(z - 1) * std::int64_t(shape.n[1]) + (y - 1)] = sum;
+  }
+};
+
+template <class R>
 struct ZeroFields {
   BlockFields<R> fields;
   int components;
@@ -124,6 +157,14 @@ struct ZeroFields {
 template <class R>
 void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream) {
   parallel_for(shape.whole(), ZeroFields<R>{fields, components, shape}, "zero_fields", stream);
+}
+
+template <class R>
+void adjoint_objective(const R* moments, const ObjectiveView<R>& objective, R* moments_bar, double* row_sums,
+                       const BlockShape& shape, const backend::Stream* stream) {
+  const Box rows{{1, 1, 1}, {2, shape.n[1] + 1, shape.n[2] + 1}};
+  parallel_for(rows, AdjointObjective<R>{moments, objective, moments_bar, row_sums, shape}, "adjoint_objective",
+               stream);
 }
 
 template <class T>
@@ -155,6 +196,10 @@ EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)
 #undef EDDY_INSTANTIATE
+template void adjoint_objective<float>(const float*, const ObjectiveView<float>&, float*, double*, const BlockShape&,
+                                       const backend::Stream*);
+template void adjoint_objective<double>(const double*, const ObjectiveView<double>&, double*, double*,
+                                        const BlockShape&, const backend::Stream*);
 template void zero_fields<float>(const BlockFields<float>&, int, const BlockShape&, const backend::Stream*);
 template void zero_fields<double>(const BlockFields<double>&, int, const BlockShape&, const backend::Stream*);
 template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,

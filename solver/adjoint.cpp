@@ -17,7 +17,6 @@
 #include "solver/field_halo.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
-#include "solver/moment_readout.hpp"
 #include "solver/mpi_check.hpp"
 
 namespace eddy {
@@ -102,11 +101,8 @@ class AdjointSweep {
         halo_(d_, shape_),
         moments_(4 * std::size_t(n_)),
         moments_bar_(4 * std::size_t(n_)) {
-    // The simulation's own cell flags (block array, ghost layer included), on the device and a host copy.
+    // The simulation's own cell flags (block array, ghost layer included).
     flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
-    flags_host_.resize(std::size_t(cells_));
-    backend::synchronize();
-    backend::copy_to_host(flags_host_.data(), flags_, flags_host_.size() * sizeof(CellFlag));
     for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
     force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
     zero_fields<R>(out(*lambda_[0]), d3q19::Q, shape_, nullptr);
@@ -127,40 +123,28 @@ class AdjointSweep {
   /// The objective of the simulation's current (final) state and the seed lambda^N = S^T dL/df^N; force_bar
   /// starts with the objective's own F/2 term. Returns this rank's L.
   double seed(const Objective& objective) {
+    ObjectiveView<R> view;
+    view.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
+    for (int a = 0; a < 3; ++a) {  // the region in block coordinates, clipped to this block
+      const int hi = objective.hi[a] < 0 ? sim_.config().size[a] : objective.hi[a];
+      view.lo[a] = std::max(1, objective.lo[a] - d_.offset[a] + 1);
+      view.hi[a] = std::min(d_.local_size[a] + 1, hi - d_.offset[a] + 1);
+    }
+    DeviceBuffer<R> target;
+    if (view.kind == 0) {
+      target = DeviceBuffer<R>(objective.target.size());
+      target.upload(std::vector<R>(objective.target.begin(), objective.target.end()));
+      view.target = target.data();
+    }
+    DeviceBuffer<double> rows(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2]));
     sim_.moments_to_device(moments_.data());
     sim_.synchronize();
-    const std::vector<R> m = moments_.download();
-    std::vector<R> bar(moments_bar_.size(), R(0));
-    std::array<int, 3> hi = objective.hi;
-    for (int a = 0; a < 3; ++a) {
-      if (hi[a] < 0) hi[a] = sim_.config().size[a];
-    }
-    double value = 0.0;
-    for_each_interior(shape_, [&](std::int64_t k, std::int64_t cell) {
-      if (is_solid(flags_host_[std::size_t(cell)])) return;
-      const double rho = m[std::size_t(k)];
-      const double u[3] = {m[std::size_t(n_ + k)], m[std::size_t(2 * n_ + k)], m[std::size_t(3 * n_ + k)]};
-      if (objective.kind == ObjectiveKind::velocity_mismatch) {
-        for (int a = 0; a < 3; ++a) {
-          const double e = u[a] - objective.target[std::size_t(a * n_ + k)];
-          value += 0.5 * e * e;
-          bar[std::size_t((1 + a) * n_ + k)] = R(e);
-        }
-      } else {
-        const std::array<int, 3> g = interior_to_global(k, d_.local_size, d_.offset);
-        for (int a = 0; a < 3; ++a) {
-          if (g[a] < objective.lo[a] || g[a] >= hi[a]) return;
-        }
-        const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-        value += 0.5 * rho * usq;
-        bar[std::size_t(k)] = R(0.5 * usq);
-        for (int a = 0; a < 3; ++a) bar[std::size_t((1 + a) * n_ + k)] = R(rho * u[a]);
-      }
-    });
-    moments_bar_.upload(bar);
+    adjoint_objective<R>(moments_.data(), view, moments_bar_.data(), rows.data(), shape_, nullptr);
     adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(*lambda_[current_]), out(*force_bar_), flags(), shape_,
                     nullptr);
     send_ghosts();
+    double value = 0.0;
+    for (double row : rows.download()) value += row;
     return value;
   }
 
@@ -214,7 +198,6 @@ class AdjointSweep {
   Relaxation<R> relax_;
   WallVelocities<R> walls_;
   FieldHalo<R> halo_;
-  std::vector<CellFlag> flags_host_;
   const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   DeviceBuffer<R> moments_, moments_bar_;
@@ -234,36 +217,89 @@ void advance_checked(Simulation& sim) {
 /// The free device memory (host memory on the cpu backend) of this rank's device.
 std::size_t free_device_memory() { return backend::device_info(backend::current_device()).free_memory; }
 
-template <class T>
-GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objective, std::int64_t k,
-                     const GradientOptions& options) {
+/// The memory plan of a sweep: the kept-state interval k and where the states live.
+struct StatePlan {
+  std::int64_t k = 1;
+  bool kept_on_host = false;
+  std::size_t device_bytes = 0, host_bytes = 0;
+};
+
+/// Device and host bytes of kept-state interval k for `steps` steps (states of `state` bytes, adjoint fields of
+/// `fields` bytes): ceil(steps / k) kept states and the final one, k - 1 recomputed ones of a segment (on the
+/// device) and, where the kept ones are on the host, a device copy of the segment's first.
+StatePlan plan_for(std::int64_t steps, std::int64_t k, bool on_host, std::size_t state, std::size_t fields) {
+  StatePlan p;
+  p.k = k;
+  p.kept_on_host = on_host;
+  const std::size_t kept = std::size_t((steps + k - 1) / k + 1);
+  const std::size_t segment = std::size_t(std::min(k, steps) - 1 + (on_host ? 1 : 0));
+  p.device_bytes = fields + (segment + (on_host ? 0 : kept)) * state;
+  p.host_bytes = on_host ? kept * state : 0;
+  return p;
+}
+
+/// Bytes of the forward states of plan p (all of them, wherever they are).
+std::size_t state_bytes_of(const StatePlan& p, std::size_t fields) { return p.host_bytes + p.device_bytes - fields; }
+
+/// The plan with the fewest recomputed steps that fits 90 % of the device's free memory and the budget: the
+/// smallest k (1: every state kept, nothing recomputed) whose states fit there, else the states kept every
+/// k = ceil(sqrt(steps)) (or the k asked for) in host memory, with one segment on the device. The same on every
+/// rank (the largest k and host placement if any rank needs them), since the ranks step together. Throws
+/// OutOfMemoryError on every rank when the plan does not fit one of them.
+StatePlan choose_plan(std::int64_t steps, const GradientOptions& options, std::size_t state, std::size_t fields,
+                      const Decomposition& d) {
+  const std::size_t room = free_device_memory() / 10 * 9;
   const std::size_t budget = options.state_budget_bytes;
-  GradientResult result;
-  result.steps = steps;
-  result.checkpoint_every = k;
-  const BlockShape shape = block_shape(sim.decomposition());
-  const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
-  const std::int64_t kept = (steps + k - 1) / k;  // s^0, s^k, ... below s^N; and s^N, to end with
-  const std::size_t fields = AdjointSweep<T>::fields_bytes(shape);
-  const std::size_t segment = std::size_t(std::min(k, steps)) * state_bytes;
-  const std::size_t free = free_device_memory();
-  const bool kept_on_host = options.placement == StatePlacement::host ||
-                            fields + segment + std::size_t(kept + 1) * state_bytes > free / 10 * 9;
-  if (fields + segment > free / 10 * 9) {
-    throw OutOfMemoryError("gradient: the adjoint's fields (" + std::to_string(fields) + " B) and a segment of " +
-                           std::to_string(std::min(k, steps)) + " forward states (" + std::to_string(segment) +
-                           " B) need more than 90 % of the free device memory (" + std::to_string(free) +
-                           " B); keep states more often (a smaller checkpoint_every) or use more ranks");
+  const auto acceptable = [&](const StatePlan& p) {
+    return p.device_bytes <= room && (budget == 0 || state_bytes_of(p, fields) <= budget);
+  };
+  const std::int64_t root = std::int64_t(std::ceil(std::sqrt(double(steps))));
+  StatePlan plan = plan_for(steps, options.checkpoint_every > 0 ? options.checkpoint_every : root, true, state, fields);
+  if (options.placement != StatePlacement::host) {
+    const std::int64_t first = options.checkpoint_every > 0 ? options.checkpoint_every : 1;
+    const std::int64_t last = options.checkpoint_every > 0 ? options.checkpoint_every : root;
+    for (std::int64_t k = first; k <= last; ++k) {
+      const StatePlan p = plan_for(steps, k, false, state, fields);
+      if (acceptable(p)) {
+        plan = p;
+        break;
+      }
+    }
   }
-  result.host_bytes = kept_on_host ? std::size_t(kept + 1) * state_bytes : 0;
-  result.device_bytes = fields + segment + (kept_on_host ? 0 : std::size_t(kept + 1) * state_bytes);
-  const std::size_t states = segment + std::size_t(kept + 1) * state_bytes;
-  if (budget > 0 && states > budget) {
+  if (!d.serial()) {  // one plan for all ranks
+    long long agreed[2] = {plan.k, plan.kept_on_host ? 1 : 0};
+    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_LONG_LONG, MPI_MAX, d.comm));
+    plan = plan_for(steps, agreed[0], agreed[1] != 0, state, fields);
+  }
+  int fits = acceptable(plan) ? 1 : 0;
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, d.comm));
+  if (fits) return plan;
+  if (budget > 0 && state_bytes_of(plan, fields) > budget) {
     throw OutOfMemoryError("gradient: the forward states of " + std::to_string(steps) + " steps kept every " +
-                           std::to_string(k) + " need " + std::to_string(states) +
+                           std::to_string(plan.k) + " need " + std::to_string(state_bytes_of(plan, fields)) +
                            " B on this rank, more than the budget of " + std::to_string(budget) +
                            " B; give a larger budget, fewer steps or another checkpoint_every");
   }
+  throw OutOfMemoryError("gradient: the adjoint's fields (" + std::to_string(fields) + " B) and " +
+                         std::to_string(std::min(plan.k, steps)) + " forward states of a segment (" +
+                         std::to_string(plan.device_bytes - fields) + " B) need more than 90 % of the free device " +
+                         "memory (" + std::to_string(room / 9 * 10) + " B) on a rank; keep states more often (a " +
+                         "smaller checkpoint_every) or use more ranks");
+}
+
+template <class T>
+GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objective, const GradientOptions& options) {
+  GradientResult result;
+  result.steps = steps;
+  const BlockShape shape = block_shape(sim.decomposition());
+  const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
+  const StatePlan plan =
+      choose_plan(steps, options, state_bytes, AdjointSweep<T>::fields_bytes(shape), sim.decomposition());
+  const std::int64_t k = plan.k;
+  const bool kept_on_host = plan.kept_on_host;
+  result.checkpoint_every = k;
+  result.host_bytes = plan.host_bytes;
+  result.device_bytes = plan.device_bytes;
   AdjointSweep<T> adjoint(sim);
 
   // Forward: keep s^0, s^k, s^2k, ... and s^N; then the objective of s^N and the seed.
@@ -329,11 +365,11 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
       options.checkpoint_every > 0 ? options.checkpoint_every : std::int64_t(std::ceil(std::sqrt(double(steps))));
   switch (sim.population_bytes()) {
     case 8:
-      return sweep<double>(sim, steps, objective, k, options);
+      return sweep<double>(sim, steps, objective, options);
     case 2:
-      return sweep<half_t>(sim, steps, objective, k, options);
+      return sweep<half_t>(sim, steps, objective, options);
     default:
-      return sweep<float>(sim, steps, objective, k, options);
+      return sweep<float>(sim, steps, objective, options);
   }
 }
 

@@ -238,7 +238,7 @@ TEST(RunGradientSweep, LeavesTheSimulationAsAfterTheSteps) {
   EXPECT_TRUE(swept->populations() == plain->populations());
 }
 
-TEST(RunGradientSweep, StatesKeptInHostMemoryGiveTheSameBits) {
+TEST(RunGradientSweep, EveryPlacementOfTheStatesGivesTheSameBits) {
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = adjoint_case();
   const std::vector<double> s0 = warmed_up_state(config);
@@ -252,6 +252,15 @@ TEST(RunGradientSweep, StatesKeptInHostMemoryGiveTheSameBits) {
   EXPECT_GT(r[1].host_bytes, 0u);
   EXPECT_TRUE(r[0].force == r[1].force);
   EXPECT_TRUE(r[0].state == r[1].state);
+  // With no interval given and room on the device, every state is kept and nothing recomputed: the same bits.
+  auto sim = Simulation::create(config);
+  sim->set_populations(s0);
+  const GradientResult all = gradient(*sim, kSteps, Objective{});
+  EXPECT_EQ(all.checkpoint_every, 1);
+  EXPECT_EQ(all.recomputed_steps, 0);
+  EXPECT_EQ(all.host_bytes, 0u);
+  EXPECT_TRUE(all.force == r[0].force);
+  EXPECT_TRUE(all.state == r[0].state);
 }
 
 // Float and fp16 storage: the adjoint of those runs (in float arithmetic) against the double run's gradient. The
