@@ -1,9 +1,12 @@
 // Reductions over the ranks of a decomposition (no-ops for a serial one): diagnostics and centreline sums.
 #pragma once
 
+#include <chrono>
+#include <future>
 #include <string>
 
 #include "solver/decomposition.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/simulation.hpp"
 #include "solver/validation.hpp"
 
@@ -24,6 +27,17 @@ void agree_on_failure(MPI_Comm comm, Check check);
 
 /// Largest value of `seconds` over the ranks (the slowest rank sets a step's time). Collective.
 double reduce_max(double seconds, const Decomposition& decomposition);
+
+/// True when `pending` (a background write's future, valid) is ready on every rank, asked without waiting.
+/// Collective.
+template <class T>
+bool ready_on_every_rank(const std::future<T>& pending, const Decomposition& decomposition) {
+  int ready = pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? 1 : 0;
+  if (!decomposition.serial()) {
+    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ready, 1, MPI_INT, MPI_MIN, decomposition.comm));
+  }
+  return ready != 0;
+}
 
 namespace detail {
 /// kind: 0 = none, 1 = input error, 2 = output error. Throws the collective error when any rank failed.

@@ -153,11 +153,7 @@ void SnapshotWriter::stage(Simulation& sim, std::vector<PendingFile> files, bool
 }
 
 void SnapshotWriter::poll(Simulation& sim, std::ostream& log) {
-  if (!pending_.valid()) return;
-  int ready = pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? 1 : 0;
-  const Decomposition& d = sim.decomposition();
-  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ready, 1, MPI_INT, MPI_MIN, d.comm));
-  if (ready) complete(sim, log);
+  if (pending_.valid() && ready_on_every_rank(pending_, sim.decomposition())) complete(sim, log);
 }
 
 void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {

@@ -22,6 +22,21 @@ inline int run_eddy(const TempDir& dir, const std::string& args, std::string& ou
   return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// Runs `eddy run case.toml --output out ARGS` in `dir` under `ulimit -f 8000` (files up to 4 MB: a full disk, as the
+/// writes see it), one OpenMP thread, at most 300 s, output into limit.log and `log`; returns std::system's status
+/// (WIFEXITED and WEXITSTATUS tell how it ended; a signal is a test failure). PMIX_MCA_gds=hash: MPI's start-up
+/// keeps its data in memory, not in a shared-memory file the limit would cut (SIGXFSZ in MPI_Init under ctest).
+inline int run_eddy_with_file_limit(const TempDir& dir, const std::string& args, std::string& log) {
+  const std::string command = "cd '" + dir.path().string() +
+                              "' && ulimit -f 8000 && PMIX_MCA_gds=hash OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
+                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 '" +
+                              std::string(EDDY_EXECUTABLE) + "' run case.toml --output out " + args +
+                              " </dev/null >limit.log 2>&1";
+  const int status = std::system(command.c_str());
+  log = read_text(dir.file("limit.log"));
+  return status;
+}
+
 /// Runs `eddy run case.toml --output <out> ARGS` in `dir` on `ranks` ranks (more than 1: under `mpiexec`, the
 /// launcher "<mpiexec> <flags> <numproc flag>" that the rank count follows; oversubscription allowed, as root too),
 /// one OpenMP thread per rank, at most 300 s; returns the exit code (-1 if it did not exit), its output in `log`

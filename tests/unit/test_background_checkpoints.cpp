@@ -118,14 +118,7 @@ TEST(BackgroundCheckpoints, AFailedBackgroundWriteExitsFiveAndKeepsTheEarlierChe
   ASSERT_EQ(before.size(), 2u) << log;
   ASSERT_TRUE(fs::exists(manifest)) << log;
 
-  // PMIX_MCA_gds=hash: MPI's start-up keeps its data in memory, not in a shared-memory file the limit would cut.
-  const std::string command = "cd '" + dir.path().string() +
-                              "' && ulimit -f 8000 && PMIX_MCA_gds=hash OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
-                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 '" +
-                              std::string(EDDY_EXECUTABLE) + "' run case.toml --output out --set run.steps=12 " +
-                              "--restart '" + manifest + "' </dev/null >limit.log 2>&1";
-  const int status = std::system(command.c_str());
-  log = read_text(dir.file("limit.log"));
+  const int status = test::run_eddy_with_file_limit(dir, "--set run.steps=12 --restart '" + manifest + "'", log);
   ASSERT_TRUE(status != -1 && WIFEXITED(status)) << "killed by a signal:\n" << log;
   EXPECT_EQ(WEXITSTATUS(status), 5) << log;
   // The error follows the progress lines, on a line of its own (stdout is flushed before it).
