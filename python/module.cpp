@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -221,6 +222,10 @@ class PySimulation {
     if (objective == "velocity_mismatch") {
       o.kind = ObjectiveKind::velocity_mismatch;
       if (target.is_none()) throw py::value_error("gradient: objective \"velocity_mismatch\" needs target");
+      if (!region.is_none()) {
+        throw py::value_error("gradient: region is for objective \"kinetic_energy\"; the velocity mismatch counts "
+                              "every fluid cell");
+      }
       const auto t = py::array_t<double, py::array::forcecast>::ensure(target);
       if (!t || t.ndim() != 4 || t.shape(0) != n[2] || t.shape(1) != n[1] || t.shape(2) != n[0] || t.shape(3) != 3) {
         throw py::value_error("gradient: target must have this rank's block shape (nz, ny, nx, 3) = (" +
@@ -232,14 +237,29 @@ class PySimulation {
       for (py::ssize_t z = 0; z < n[2]; ++z)
         for (py::ssize_t y = 0; y < n[1]; ++y)
           for (py::ssize_t x = 0; x < n[0]; ++x)
-            for (int a = 0; a < 3; ++a) o.target[std::size_t(a * cells + x + n[0] * (y + n[1] * z))] = v(z, y, x, a);
+            for (int a = 0; a < 3; ++a) {
+              const double value = v(z, y, x, a);
+              if (!std::isfinite(value)) {
+                throw py::value_error("gradient: target holds a value that is not finite at (z, y, x, component) = (" +
+                                      std::to_string(z) + ", " + std::to_string(y) + ", " + std::to_string(x) + ", " +
+                                      std::to_string(a) + ")");
+              }
+              o.target[std::size_t(a * cells + x + n[0] * (y + n[1] * z))] = value;
+            }
     } else if (objective == "kinetic_energy") {
       o.kind = ObjectiveKind::kinetic_energy;
+      if (!target.is_none()) throw py::value_error("gradient: target is for objective \"velocity_mismatch\"");
       if (!region.is_none()) {  // ((z0, z1), (y0, y1), (x0, x1)), global cells, half-open
-        const auto r = region.cast<std::vector<std::vector<int>>>();
-        if (r.size() != 3 || r[0].size() != 2 || r[1].size() != 2 || r[2].size() != 2) {
-          throw py::value_error("gradient: region must be ((z0, z1), (y0, y1), (x0, x1))");
+        const char* form = "gradient: region must be ((z0, z1), (y0, y1), (x0, x1)), integers, global cells, the end "
+                           "excluded";
+        std::vector<std::vector<int>> r;
+        try {
+          r = region.cast<std::vector<std::vector<int>>>();
+        } catch (const py::cast_error&) {
+          throw py::value_error(form);
         }
+        if (r.size() != 3 || r[0].size() != 2 || r[1].size() != 2 || r[2].size() != 2) throw py::value_error(form);
+        o.region = true;
         for (int a = 0; a < 3; ++a) {
           o.lo[std::size_t(a)] = r[std::size_t(2 - a)][0];
           o.hi[std::size_t(a)] = r[std::size_t(2 - a)][1];

@@ -38,7 +38,10 @@ std::string adjoint_unsupported(const CaseConfig& config) {
   if (config.les != LesModel::none) return "numerics.les (the Smagorinsky model is not differentiated yet)";
   if (config.particles.enabled) return "[particles] (the particles' coupling is not differentiated yet)";
   if (config.thermal.enabled) return "[thermal] (the heat transport is not differentiated yet)";
-  if (config.out_of_core.mode == OutOfCoreMode::on) return "numerics.out_of_core = \"on\" (the adjoint runs in core)";
+  if (config.out_of_core.mode == OutOfCoreMode::on) return "numerics.out_of_core = true (the adjoint runs in core)";
+  if (config.statistics.enabled) {
+    return "[statistics] (the recomputed steps would be sampled a second time; run the statistics without it)";
+  }
   return "";
 }
 
@@ -126,8 +129,9 @@ class AdjointSweep {
     ObjectiveView<R> view;
     view.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
     for (int a = 0; a < 3; ++a) {  // the region in block coordinates, clipped to this block
-      const int hi = objective.hi[a] < 0 ? sim_.config().size[a] : objective.hi[a];
-      view.lo[a] = std::max(1, objective.lo[a] - d_.offset[a] + 1);
+      const int lo = objective.region ? objective.lo[a] : 0;
+      const int hi = objective.region ? objective.hi[a] : sim_.config().size[a];
+      view.lo[a] = std::max(1, lo - d_.offset[a] + 1);
       view.hi[a] = std::min(d_.local_size[a] + 1, hi - d_.offset[a] + 1);
     }
     DeviceBuffer<R> target;
@@ -231,15 +235,22 @@ StatePlan plan_for(std::int64_t steps, std::int64_t k, bool on_host, std::size_t
   StatePlan p;
   p.k = k;
   p.kept_on_host = on_host;
-  const std::size_t kept = std::size_t((steps + k - 1) / k + 1);
+  // Saturated at SIZE_MAX: step counts near 2^63 give sizes no machine has, not wrapped small ones.
+  const std::size_t kept = std::size_t(steps / k) + (steps % k != 0 ? 1 : 0) + 1;
   const std::size_t segment = std::size_t(std::min(k, steps) - 1 + (on_host ? 1 : 0));
-  p.device_bytes = fields + (segment + (on_host ? 0 : kept)) * state;
-  p.host_bytes = on_host ? kept * state : 0;
+  const auto bytes = [&](std::size_t count) {
+    return double(count) * double(state) + double(fields) >= double(SIZE_MAX) ? SIZE_MAX : count * state + fields;
+  };
+  p.device_bytes = bytes(segment + (on_host ? 0 : kept));
+  p.host_bytes = on_host ? bytes(kept) - fields : 0;
   return p;
 }
 
 /// Bytes of the forward states of plan p (all of them, wherever they are).
-std::size_t state_bytes_of(const StatePlan& p, std::size_t fields) { return p.host_bytes + p.device_bytes - fields; }
+std::size_t state_bytes_of(const StatePlan& p, std::size_t fields) {
+  const std::size_t device = p.device_bytes - fields;
+  return p.host_bytes > SIZE_MAX - device ? SIZE_MAX : p.host_bytes + device;
+}
 
 /// The plan with the fewest recomputed steps that fits 90 % of the device's free memory and the budget: the
 /// smallest k (1: every state kept, nothing recomputed) whose states fit there, else the states kept every
@@ -358,6 +369,17 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
   if (objective.kind == ObjectiveKind::velocity_mismatch && objective.target.size() != 3 * n) {
     throw InputError("gradient: the target velocity has " + std::to_string(objective.target.size()) +
                      " values; this rank's block needs 3 x " + std::to_string(n));
+  }
+  if (objective.kind == ObjectiveKind::kinetic_energy && objective.region) {
+    const char* axis = "xyz";
+    for (int a = 0; a < 3; ++a) {
+      const int lo = objective.lo[a], hi = objective.hi[a];
+      if (!(0 <= lo && lo < hi && hi <= sim.config().size[a])) {
+        throw InputError(std::string("gradient: the region's ") + axis[a] + " range [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + ") must satisfy 0 <= lo < hi <= " + std::to_string(sim.config().size[a]) +
+                         " (global cells, the end excluded)");
+      }
+    }
   }
   OutOfCoreStats stats;
   if (sim.out_of_core(stats)) throw InputError("gradient: not available out of core (the adjoint runs in core)");

@@ -7,7 +7,7 @@
 // lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the
 // objective's own F/2 term (Griewank & Walther 2008, Evaluating Derivatives, 2nd ed., ch. 3 and 12).
 //
-// Forward states: every k-th state (k = ceil(sqrt(N)) unless given) is kept as a copy of the population array as
+// Forward states: every k-th state (k: GradientOptions::checkpoint_every) is kept as a copy of the population array as
 // stored (Simulation::population_storage) during the forward run, in device memory where it fits (90 % of the free
 // memory, with the adjoint's fields and one segment), else in host memory; the states between two kept ones are
 // recomputed by eddy's own fused kernel, on the device, before their segment of the reverse sweep. So N + (N - N/k)
@@ -18,7 +18,8 @@
 // Differentiable here: BGK and TRT with Guo forcing (uniform body force and per-cell force field), halfway
 // bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, in core, any rank
 // count. Refused with an InputError naming what is not: open faces (inlets, outlets, outflow, free slip),
-// interpolated walls, LES and sponge layers, particles, the thermal field, out of core.
+// interpolated walls, LES and sponge layers, particles, the thermal field, [statistics] (the recomputed steps would
+// be sampled twice), out of core.
 // Units: lattice throughout.
 #pragma once
 
@@ -44,8 +45,10 @@ struct Objective {
   /// velocity_mismatch: u_target at the interior cells, 3 blocks of n values [a * n + k] (k as in
   /// MacroscopicFields, x fastest; n this rank's interior cells), lattice units.
   std::vector<double> target;
-  /// kinetic_energy: the region's global cells [lo, hi) per axis; hi = {-1, -1, -1}: the whole grid.
-  std::array<int, 3> lo = {0, 0, 0}, hi = {-1, -1, -1};
+  /// kinetic_energy with `region`: the global cells [lo, hi) per axis, 0 <= lo < hi <= size (InputError
+  /// otherwise); without: every cell.
+  bool region = false;
+  std::array<int, 3> lo = {0, 0, 0}, hi = {0, 0, 0};
 };
 
 struct GradientResult {
@@ -54,6 +57,7 @@ struct GradientResult {
   /// GradientOptions::host_copies.
   std::vector<double> force;
   /// dL/ds^0, 19 blocks of n values [i * n + k] (populations() layout). Empty unless GradientOptions::host_copies.
+  /// (s_i(x): the post-collision population leaving cell x in direction i, what Simulation::populations() returns)
   std::vector<double> state;
   /// The same gradients where the adjoint computed them (device memory; host memory on the cpu backend), in the
   /// arithmetic type (float, double with double storage), kept alive by `device_fields`: force_array of shape
@@ -73,7 +77,9 @@ struct GradientResult {
 enum class StatePlacement { automatic, host };
 
 struct GradientOptions {
-  std::int64_t checkpoint_every = 0;   ///< k; 0: ceil(sqrt(steps))
+  /// k; 0: the smallest k whose states fit 90 % of the free device memory and the budget (1: every state kept,
+  /// nothing recomputed), else ceil(sqrt(steps)) with the kept states in host memory.
+  std::int64_t checkpoint_every = 0;
   std::size_t state_budget_bytes = 0;  ///< most bytes the kept and recomputed states may take on this rank; 0: none
   StatePlacement placement = StatePlacement::automatic;
   bool host_copies = true;  ///< fill GradientResult::force and ::state (in double, on the host)

@@ -20,6 +20,7 @@ README.md ("Python") and examples/python/.
 """
 
 import atexit as _atexit
+import operator as _operator
 import os as _os
 
 
@@ -198,21 +199,36 @@ class Simulation(_eddy.Simulation):
         then holds the state after the steps, as after step(steps). Lattice units throughout; collective under MPI (each rank gets its block's gradient).
 
         objective: "kinetic_energy": L = sum of rho |u|^2 / 2 over the fluid cells, of `region` if given
-            (((z0, z1), (y0, y1), (x0, x1)), global cells, half-open); "velocity_mismatch": L = sum of
+            (((z0, z1), (y0, y1), (x0, x1)), global cells, the end excluded, 0 <= start < end <= size); "velocity_mismatch": L = sum of
             |u - target|^2 / 2 over the fluid cells, `target` of this rank's block shape (nz, ny, nx, 3).
-        checkpoint_every: forward states kept every k steps (0: ceil(sqrt(steps))), the others recomputed.
+        checkpoint_every: forward states kept every k steps, the others recomputed (0: the smallest k whose states
+            fit 90 % of the free device memory and the budget, 1 keeping them all; else ceil(sqrt(steps)) with the
+            kept ones in host memory).
         memory_budget: bytes the kept and recomputed forward states may take on this rank (0: no limit of its own;
             OutOfMemoryError beyond it). The states live on the device where they fit, else in host memory.
 
         Returns {"objective": L (summed over ranks), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
         (the per-cell force density, constant over the steps), "state": dL/ds, shape (19, nz, ny, nx), with respect
-        to the starting post-collision populations f*_i, "checkpoint_every", "recomputed_steps", "host_bytes",
+        to the starting post-collision populations: state[i, z, y, x] for f*_i leaving cell (x, y, z) in direction
+        c_i (sim.populations holds these in the in-place layout of sim.population_layout, not in this order), "checkpoint_every", "recomputed_steps", "host_bytes",
         "device_bytes"}. "force" and "state" are FieldArrays: zero-copy views of the adjoint's own fields (device
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
         periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
         particles, [thermal]."""
-        return super()._gradient(int(steps), objective, target, region, int(checkpoint_every), int(memory_budget))
+        def count(name, value):
+            if isinstance(value, bool):
+                raise TypeError("gradient: %s must be an integer (got a bool)" % name)
+            return _operator.index(value)  # TypeError for a float or a string
+        steps, checkpoint_every, memory_budget = (count("steps", steps), count("checkpoint_every", checkpoint_every),
+                                                  count("memory_budget", memory_budget))
+        if memory_budget < 0:
+            raise ValueError("gradient: memory_budget = %d must be 0 (no limit of its own) or more bytes"
+                             % memory_budget)
+        for name, value in (("steps", steps), ("checkpoint_every", checkpoint_every), ("memory_budget", memory_budget)):
+            if value >= 2**63:
+                raise ValueError("gradient: %s = %d is too large" % (name, value))
+        return super()._gradient(steps, objective, target, region, checkpoint_every, memory_budget)
 
     @property
     def particle_positions(self):

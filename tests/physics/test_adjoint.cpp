@@ -11,6 +11,7 @@
 //    too-small memory budget are refused with their messages.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -133,8 +134,9 @@ double forward_objective(const CaseConfig& config, const std::vector<double>& s0
           for (int a = 0; a < 3; ++a) value += 0.5 * std::pow(u[a] - objective.target[a * cells_of(config) + k], 2);
         } else {
           const int g[3] = {x, y, z};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) inside = inside && g[a] >= objective.lo[a] && g[a] < objective.hi[a];
+          bool inside = true;  // every cell without a region
+          for (int a = 0; a < 3 && objective.region; ++a)
+            inside = inside && g[a] >= objective.lo[a] && g[a] < objective.hi[a];
           if (inside) value += 0.5 * m.rho[k] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         }
       }
@@ -172,6 +174,7 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
   if (objective.kind == ObjectiveKind::velocity_mismatch) {
     objective.target = random_vector(3 * n, 0.01, rng);
   } else {
+    objective.region = true;
     objective.lo = {2, 1, 1};
     objective.hi = {7, 6, 4};
   }
@@ -308,7 +311,43 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   } catch (const OutOfMemoryError& e) {
     EXPECT_NE(std::string(e.what()).find("budget of 1000 B"), std::string::npos) << e.what();
   }
+  // Step counts near 2^63: their states cannot fit, and the sizes must not wrap around to small ones.
+  try {
+    gradient(*sim, std::int64_t(1) << 62, Objective{}, {1, std::size_t(1) << 30});
+    FAIL() << "2^62 steps were accepted within a budget of 1 GiB";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_NE(std::string(e.what()).find("budget of 1073741824 B"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gradient(*sim, INT64_MAX, Objective{}, {INT64_MAX - 1, std::size_t(1) << 30}), OutOfMemoryError);
+  Objective reversed;
+  reversed.region = true;
+  reversed.lo = {5, 0, 0};
+  reversed.hi = {2, 8, 6};
+  try {
+    gradient(*sim, 4, reversed);
+    FAIL() << "a reversed region was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the region's x range [5, 2) must satisfy 0 <= lo < hi <= 10"),
+              std::string::npos)
+        << e.what();
+  }
+  Objective outside;
+  outside.region = true;
+  outside.lo = {0, 0, 0};
+  outside.hi = {10, 9, 6};
+  EXPECT_THROW(gradient(*sim, 4, outside), InputError);
   EXPECT_EQ(sim->time_step(), 0);  // nothing was run
+
+  CaseConfig sampled = adjoint_case();
+  sampled.statistics.enabled = true;
+  finalize_case(sampled);
+  auto with_statistics = Simulation::create(sampled);
+  try {
+    gradient(*with_statistics, 4, Objective{});
+    FAIL() << "a case with [statistics] was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("[statistics]"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -86,6 +86,28 @@ def test_bad_arguments_are_refused():
             sim.gradient(4, "velocity_mismatch", target=np.zeros((5, 6, 8)))
         with pytest.raises(ValueError, match="region must be"):
             sim.gradient(4, region=((0, 1), (0, 1)))
+        with pytest.raises(ValueError, match="region must be"):
+            sim.gradient(4, region=((0.0, 5.0), (0, 6), (0, 8)))
+        with pytest.raises(eddy.InputError, match=r"the region's z range \[4, 2\) must satisfy 0 <= lo < hi <= 5"):
+            sim.gradient(4, region=((4, 2), (0, 6), (0, 8)))
+        with pytest.raises(eddy.InputError, match=r"the region's x range \[0, -1\)"):
+            sim.gradient(4, region=((0, 5), (0, 6), (0, -1)))
+        with pytest.raises(ValueError, match="target is for objective"):
+            sim.gradient(4, target=np.zeros((5, 6, 8, 3)))
+        with pytest.raises(ValueError, match="region is for objective"):
+            sim.gradient(4, "velocity_mismatch", target=np.zeros((5, 6, 8, 3)), region=((0, 1), (0, 1), (0, 1)))
+        bad = np.zeros((5, 6, 8, 3))
+        bad[1, 2, 3, 1] = np.nan
+        with pytest.raises(ValueError, match=r"not finite at \(z, y, x, component\) = \(1, 2, 3, 1\)"):
+            sim.gradient(4, "velocity_mismatch", target=bad)
+        with pytest.raises(TypeError):
+            sim.gradient(2.9)
+        with pytest.raises(TypeError, match="steps must be an integer"):
+            sim.gradient(True)
+        with pytest.raises(ValueError, match="memory_budget = -1"):
+            sim.gradient(4, memory_budget=-1)
+        with pytest.raises(ValueError, match="too large"):
+            sim.gradient(2**63)
         with pytest.raises(eddy.InputError, match="steps = 0 must be at least 1"):
             sim.gradient(0)
         with pytest.raises(eddy.OutOfMemoryError, match="budget of 100 B"):
