@@ -18,7 +18,10 @@
 //   adjoints of the intermediates: base += omega+ w_i P (+ omega+ w_0 mu_0),  sb += w_i P (+ w_0 mu_0),
 //   rho += w_i (9/2 omega+ P cu^2 + 3 omega- M cu),  cu += w_i (9 omega+ P rho cu + 3 omega- M rho
 //   + 9 (1 - omega+/2) P cF),  cF += w_i (9 (1 - omega+/2) P cu + 3 (1 - omega-/2) M)
-// and through base, sb and u to drho, rho and F (moments_adjoint below). The derivative is exact for the arithmetic
+// and through base, sb and u to drho, rho and F (moments_adjoint below). The rates' adjoints, for the viscosity:
+//   dL/domega+ = mu_0 (w_0 base - g_0 + 3/2 w_0 u.F) - sum_pairs P (1/2 (g_i + g_j) - feq+ + w_i (9/2 cu cF - 3/2 u.F))
+//   dL/domega- = - sum_pairs M (1/2 (g_i - g_j) - feq- + 3/2 w_i cF)
+// (d(1 - omega/2)/domega = -1/2 in the kept source terms). The derivative is exact for the arithmetic
 // of the forward function up to its rounding (the rest weight's two-part product sums to w_0).
 //
 // Units: lattice. Memory traffic: none of its own (registers).
@@ -68,12 +71,13 @@ EDDY_HOST_DEVICE inline double cell_objective(int kind, R rho, const R (&u)[3], 
 
 /// The adjoint of one cell's collision (the file's formula): from the pre-collision shifted populations g (unscaled)
 /// with force density `force`, rates omega_plus and omega_minus, and mu = dL/dg* (the adjoint of the
-/// post-collision populations), sets lambda = dL/dg and adds dL/dF to force_bar. Also returns rho and u (with the
-/// F/2 shift) of g. Lattice units. The Guo source is always differentiated: with F = 0 the forward values equal
+/// post-collision populations), sets lambda = dL/dg, adds dL/dF to force_bar and (dL/domega+, dL/domega-) to
+/// omega_bar. Lattice units. The Guo source is always differentiated: with F = 0 the forward values equal
 /// collide<false>'s, and dL/dF is the derivative at F = 0.
 template <class R>
 EDDY_HOST_DEVICE inline void collide_adjoint(const R (&g)[d3q19::Q], const R (&force)[3], R omega_plus, R omega_minus,
-                                             const R (&mu)[d3q19::Q], R (&lambda)[d3q19::Q], R (&force_bar)[3]) {
+                                             const R (&mu)[d3q19::Q], R (&lambda)[d3q19::Q], R (&force_bar)[3],
+                                             R (&omega_bar)[2]) {
   // Forward moments, as shifted_moments computes them.
   R drho = R(0), j[3] = {R(0), R(0), R(0)};
   EDDY_UNROLL
@@ -84,11 +88,14 @@ EDDY_HOST_DEVICE inline void collide_adjoint(const R (&g)[d3q19::Q], const R (&f
   const R rho = R(1) + drho;
   const R u[3] = {(j[0] + R(0.5) * force[0]) / rho, (j[1] + R(0.5) * force[1]) / rho, (j[2] + R(0.5) * force[2]) / rho};
   const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  const R uF = u[0] * force[0] + u[1] * force[1] + u[2] * force[2];
   const R keep_plus = R(1) - R(0.5) * omega_plus, keep_minus = R(1) - R(0.5) * omega_minus;
+  const R base = drho - R(1.5) * rho * usq;
 
   // Rest population.
   const R w0 = d3q19::w<R>(0);
   lambda[0] = mu[0] * (R(1) - omega_plus);
+  R omega_plus_bar = mu[0] * (w0 * base - g[0] + R(1.5) * w0 * uF), omega_minus_bar = R(0);
   R base_bar = omega_plus * w0 * mu[0];
   R sb_bar = w0 * mu[0];
   R rho_bar = R(0), u_bar[3] = {R(0), R(0), R(0)}, f_bar[3] = {R(0), R(0), R(0)};
@@ -100,6 +107,9 @@ EDDY_HOST_DEVICE inline void collide_adjoint(const R (&g)[d3q19::Q], const R (&f
     const R P = mu[i] + mu[k], M = mu[i] - mu[k];
     lambda[i] = mu[i] - R(0.5) * omega_plus * P - R(0.5) * omega_minus * M;
     lambda[k] = mu[k] - R(0.5) * omega_plus * P + R(0.5) * omega_minus * M;
+    const R feq_plus = w * (base + R(4.5) * rho * cu * cu), feq_minus = R(3) * w * rho * cu;
+    omega_plus_bar -= P * (R(0.5) * (g[i] + g[k]) - feq_plus + w * (R(4.5) * cu * cF - R(1.5) * uF));
+    omega_minus_bar -= M * (R(0.5) * (g[i] - g[k]) - feq_minus + R(1.5) * w * cF);
     base_bar += omega_plus * w * P;
     sb_bar += w * P;
     rho_bar += w * (R(4.5) * omega_plus * P * cu * cu + R(3) * omega_minus * M * cu);
@@ -118,6 +128,8 @@ EDDY_HOST_DEVICE inline void collide_adjoint(const R (&g)[d3q19::Q], const R (&f
   }
   moments_adjoint(rho_bar, u_bar, rho, u, lambda, force_bar);
   for (int a = 0; a < 3; ++a) force_bar[a] += f_bar[a];
+  omega_bar[0] += omega_plus_bar;
+  omega_bar[1] += omega_minus_bar;
 }
 
 }  // namespace eddy

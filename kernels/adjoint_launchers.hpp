@@ -37,15 +37,17 @@ struct BlockFields {
 template <class R>
 void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream);
 
-/// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, and
-/// (dC/dF)^T lambda_next added to force_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula).
-/// F(x) is relax.force plus force_field at x.
+/// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, with
+/// (dC/dF)^T lambda_next added to force_bar and (dC/domega+, dC/domega-)^T lambda_next to the 2 block fields of
+/// omega_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula). F(x) is relax.force plus
+/// force_field at x.
 template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
-                  const BlockFields<compute_t<T>>& force_bar, const FlagView& flags, const BlockShape& shape,
-                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream);
+                  const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
+                  const FlagView& flags, const BlockShape& shape, const Relaxation<compute_t<T>>& relax,
+                  const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
+                  const backend::Stream* stream);
 
 /// An objective of solver/adjoint.hpp on the device: kind (0 velocity mismatch, 1 kinetic energy), the cells
 /// counted (block coordinates, [lo, hi) per axis, within the interior) and the target velocity u_t (3 interior

@@ -15,7 +15,8 @@
 // is read from the stored state as the fused kernel reads it (load_arrived: either AA layout, walls included).
 //
 // Bytes per fluid cell and step: 19 * sizeof(T) state read + 19 * sizeof(R) lambda read + 19 * sizeof(R) lambda
-//   written + 3 * 2 * sizeof(R) force_bar read and written (+ 3 * sizeof(R) force field) + flags: 253 B in float
+//   written + 5 * 2 * sizeof(R) force_bar and omega_bar read and written (+ 3 * sizeof(R) force field) + flags:
+//   269 B in float
 //   (the forward step: 153 B); the objective: 4 * sizeof(R) read (+ 3 with a target), 4 * sizeof(R) written; the
 //   seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
 #include <cstdint>
@@ -59,7 +60,7 @@ struct AdjointStep {
   PopulationView<T> state;
   bool swapped;
   BlockFields<const R> lambda_next;
-  BlockFields<R> lambda, force_bar;
+  BlockFields<R> lambda, force_bar, omega_bar;
   FlagView flags;
   BlockShape shape;
   Relaxation<R> relax;
@@ -79,9 +80,10 @@ struct AdjointStep {
     }
     R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
     force_field.add_to(cell, force);
-    R bar[3] = {R(0), R(0), R(0)};
-    collide_adjoint(f, force, relax.omega_plus, relax.omega_minus, mu, nu, bar);
+    R bar[3] = {R(0), R(0), R(0)}, rates_bar[2] = {R(0), R(0)};
+    collide_adjoint(f, force, relax.omega_plus, relax.omega_minus, mu, nu, bar, rates_bar);
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
+    for (int r = 0; r < 2; ++r) omega_bar(r, cell) += rates_bar[r];
     scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
   }
 };
@@ -170,12 +172,16 @@ void adjoint_objective(const R* moments, const ObjectiveView<R>& objective, R* m
 template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
-                  const BlockFields<compute_t<T>>& force_bar, const FlagView& flags, const BlockShape& shape,
-                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream) {
-  const AdjointStep<T> k{
-      state,      layout == PopulationLayout::swapped, lambda_next, lambda, force_bar, flags, shape, relax, walls,
-      force_field};
+                  const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
+                  const FlagView& flags, const BlockShape& shape, const Relaxation<compute_t<T>>& relax,
+                  const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
+                  const backend::Stream* stream) {
+  const AdjointStep<T> k{state,       layout == PopulationLayout::swapped,
+                         lambda_next, lambda,
+                         force_bar,   omega_bar,
+                         flags,       shape,
+                         relax,       walls,
+                         force_field};
   parallel_for(shape.interior(), k, "adjoint_step", stream);
 }
 
@@ -186,12 +192,12 @@ void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& 
                stream);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                          \
-  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,  \
-                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, const FlagView&, \
-                                const BlockShape&, const Relaxation<compute_t<T>>&,                                  \
-                                const WallVelocities<compute_t<T>>&, const ForceFieldView<compute_t<T>>&,            \
-                                const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                         \
+  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&, \
+                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,                 \
+                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&,               \
+                                const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&,               \
+                                const ForceFieldView<compute_t<T>>&, const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

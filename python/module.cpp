@@ -278,6 +278,7 @@ class PySimulation {
     after();
     py::dict out;
     out["objective"] = g.objective;
+    out["tau"] = g.tau;
     out["force"] = FieldArray("force_gradient", g.force_array, session_, g.device_fields);
     out["state"] = FieldArray("state_gradient", g.state_array, session_, g.device_fields);
     out["checkpoint_every"] = g.checkpoint_every;

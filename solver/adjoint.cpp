@@ -108,6 +108,8 @@ class AdjointSweep {
     flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
     for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
     force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
+    omega_bar_ = DeviceBuffer<R>(2 * std::size_t(cells_));
+    zero_fields<R>(out(omega_bar_), 2, shape_, nullptr);
     zero_fields<R>(out(*lambda_[0]), d3q19::Q, shape_, nullptr);
     zero_fields<R>(out(*lambda_[1]), d3q19::Q, shape_, nullptr);
     zero_fields<R>(out(*force_bar_), 3, shape_, nullptr);
@@ -119,7 +121,7 @@ class AdjointSweep {
 
   /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R.
   static std::size_t fields_bytes(const BlockShape& shape) {
-    return (2 * std::size_t(d3q19::Q) + 3) * std::size_t(shape.n_cells()) * sizeof(R) +
+    return (2 * std::size_t(d3q19::Q) + 5) * std::size_t(shape.n_cells()) * sizeof(R) +
            8 * std::size_t(shape.interior_cells()) * sizeof(R);
   }
 
@@ -156,7 +158,7 @@ class AdjointSweep {
   void step_back(const KeptState& state) {
     const PopulationView<T> view{static_cast<T*>(const_cast<void*>(state.data())), cells_};
     adjoint_step<T>(view, PopulationLayout(state.layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
-                    out(*force_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
+                    out(*force_bar_), out(omega_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
     current_ = 1 - current_;
     send_ghosts();
   }
@@ -172,6 +174,24 @@ class AdjointSweep {
       for (int c = 0; c < components; ++c) out[std::size_t(c * n_ + k)] = double(all[std::size_t(c * cells_ + cell)]);
     });
     return out;
+  }
+
+  /// dL/dtau of this rank's cells: the rates' adjoints summed over the interior cells (in double) and taken to tau
+  /// through omega+ = 1 / tau and omega- = omega+ (BGK) or 1 / (Lambda / (tau - 1/2) + 1/2) (TRT, magic Lambda).
+  double tau_gradient() const {
+    backend::synchronize();
+    const std::vector<R> all = omega_bar_.download();
+    double sums[2] = {0.0, 0.0};
+    for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) {
+      for (int r = 0; r < 2; ++r) sums[r] += double(all[std::size_t(r * cells_ + cell)]);
+    });
+    const CaseConfig& c = sim_.config();
+    const double tau = c.tau, omega_plus = 1.0 / tau;
+    const double omega_minus = c.collision == Collision::bgk ? omega_plus : trt_omega_minus(omega_plus, c.magic);
+    const double d_plus = -1.0 / (tau * tau);
+    const double d_minus =
+        c.collision == Collision::bgk ? d_plus : omega_minus * omega_minus * c.magic / ((tau - 0.5) * (tau - 0.5));
+    return sums[0] * d_plus + sums[1] * d_minus;
   }
 
   /// The device views of the result (GradientResult::force_array, state_array, device_fields).
@@ -204,7 +224,7 @@ class AdjointSweep {
   FieldHalo<R> halo_;
   const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
-  DeviceBuffer<R> moments_, moments_bar_;
+  DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
   int current_ = 0;  ///< which lambda_ holds the latest adjoint
   ForceFieldView<R> force_field_;
 };
@@ -345,6 +365,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     adjoint.step_back(kept_on_host ? first_copy : kept_state);
     kept_states.pop_back();
   }
+  result.tau = adjoint.tau_gradient();
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.tau, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   if (options.host_copies) {
     result.state = adjoint.interior(false);
     result.force = adjoint.interior(true);

@@ -3,7 +3,8 @@
 //
 // For a run of N steps from the simulation's current post-collision state s^0 (Simulation::populations()), with
 // s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state S(s^N), gradient() returns
-// L, dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()) and dL/ds^0, by
+// L, dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dtau (the
+// viscosity) and dL/ds^0, by
 // lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the
 // objective's own F/2 term (Griewank & Walther 2008, Evaluating Derivatives, 2nd ed., ch. 3 and 12).
 //
@@ -53,6 +54,9 @@ struct Objective {
 
 struct GradientResult {
   double objective = 0.0;  ///< L, summed over the ranks
+  /// dL/dtau, the relaxation time (lattice units; summed over the ranks): the viscosity nu = (tau - 1/2) / 3 as a
+  /// parameter, so dL/dnu = 3 dL/dtau. TRT keeps its magic parameter fixed as tau changes.
+  double tau = 0.0;
   /// dL/dF, 3 blocks of n values [a * n + k] (k as in MacroscopicFields); 0 on solid cells. Empty unless
   /// GradientOptions::host_copies.
   std::vector<double> force;

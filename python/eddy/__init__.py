@@ -207,7 +207,8 @@ class Simulation(_eddy.Simulation):
         memory_budget: bytes the kept and recomputed forward states may take on this rank (0: no limit of its own;
             OutOfMemoryError beyond it). The states live on the device where they fit, else in host memory.
 
-        Returns {"objective": L (summed over ranks), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
+        Returns {"objective": L (summed over ranks), "tau": dL/dtau (the relaxation time, summed over ranks; the
+        viscosity nu = (tau - 1/2) / 3, so dL/dnu = 3 dL/dtau; TRT keeps its magic parameter), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
         (the per-cell force density, constant over the steps), "state": dL/ds, shape (19, nz, ny, nx), with respect
         to the starting post-collision populations: state[i, z, y, x] for f*_i leaving cell (x, y, z) in direction
         c_i (sim.populations holds these in the in-place layout of sim.population_layout, not in this order), "checkpoint_every", "recomputed_steps", "host_bytes",

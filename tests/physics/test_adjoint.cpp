@@ -1,11 +1,12 @@
 // The discrete adjoint (solver/adjoint.hpp, kernels/adjoint_step.cpp, kernels/adjoint_collision.hpp):
 //  - one cell's collision adjoint against central differences of the forward collision (kernels/collision.hpp), TRT
-//    and BGK with a force: <lambda, dg> + <dL/dF, dF> = d/de <mu, C(g + e dg; F + e dF)>, 1e-8 relative;
+//    and BGK with a force: <lambda, dg> + <dL/dF, dF> + <dL/domega, domega> = d/de <mu, C(g + e dg; F + e dF,
+//    omega + e domega)>, 1e-8 relative;
 //  - whole runs of eddy's fused kernel in double (periodic x and z, a resting and a moving wall, body force and a
 //    per-cell force field), 20 steps with states kept every 6 (so recomputed segments, the last one short): the
 //    gradient's directional derivatives along 3 random directions, for the per-cell force and for the starting
-//    populations, against central differences of runs of the forward solver with the objective computed from
-//    Simulation::fields() (not from the adjoint's own read-out), 1e-6 relative as issue 28 asks; for a velocity
+//    populations, and dL/dtau, against central differences of runs of the forward solver with the objective computed
+//    from Simulation::fields() (not from the adjoint's own read-out), 1e-6 relative as issue 28 asks; for a velocity
 //    mismatch and for the kinetic energy of a sub-box;
 //  - the simulation ends as after advance(steps), bitwise; cases the adjoint does not cover, a short target and a
 //    too-small memory budget are refused with their messages.
@@ -53,7 +54,8 @@ TEST_P(CollisionAdjoint, TransposesTheJacobianOfTheCollision) {
   const double omega_plus = 1.0 / 0.62;
   const double omega_minus = GetParam() ? trt_omega_minus(omega_plus, 3.0 / 16.0) : omega_plus;
   for (int trial = 0; trial < 5; ++trial) {
-    double g[Q], mu[Q], dg[Q], force[3], df[3], lambda[Q], force_bar[3] = {0.0, 0.0, 0.0};
+    double g[Q], mu[Q], dg[Q], force[3], df[3], lambda[Q], force_bar[3] = {0.0, 0.0, 0.0}, rates_bar[2] = {0, 0};
+    const double d_omega[2] = {unit(rng), unit(rng)};
     for (int i = 0; i < Q; ++i) {
       g[i] = small(rng);
       mu[i] = unit(rng);
@@ -63,8 +65,8 @@ TEST_P(CollisionAdjoint, TransposesTheJacobianOfTheCollision) {
       force[a] = 1e-3 * unit(rng);
       df[a] = unit(rng);
     }
-    collide_adjoint(g, force, omega_plus, omega_minus, mu, lambda, force_bar);
-    double adjoint = 0.0;
+    collide_adjoint(g, force, omega_plus, omega_minus, mu, lambda, force_bar, rates_bar);
+    double adjoint = rates_bar[0] * d_omega[0] + rates_bar[1] * d_omega[1];
     for (int i = 0; i < Q; ++i) adjoint += lambda[i] * dg[i];
     for (int a = 0; a < 3; ++a) adjoint += force_bar[a] * df[a];
     const double e = 1e-6;
@@ -77,9 +79,10 @@ TEST_P(CollisionAdjoint, TransposesTheJacobianOfTheCollision) {
       fp[a] = force[a] + e * df[a];
       fm[a] = force[a] - e * df[a];
     }
-    const double central = (projected_collision(gp, fp, omega_plus, omega_minus, mu) -
-                            projected_collision(gm, fm, omega_plus, omega_minus, mu)) /
-                           (2 * e);
+    const double central =
+        (projected_collision(gp, fp, omega_plus + e * d_omega[0], omega_minus + e * d_omega[1], mu) -
+         projected_collision(gm, fm, omega_plus - e * d_omega[0], omega_minus - e * d_omega[1], mu)) /
+        (2 * e);
     EXPECT_LE(std::abs(adjoint - central), 1e-8 * std::abs(central))
         << "trial " << trial << ": adjoint " << adjoint << ", central difference " << central;
   }
@@ -93,8 +96,8 @@ INSTANTIATE_TEST_SUITE_P(Bgk, CollisionAdjoint, ::testing::Values(false));
 constexpr int kSteps = 20;
 constexpr int kKeepEvery = 6;
 
-CaseConfig adjoint_case(Precision precision = Precision::float64) {
-  CaseConfig c = test::box_case(10, 8, 6, 0.7);
+CaseConfig adjoint_case(Precision precision = Precision::float64, double tau = 0.7) {
+  CaseConfig c = test::box_case(10, 8, 6, tau);
   test::make_periodic(c, 0);
   test::make_periodic(c, 2);
   c.faces[3] = {FaceKind::moving_wall, {0.04, 0.0, 0.01}};
@@ -200,6 +203,14 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
     for (int i = 0; i < Q; ++i) ASSERT_EQ(state_view[i * n + k], grad.state[i * n + k]) << k;
   }
 
+  {  // the relaxation time: runs of the cases with tau +- e (TRT, the magic parameter fixed)
+    const double e = 1e-6;
+    const double central = (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective) -
+                            forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective)) /
+                           (2 * e);
+    EXPECT_LE(std::abs(grad.tau - central), 1e-6 * std::abs(central))
+        << "tau: adjoint " << grad.tau << ", central difference " << central;
+  }
   for (int trial = 0; trial < 3; ++trial) {
     const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
     const double e = 1e-6;
@@ -222,6 +233,27 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
 
 INSTANTIATE_TEST_SUITE_P(VelocityMismatch, RunGradient, ::testing::Values(ObjectiveKind::velocity_mismatch));
 INSTANTIATE_TEST_SUITE_P(KineticEnergy, RunGradient, ::testing::Values(ObjectiveKind::kinetic_energy));
+
+TEST(RunGradientSweep, TauGradientOfBgkMatchesCentralDifferences) {
+  EDDY_REQUIRE_DEVICE();
+  const auto bgk = [](double tau) {
+    CaseConfig c = adjoint_case(Precision::float64, tau);
+    c.collision = Collision::bgk;
+    finalize_case(c);
+    return c;
+  };
+  const std::size_t n = cells_of(bgk(0.7));
+  const std::vector<double> s0 = warmed_up_state(bgk(0.7)), force(3 * n, 0.0);
+  auto sim = Simulation::create(bgk(0.7));
+  sim->set_populations(s0);
+  const GradientResult grad = gradient(*sim, kSteps, Objective{});
+  const double e = 1e-6;
+  const double central = (forward_objective(bgk(0.7 + e), s0, force, Objective{}) -
+                          forward_objective(bgk(0.7 - e), s0, force, Objective{})) /
+                         (2 * e);
+  EXPECT_LE(std::abs(grad.tau - central), 1e-6 * std::abs(central))
+      << "adjoint " << grad.tau << ", central difference " << central;
+}
 
 TEST(RunGradientSweep, LeavesTheSimulationAsAfterTheSteps) {
   EDDY_REQUIRE_DEVICE();

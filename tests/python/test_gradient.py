@@ -30,16 +30,24 @@ def box(storage="double"):
     }
 
 
-def start(force):
-    sim = eddy.Simulation(box(), quiet=True)
+def start(force, tau=0.7):
+    case = box()
+    case["physics"]["tau"] = tau
+    sim = eddy.Simulation(case, quiet=True)
     np.asarray(sim.force)[...] = force
     sim.step(5)  # a moving state to start from
     return sim
 
 
-def objective_after(force, direction, e, objective, target=None):
-    """L after STEPS steps with the force perturbed by e * direction from the start state on."""
+def objective_after(force, direction, e, objective, target=None, tau=0.7):
+    """L after STEPS steps with the force perturbed by e * direction (and the relaxation time tau) from the start
+    state on; the start state is the same for every tau (set through the populations)."""
     with start(force) as sim:
+        state = np.asarray(sim.populations).copy()
+        layout = sim.population_layout
+    with start(force, tau) as sim:
+        assert sim.population_layout == layout
+        np.asarray(sim.populations)[...] = state
         np.asarray(sim.force)[...] = force + e * direction
         sim.step(STEPS)
         rho, u = (a.to_numpy() for a in sim.moments())
@@ -66,6 +74,10 @@ def test_force_gradient_matches_central_differences(objective):
         force_gradient = force_gradient.copy()
     assert g["checkpoint_every"] == 5 and g["recomputed_steps"] == STEPS - 3
     assert g["objective"] == pytest.approx(objective_after(force, 0 * force, 0.0, objective, target), rel=1e-12)
+    e = 1e-6
+    central_tau = (objective_after(force, 0 * force, 0.0, objective, target, 0.7 + e) -
+                   objective_after(force, 0 * force, 0.0, objective, target, 0.7 - e)) / (2 * e)
+    assert abs(g["tau"] - central_tau) <= 1e-6 * abs(central_tau), (g["tau"], central_tau)
     for _ in range(3):
         d = rng.uniform(-1, 1, size=force.shape)
         e = 1e-6
