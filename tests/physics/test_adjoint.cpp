@@ -317,6 +317,17 @@ TEST(RunGradientSweep, FloatAndFp16StorageFollowTheDoubleGradient) {
   }
 }
 
+/// Expects `call` to throw E whose message contains `text`; `what` names the input in the failure.
+template <class E, class Call>
+void expect_refusal(Call call, const std::string& text, const std::string& what) {
+  try {
+    call();
+    ADD_FAILURE() << what << " was accepted";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   EDDY_REQUIRE_DEVICE();
   CaseConfig inlet = test::box_case(10, 8, 6, 0.7);
@@ -324,12 +335,8 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   inlet.precision = Precision::float64;
   finalize_case(inlet);
   auto open = Simulation::create(inlet);
-  try {
-    gradient(*open, 4, Objective{});
-    FAIL() << "a case with a velocity inlet was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("boundary.x_min.type = \"velocity_inlet\""), std::string::npos) << e.what();
-  }
+  expect_refusal<InputError>([&] { gradient(*open, 4, Objective{}); }, "boundary.x_min.type = \"velocity_inlet\"",
+                             "a case with a velocity inlet");
   const CaseConfig config = adjoint_case();
   auto sim = Simulation::create(config);
   Objective short_target;
@@ -337,32 +344,24 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   short_target.target.assign(5, 0.0);
   EXPECT_THROW(gradient(*sim, 4, short_target), InputError);
   EXPECT_THROW(gradient(*sim, 0, Objective{}), InputError);
-  try {
-    gradient(*sim, 100, Objective{}, {10, 1000});
-    FAIL() << "a budget of 1000 B was accepted";
-  } catch (const OutOfMemoryError& e) {
-    EXPECT_NE(std::string(e.what()).find("budget of 1000 B"), std::string::npos) << e.what();
-  }
+  expect_refusal<OutOfMemoryError>(
+      [&] {
+        gradient(*sim, 100, Objective{}, {10, 1000});
+      },
+      "budget of 1000 B", "a budget of 1000 B");
   // Step counts near 2^63: their states cannot fit, and the sizes must not wrap around to small ones.
-  try {
-    gradient(*sim, std::int64_t(1) << 62, Objective{}, {1, std::size_t(1) << 30});
-    FAIL() << "2^62 steps were accepted within a budget of 1 GiB";
-  } catch (const OutOfMemoryError& e) {
-    EXPECT_NE(std::string(e.what()).find("budget of 1073741824 B"), std::string::npos) << e.what();
-  }
+  expect_refusal<OutOfMemoryError>(
+      [&] {
+        gradient(*sim, std::int64_t(1) << 62, Objective{}, {1, std::size_t(1) << 30});
+      },
+      "budget of 1073741824 B", "2^62 steps within a budget of 1 GiB");
   EXPECT_THROW(gradient(*sim, INT64_MAX, Objective{}, {INT64_MAX - 1, std::size_t(1) << 30}), OutOfMemoryError);
   Objective reversed;
   reversed.region = true;
   reversed.lo = {5, 0, 0};
   reversed.hi = {2, 8, 6};
-  try {
-    gradient(*sim, 4, reversed);
-    FAIL() << "a reversed region was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("the region's x range [5, 2) must satisfy 0 <= lo < hi <= 10"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_refusal<InputError>([&] { gradient(*sim, 4, reversed); },
+                             "the region's x range [5, 2) must satisfy 0 <= lo < hi <= 10", "a reversed region");
   Objective outside;
   outside.region = true;
   outside.lo = {0, 0, 0};
@@ -374,12 +373,8 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   sampled.statistics.enabled = true;
   finalize_case(sampled);
   auto with_statistics = Simulation::create(sampled);
-  try {
-    gradient(*with_statistics, 4, Objective{});
-    FAIL() << "a case with [statistics] was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("[statistics]"), std::string::npos) << e.what();
-  }
+  expect_refusal<InputError>([&] { gradient(*with_statistics, 4, Objective{}); }, "[statistics]",
+                             "a case with [statistics]");
 }
 
 }  // namespace
