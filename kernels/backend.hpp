@@ -179,6 +179,17 @@ inline void set_block_size_x(int threads) {
 }
 inline int block_size_x() { return detail::block_size_x_setting; }
 
+namespace detail {
+inline bool odd_step_staging_setting = true;
+}  // namespace detail
+/// Whether the fused kernel's odd step stores its x-shifted populations through shared memory on GPUs, so that every
+/// store is sector-aligned (kernels/odd_step_stage.hpp; default on, ignored on cpu). A tuning knob for
+/// `eddy bench --odd-step staged|direct`: both give bitwise the same populations.
+inline void set_odd_step_staging(bool staged) { detail::odd_step_staging_setting = staged; }
+inline bool odd_step_staging() { return detail::odd_step_staging_setting; }
+/// The staged odd step's threads per block: with another block_size_x() the odd step runs directly.
+inline constexpr int kOddStepStageWidth = 128;
+
 }  // namespace backend
 
 /// Atomic 64-bit integer addition *address += value (wrapping modulo 2^64, relaxed ordering: only the final sum

@@ -25,9 +25,11 @@
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/odd_step_stage.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/streaming.hpp"
 
@@ -76,7 +78,17 @@ struct StreamCollide {
   SpongeLayers<R> sponge;       // kLes only
   StatisticsView statistics;    // kCoupled only
 
-  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+  using Population = T;  // for the odd step's staged launch (kernels/odd_step_stage.hpp)
+
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const { update(x, y, z, NoStage{}); }
+  /// The odd step's staged launch: the x-shifted stores through the block's shared memory.
+  template <class Stage>
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z, const Stage& stage) const {
+    update(x, y, z, stage);
+  }
+
+  template <class Stage>
+  EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void update(int x, int y, int z, const Stage& stage) const {
     const Index cell = Index(shape.index(x, y, z));
     const CellFlag own = flags.flag[cell];
     // Even steps touch only the cell's own slots, so every fluid cell takes the plain path; odd steps take it
@@ -86,7 +98,7 @@ struct StreamCollide {
     if (kLoadBeforeFlag) {
       // A solid cell discards the loads (they stay in the block: a box cell's neighbours are at most one cell
       // away); a cell next to a wall gathers again below, with its bounce-backs.
-      load_step(slots, cell, f);
+      load_step(slots, cell, f, stage);
       if (is_solid(own) || stability.frozen(key.step)) return;
     } else {
       if (is_solid(own) || stability.frozen(key.step)) return;
@@ -113,7 +125,7 @@ struct StreamCollide {
     outlet.store(x, y, z, rho, u);
     RoundingBits bits(key, x, y, z, finite_moments(rho, u));
     if (plain) {
-      store_step(slots, cell, f, bits);
+      store_step(slots, cell, f, bits, stage);
     } else {
       scatter_own(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, walls, f, bits);
     }
@@ -168,6 +180,11 @@ void launch(const StepArguments<T>& s) {
                                                  s.les,
                                                  s.sponge,
                                                  s.statistics};
+  // The odd step with 32-bit offsets stages its x-shifted stores (float and double; fp16 lost by it), where
+  // parallel_for_odd_staged can (kernels/odd_step_stage.hpp).
+  if constexpr (kOdd && std::is_same_v<Index, std::uint32_t> && sizeof(T) >= 4) {
+    if (backend::odd_step_staging()) return parallel_for_odd_staged(s.shape, s.box, k, "stream_collide_odd", s.stream);
+  }
   parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
 }
 

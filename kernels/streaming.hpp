@@ -114,19 +114,42 @@ inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockSha
   return StepSlots<T, Index>::from(a.f, read, write);
 }
 
+/// No stage: every population is read and written at its slot. The odd step's GPU launch may pass a stage instead
+/// (BlockStage, kernels/odd_step_stage.hpp) that has loaded the cell's populations already (load_step takes them
+/// from stage.read(i)), and that takes the populations of the directions it names `staged` when written:
+/// store_step leaves them in it where stage.write(i, value) takes them, and marks the cell with
+/// stage.mark_written().
+struct NoStage {
+  static constexpr bool kUsed = false;
+};
+
 /// Reads of a fluid cell through StepSlots (even step; odd step without solid neighbours), scaled.
-template <class T, class R, class Index>
-EDDY_HOST_DEVICE inline void load_step(const StepSlots<T, Index>& slots, Index cell, R (&f)[d3q19::Q]) {
+template <class T, class R, class Index, class Stage = NoStage>
+EDDY_HOST_DEVICE inline void load_step(const StepSlots<T, Index>& slots, Index cell, R (&f)[d3q19::Q],
+                                       const Stage& stage = {}) {
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) f[i] = Stored<T>::load_scaled(slots.read(i, cell));
+  for (int i = 0; i < d3q19::Q; ++i) {
+    if constexpr (Stage::kUsed) {
+      f[i] = Stored<T>::load_scaled(stage.read(i));
+    } else {
+      f[i] = Stored<T>::load_scaled(slots.read(i, cell));
+    }
+  }
 }
 
 /// Writes of a fluid cell through StepSlots (even step; odd step without solid neighbours); f is scaled.
-template <class T, class R, class Index>
+template <class T, class R, class Index, class Stage = NoStage>
 EDDY_HOST_DEVICE inline void store_step(const StepSlots<T, Index>& slots, Index cell, const R (&f)[d3q19::Q],
-                                        RoundingBits& bits) {
+                                        RoundingBits& bits, const Stage& stage = {}) {
 EDDY_UNROLL
-  for (int i = 0; i < d3q19::Q; ++i) slots.write(i, cell) = Stored<T>::store_scaled(f[i], bits.next());
+  for (int i = 0; i < d3q19::Q; ++i) {
+    const T value = Stored<T>::store_scaled(f[i], bits.next());
+    if constexpr (Stage::kUsed) {
+      if (Stage::staged(i) && stage.write(i, value)) continue;
+    }
+    slots.write(i, cell) = value;
+  }
+  if constexpr (Stage::kUsed) stage.mark_written();
 }
 
 /// The populations that have arrived at `cell` in the "own" layout (after an odd step), scaled: the even step's

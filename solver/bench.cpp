@@ -193,6 +193,7 @@ void check_options(const BenchOptions& o) {
       throw CollectiveInputError(std::string("bench: --block-x: ") + e.what());
     }
   }
+  backend::set_odd_step_staging(o.odd_step == "staged");
 }
 
 /// The simulation of `config`, with the out-of-core plan's input errors made collective (every rank agrees on
@@ -373,6 +374,7 @@ BenchResult run_bench(const BenchOptions& o, MPI_Comm world, std::ostream& rank0
   r.grid = config.size;
   r.ranks = decomposition.size;
   r.block_size_x = backend::is_gpu() ? backend::block_size_x() : 0;
+  r.odd_step = !backend::is_gpu() ? "" : o.odd_step;
   r.bytes_per_cell_step = double(sim->kernel_bytes_per_cell());
   // Per interior cell: the stored cells include the ghost layer and the row padding (kernels/block.hpp).
   const BlockShape shape = block_shape(decomposition);

@@ -31,6 +31,9 @@ struct BenchOptions {
   std::string json_path;         ///< write results as JSON here when not empty
   int block_size_x = 128;        ///< GPU threads per block along x (used when block_size_given)
   bool block_size_given = false;
+  /// The fused kernel's odd step on GPUs: "staged" (x-shifted stores through shared memory, the default) or
+  /// "direct" (every store at its slot); kernels/odd_step_stage.hpp.
+  std::string odd_step = "staged";
   /// Inertial particles seeded uniformly in the cavity (0: none); the bench then also times the same steps
   /// without particles and reports the particle step's cost.
   std::int64_t particles = 0;
@@ -74,6 +77,7 @@ struct BenchResult {
   double copy_bandwidth_gbs = 0;       ///< device-to-device memcpy, bytes read + written per second
   double stream_copy_gbs = 0;          ///< STREAM Copy through parallel_for (all threads / GPU launch), best of 10
   int block_size_x = 0;                ///< GPU threads per block along x used (0 on cpu)
+  std::string odd_step;                ///< the odd step's launch on GPUs ("staged", "direct"; empty on cpu)
   double copy_bytes = 0;               ///< bytes of each copy reference: the population array, or less when memory is short
   double transfer_bytes = 0;           ///< bytes of the timed transfers: the population array, at most 1 GiB
   double upload_seconds = 0;           ///< host -> device copy of transfer_bytes

@@ -158,7 +158,7 @@ std::vector<ReportRow> bench_report(const BenchResult& r, const BenchOptions& o)
                   {number("stream_copy_gbs", r.stream_copy_gbs, "%.1f GB/s (parallel_for kernel; both copies over "),
                    number("copy_bytes", r.copy_bytes, "%.3g GB): ", r.copy_bytes * 1e-9),
                    shown(100.0 * per_rank_gbs / r.stream_copy_gbs, "kernel at %.1f%% of it"),
-                   integer("block_size_x", r.block_size_x, "")}});
+                   integer("block_size_x", r.block_size_x, ""), text("odd_step", r.odd_step, "")}});
   rows.push_back({"memory",
                   {number("memory_per_cell", r.memory_per_cell, "%.0f B/cell, "),
                    number("cells_per_gib", 1073741824.0 / r.memory_per_cell, "%.3g cells per GiB")}});

@@ -233,6 +233,10 @@ void add_bench_command(CLI::App& app, BenchArguments& a) {
   bench->add_option("--json", o.json_path, "Also write the results as JSON to this file");
   bench->add_option("--block-x", o.block_size_x,
                     "GPU threads per block along x (multiple of 32, 32-512; default 128): a tuning knob");
+  bench->add_option("--odd-step", o.odd_step,
+                    "The fused kernel's odd step on GPUs: staged (x-shifted stores through shared memory, default) "
+                    "or direct: a tuning knob")
+      ->check(CLI::IsMember({"staged", "direct"}));
   bench->add_flag("--stencils", o.stencils,
                   "Also time the stencil operators (vorticity, Q-criterion), plain against tiled");
   bench->add_flag("--thermal", o.thermal,
