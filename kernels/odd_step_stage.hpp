@@ -85,12 +85,14 @@ struct BlockStage {
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 
 /// The staged odd step: thread k takes cell start + k (as aligned_box_kernel) and calls f(x, y, z, stage) for the
-/// cells of `box`. F provides `slots` (StepSlots<T, std::uint32_t>: read_offset[i] + cell and write_offset[i] + cell
-/// are the odd step's slots of direction i for a cell without solid neighbours) and `using Population = T`.
+/// cells of `box`. F provides `slots` (StepSlots<T, Index>: slots.read(i, cell) and slots.write(i, cell) are the odd
+/// step's slots of direction i for a cell without solid neighbours), `using Population = T` and `using SlotIndex =
+/// Index` (32- or 64-bit offsets; the cell indices themselves fit 32 bits wherever aligned_range is used).
 template <class F, int B>
 __global__ void __launch_bounds__(B) EDDY_MAX_REGISTERS(F)
     staged_odd_kernel(F f, Box box, std::uint32_t start, std::uint32_t cells, FastDivisor row, FastDivisor plane) {
   using T = typename F::Population;
+  using Index = typename F::SlotIndex;
   __shared__ XShiftStage<T, B> stage;
   const int t = int(threadIdx.x);
   const std::uint32_t first = blockIdx.x * std::uint32_t(B);
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(B) EDDY_MAX_REGISTERS(F)
   BlockStage<T, B> view{&stage, t, {}};
   if (active) {
 EDDY_UNROLL
-    for (int i = 0; i < d3q19::Q; ++i) view.loaded[i] = f.slots.base[f.slots.read_offset[i] + c0 + std::uint32_t(t)];
+    for (int i = 0; i < d3q19::Q; ++i) view.loaded[i] = f.slots.read(i, Index(c0 + std::uint32_t(t)));
   }
   __syncthreads();
   // 2. The cells.
@@ -117,9 +119,8 @@ EDDY_UNROLL
     }
   }
   __syncthreads();
-  // 3. The write windows: position p = t of direction i is slot v + p, v = write_offset[i] - c_ix + c0, written by
-  //    thread p - c_ix where that thread marked it.
-  T* const a = f.slots.base;
+  // 3. The write windows: position p = t of direction i is slot v + p, v = write_offset[i] - c_ix + c0, the slot
+  //    that thread p - c_ix (cell c0 + p - c_ix) writes, where that thread marked it.
 EDDY_UNROLL
   for (int i = 1; i < d3q19::Q; ++i) {
     const int j = x_shifted_row(i);
@@ -127,13 +128,13 @@ EDDY_UNROLL
     const int cx = d3q19::c(i, 0);
     const int writer = t - cx;
     if (writer >= 0 && writer < B && stage.wrote[writer]) {
-      a[f.slots.write_offset[i] - std::uint32_t(cx) + c0 + std::uint32_t(t)] = stage.out[j][t];
+      f.slots.write(i, Index(c0 + std::uint32_t(writer))) = stage.out[j][t];
     }
   }
 }
 
-/// The odd step of functor f over `box`, staged where it can be: 32-bit offsets (F::slots), an aligned range
-/// (aligned_range) and blocks of backend::kOddStepStageWidth threads; otherwise parallel_for_aligned with f(x, y, z).
+/// The odd step of functor f over `box`, staged where it can be: an aligned range (aligned_range) and blocks of
+/// backend::kOddStepStageWidth threads; otherwise parallel_for_aligned with f(x, y, z).
 template <class F>
 void parallel_for_odd_staged(const BlockShape& shape, const Box& box, const F& f, const char* name,
                              const backend::Stream* stream) {

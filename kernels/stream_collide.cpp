@@ -25,7 +25,6 @@
 // Populations are stored as f_i - w_i (kernels/storage.hpp) and collided in compute_t<T>; fp16 stores round
 // stochastically with bits drawn per cell and step (kernels/rounding_bits.hpp).
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/collision.hpp"
 #include "kernels/launchers.hpp"
@@ -79,6 +78,7 @@ struct StreamCollide {
   StatisticsView statistics;    // kCoupled only
 
   using Population = T;  // for the odd step's staged launch (kernels/odd_step_stage.hpp)
+  using SlotIndex = Index;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const { update(x, y, z, NoStage{}); }
   /// The odd step's staged launch: the x-shifted stores through the block's shared memory.
@@ -180,9 +180,9 @@ void launch(const StepArguments<T>& s) {
                                                  s.les,
                                                  s.sponge,
                                                  s.statistics};
-  // The odd step with 32-bit offsets stages its x-shifted stores (float and double; fp16 lost by it), where
-  // parallel_for_odd_staged can (kernels/odd_step_stage.hpp).
-  if constexpr (kOdd && std::is_same_v<Index, std::uint32_t> && sizeof(T) >= 4) {
+  // The odd step stages its x-shifted stores (float and double; fp16 lost by it), where parallel_for_odd_staged can
+  // (kernels/odd_step_stage.hpp).
+  if constexpr (kOdd && sizeof(T) >= 4) {
     if (backend::odd_step_staging()) return parallel_for_odd_staged(s.shape, s.box, k, "stream_collide_odd", s.stream);
   }
   parallel_for_aligned(s.shape, s.box, k, kOdd ? "stream_collide_odd" : "stream_collide_even", s.stream);
