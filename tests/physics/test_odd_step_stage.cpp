@@ -19,7 +19,7 @@
 #include "solver/device_buffer.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/simulation.hpp"
-#include "tests/reference/reference_lbm.hpp"
+#include "tests/physics/random_state.hpp"
 #include "tests/test_support.hpp"
 
 namespace eddy {
@@ -62,20 +62,6 @@ CaseConfig staged_case(const StageCase& p) {
   return c;
 }
 
-std::vector<double> random_start(const CaseConfig& c) {
-  const std::size_t n = std::size_t(c.size[0]) * c.size[1] * c.size[2];
-  std::mt19937 rng(77);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<double> f(19 * n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double rho = 1.0 + 0.02 * unit(rng);
-    const double u[3] = {0.03 * unit(rng), 0.03 * unit(rng), 0.03 * unit(rng)};
-    for (int i = 0; i < 19; ++i)
-      f[i * n + k] = reference::ReferenceLbm::equilibrium(i, rho, u) * (1.0 + 0.05 * unit(rng));
-  }
-  return f;
-}
-
 /// Restores the odd step's launch setting.
 struct StagingSetting {
   bool staged = backend::odd_step_staging();
@@ -93,7 +79,7 @@ TEST_P(StagedOddStep, IsBitwiseTheDirectLaunch) {
   ASSERT_EQ(shape.pitch(), 48);
   ASSERT_TRUE(aligned_range(shape, shape.interior()).used);
   ASSERT_EQ(backend::block_size_x(), backend::kOddStepStageWidth);
-  const std::vector<double> start = random_start(config);
+  const std::vector<double> start = test::random_state(config, 77);
   const StagingSetting restore;
   std::vector<double> result[2];
   for (bool staged : {false, true}) {

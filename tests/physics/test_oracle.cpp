@@ -26,6 +26,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/open_boundaries.hpp"
 #include "solver/simulation.hpp"
+#include "tests/physics/random_state.hpp"
 #include "tests/reference/reference_lbm.hpp"
 #include "tests/test_support.hpp"
 
@@ -66,26 +67,11 @@ CaseConfig all_boundaries_case(const OracleCase& p) {
   return c;
 }
 
-/// Random populations near equilibrium with random density and velocity, plus non-equilibrium noise.
-std::vector<double> random_state(const CaseConfig& c) {
-  const std::size_t n = std::size_t(c.size[0]) * c.size[1] * c.size[2];
-  std::mt19937 rng(2024);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<double> f(19 * n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double rho = 1.0 + 0.02 * unit(rng);
-    const double u[3] = {0.03 * unit(rng), 0.03 * unit(rng), 0.03 * unit(rng)};
-    for (int i = 0; i < 19; ++i)
-      f[i * n + k] = reference::ReferenceLbm::equilibrium(i, rho, u) * (1.0 + 0.05 * unit(rng));
-  }
-  return f;
-}
-
 TEST_P(FusedKernelVsOracle, HundredStepsAgree) {
   EDDY_REQUIRE_DEVICE();
   const OracleCase p = GetParam();
   const CaseConfig config = all_boundaries_case(p);
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   const BlockShape shape = block_shape(serial_decomposition(config));
   ASSERT_TRUE(aligned_range(shape, shape.interior()).used) << "the box no longer exercises parallel_for_aligned";
 
@@ -237,7 +223,7 @@ TEST_P(OpenFacesVsOracle, HundredStepsAgree) {
   EDDY_REQUIRE_DEVICE();
   const OpenCase p = GetParam();
   const CaseConfig config = open_boundaries_case(p);
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   reference::ReferenceLbm oracle(config);
   auto sim = Simulation::create(config);
   sim->set_populations(start);
@@ -341,7 +327,7 @@ TEST_P(FusedKernelWithSolidsVsOracle, HundredStepsAgree) {
   EDDY_REQUIRE_DEVICE();
   const OracleCase p = GetParam();
   const CaseConfig config = solids_case(p);
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   reference::ReferenceLbm oracle(config);
   auto sim = Simulation::create(config);
   sim->set_populations(start);
@@ -377,7 +363,7 @@ TEST(FusedKernelWithSolids, OracleSeesHalfwayWalls) {
   const CaseConfig config = solids_case(p);
   CaseConfig halfway = config;
   for (SolidConfig& s : halfway.solids) s.wall = SolidWall::halfway;
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   reference::ReferenceLbm oracle(config);
   auto sim = Simulation::create(halfway);
   sim->set_populations(start);
@@ -491,7 +477,7 @@ TEST_P(OpenFacesWithSolidsVsOracle, HundredStepsAgree) {
   }
   EXPECT_GT(beside_body, 10);
 
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   reference::ReferenceLbm oracle(config);
   auto sim = Simulation::create(config);
   sim->set_populations(start);
@@ -532,7 +518,7 @@ INSTANTIATE_TEST_SUITE_P(OpenFacesAndSolids, OpenFacesWithSolidsVsOracle,
 TEST(FusedKernel, RepeatedRunsAreBitIdentical) {
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = all_boundaries_case({Collision::trt, Precision::float32, 0, ""});
-  const std::vector<double> start = random_state(config);
+  const std::vector<double> start = test::random_state(config);
   std::vector<double> result[2];
   for (auto& r : result) {
     auto sim = Simulation::create(config);
@@ -550,7 +536,7 @@ TEST(FusedKernel, Fp16StoresANanAsNan) {
   // One NaN population makes the cell it streams into collide to 19 NaNs, which must all be stored as NaN.
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = all_boundaries_case({Collision::trt, Precision::float16, 0, ""});
-  std::vector<double> start = random_state(config);
+  std::vector<double> start = test::random_state(config);
   const std::size_t n = std::size_t(config.size[0]) * config.size[1] * config.size[2];
   const std::size_t cell = 15 + std::size_t(config.size[0]) * (15 + std::size_t(config.size[1]) * 4);
   start[1 * n + cell] = std::numeric_limits<double>::quiet_NaN();
