@@ -17,14 +17,15 @@
 //      directly), and marks in `wrote` that it did.
 //   3. The block synchronises and stores `out` as aligned runs, each slot only where the cell that owns it (the
 //      thread p - c_ix of position p) marked it.
-// Cells next to a wall (gather_swapped / scatter_own), solid and frozen cells leave no mark: they read again and
-// write directly, as in the direct launch, and the block does not touch their slots. Every slot keeps its one
+// Cells next to a wall leave no mark: they gather and scatter directly with their bounce-backs (gather_swapped /
+// scatter_own), as in the direct launch; solid and frozen cells write nothing. The block does not touch their slots. Every slot keeps its one
 // writer, so the populations are bitwise those of the direct launch (tests/physics/test_odd_step_stage.cpp).
 //
 // Variants measured and left out (docs/performance.md, thirteenth session): the reads staged as well (an aligned
 // window plus one apron slot per direction, taken from shared memory) was slower; without step 1's loads and
-// barrier (the functor loading as usual) the gain at 256^3 was a third, and double lost; fp16 storage lost 15 %
-// (its y and z neighbours are half a sector apart) and runs directly, as do blocks of other widths.
+// barrier (the functor loading as usual) the gain at 256^3 was a third, and double lost; fp16 lost 15-22 % with
+// reads and stores staged (its y and z neighbours are half a sector apart) and runs directly, as do blocks of
+// other widths.
 // Memory traffic per block and x-shifted direction: B stores in B/8 sectors with one partial sector at each block
 // edge, against B/8 + B/32 sectors with 2 B/32 partial ones in the direct launch. Shared memory: 10 B sizeof(T) + B
 // bytes per block (5.2 KB for float, 10.4 KB for double at B = 128).
