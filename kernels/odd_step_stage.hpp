@@ -18,8 +18,9 @@
 //   3. The block synchronises and stores `out` as aligned runs, each slot only where the cell that owns it (the
 //      thread p - c_ix of position p) marked it.
 // Cells next to a wall leave no mark: they gather and scatter directly with their bounce-backs (gather_swapped /
-// scatter_own), as in the direct launch; solid and frozen cells write nothing. The block does not touch their slots. Every slot keeps its one
-// writer, so the populations are bitwise those of the direct launch (tests/physics/test_odd_step_stage.cpp).
+// scatter_own), as in the direct launch; solid and frozen cells write nothing. The block does not touch their
+// slots. Every slot keeps its one writer, so the populations are bitwise those of the direct launch
+// (tests/physics/test_odd_step_stage.cpp).
 //
 // Variants measured and left out (docs/performance.md, thirteenth session): the reads staged as well (an aligned
 // window plus one apron slot per direction, taken from shared memory) was slower; without step 1's loads and
@@ -68,12 +69,11 @@ struct BlockStage {
   /// The population the cell collides as direction i, loaded before the block's first barrier.
   EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE T read(int i) const { return loaded[i]; }
 
-  /// Whether direction i's store goes through the stage (c_x != 0).
-  EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE static constexpr bool staged(int i) { return x_shifted_row(i) >= 0; }
-  /// Where the thread's f*_i (x-shifted) goes: window position p = t + c_ix when 0 <= p < B (returns true after
-  /// leaving it there); false for the edge thread whose slot lies in the neighbouring block's window, which stores
-  /// it directly.
+  /// Takes the thread's f*_i into the stage where it belongs there: an x-shifted direction (c_x != 0) whose window
+  /// position p = t + c_ix lies in 0 <= p < B (returns true after leaving it there). False for the other nine
+  /// directions and for the edge thread whose slot lies in the neighbouring block's window: those store directly.
   EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE bool write(int i, T value) const {
+    if (x_shifted_row(i) < 0) return false;
     const int p = t + d3q19::c(i, 0);
     if (p < 0 || p >= B) return false;
     stage->out[x_shifted_row(i)][p] = value;
@@ -109,16 +109,8 @@ EDDY_UNROLL
   }
   __syncthreads();
   // 2. The cells.
-  if (active) {
-    const std::uint32_t cell = c0 + std::uint32_t(t);
-    const std::uint32_t z = plane.divide(cell);
-    const std::uint32_t in_plane = cell - z * plane.d;
-    const std::uint32_t y = row.divide(in_plane);
-    const int x = int(in_plane - y * row.d);
-    if (x >= box.lo[0] && x < box.hi[0] && int(y) >= box.lo[1] && int(y) < box.hi[1] && int(z) >= box.lo[2]) {
-      f(x, int(y), int(z), view);
-    }
-  }
+  int x, y, z;
+  if (active && aligned_cell_in_box(c0 + std::uint32_t(t), row, plane, box, x, y, z)) f(x, y, z, view);
   __syncthreads();
   // 3. The write windows: position p = t of direction i is slot v + p, v = write_offset[i] - c_ix + c0, the slot
   //    that thread p - c_ix (cell c0 + p - c_ix) writes, where that thread marked it.

@@ -108,6 +108,20 @@ void parallel_for(const Box& box, const F& f, const char* /*name*/, const backen
 
 #if defined(EDDY_BACKEND_CUDA) || defined(EDDY_BACKEND_HIP)
 
+/// The coordinates (x, y, z) of cell index `cell` of a block with row pitch `row` and plane size `plane` (two
+/// divisions); whether the cell lies in `box`. Cells at or after the box's start, as parallel_for_aligned's threads
+/// take them, so z >= box.hi[2] never arises.
+__device__ inline bool aligned_cell_in_box(std::uint32_t cell, const FastDivisor& row, const FastDivisor& plane,
+                                           const Box& box, int& x, int& y, int& z) {
+  const std::uint32_t zz = plane.divide(cell);
+  const std::uint32_t in_plane = cell - zz * plane.d;
+  const std::uint32_t yy = row.divide(in_plane);
+  x = int(in_plane - yy * row.d);
+  y = int(yy);
+  z = int(zz);
+  return x >= box.lo[0] && x < box.hi[0] && y >= box.lo[1] && y < box.hi[1] && z >= box.lo[2];
+}
+
 /// Threads on consecutive cell indices from `start` (parallel_for_aligned): thread k takes cell start + k, finds
 /// its (x, y, z) by two divisions and returns when the cell is outside the box.
 template <class F>
@@ -115,13 +129,8 @@ __global__ void __launch_bounds__(backend::kMaxBlockSizeX) EDDY_MAX_REGISTERS(F)
     aligned_box_kernel(F f, Box box, std::uint32_t start, std::uint32_t cells, FastDivisor row, FastDivisor plane) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= cells) return;
-  const std::uint32_t cell = start + k;
-  const std::uint32_t z = plane.divide(cell);
-  const std::uint32_t in_plane = cell - z * plane.d;
-  const std::uint32_t y = row.divide(in_plane);
-  const int x = int(in_plane - y * row.d);
-  if (x < box.lo[0] || x >= box.hi[0] || int(y) < box.lo[1] || int(y) >= box.hi[1] || int(z) < box.lo[2]) return;
-  f(x, int(y), int(z));
+  int x, y, z;
+  if (aligned_cell_in_box(start + k, row, plane, box, x, y, z)) f(x, y, z);
 }
 
 /// Like parallel_for, but each warp takes 32 consecutive cell indices of `shape` starting at a multiple of 32, so a

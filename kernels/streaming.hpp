@@ -116,9 +116,8 @@ inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockSha
 
 /// No stage: every population is read and written at its slot. The odd step's GPU launch may pass a stage instead
 /// (BlockStage, kernels/odd_step_stage.hpp) that has loaded the cell's populations already (load_step takes them
-/// from stage.read(i)), and that takes the populations of the directions it names `staged` when written:
-/// store_step leaves them in it where stage.write(i, value) takes them, and marks the cell with
-/// stage.mark_written().
+/// from stage.read(i)), and that takes some of the cell's results when written: store_step leaves f*_i in it where
+/// stage.write(i, value) takes it, stores the others at their slots, and marks the cell with stage.mark_written().
 struct NoStage {
   static constexpr bool kUsed = false;
 };
@@ -145,7 +144,7 @@ EDDY_UNROLL
   for (int i = 0; i < d3q19::Q; ++i) {
     const T value = Stored<T>::store_scaled(f[i], bits.next());
     if constexpr (Stage::kUsed) {
-      if (Stage::staged(i) && stage.write(i, value)) continue;
+      if (stage.write(i, value)) continue;
     }
     slots.write(i, cell) = value;
   }
