@@ -37,6 +37,11 @@ struct BlockFields {
 template <class R>
 void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream);
 
+/// Adds `components` block fields `from` to `to` at the interior cells of `shape` (the window's seeds to lambda).
+template <class R>
+void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int components, const BlockShape& shape,
+                const backend::Stream* stream);
+
 /// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, with
 /// (dC/dF)^T lambda_next added to force_bar and (dC/domega+, dC/domega-)^T lambda_next to the 2 block fields of
 /// omega_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula). F(x) is relax.force plus

@@ -154,7 +154,26 @@ struct ZeroFields {
   }
 };
 
+/// to(c, cell) += from(c, cell) for the components c of one cell.
+template <class R>
+struct AddFields {
+  BlockFields<R> to;
+  BlockFields<const R> from;
+  int components;
+  BlockShape shape;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = shape.index(x, y, z);
+    for (int c = 0; c < components; ++c) to(c, cell) += from(c, cell);
+  }
+};
+
 }  // namespace
+
+template <class R>
+void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int components, const BlockShape& shape,
+                const backend::Stream* stream) {
+  parallel_for(shape.interior(), AddFields<R>{to, from, components, shape}, "add_fields", stream);
+}
 
 template <class R>
 void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream) {
@@ -208,6 +227,10 @@ template void adjoint_objective<double>(const double*, const ObjectiveView<doubl
                                         const BlockShape&, const backend::Stream*);
 template void zero_fields<float>(const BlockFields<float>&, int, const BlockShape&, const backend::Stream*);
 template void zero_fields<double>(const BlockFields<double>&, int, const BlockShape&, const backend::Stream*);
+template void add_fields<float>(const BlockFields<float>&, const BlockFields<const float>&, int, const BlockShape&,
+                                const backend::Stream*);
+template void add_fields<double>(const BlockFields<double>&, const BlockFields<const double>&, int, const BlockShape&,
+                                 const backend::Stream*);
 template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,
                                   const FlagView&, const BlockShape&, const backend::Stream*);
 template void adjoint_seed<double>(const double*, const double*, const BlockFields<double>&, const BlockFields<double>&,

@@ -214,11 +214,13 @@ class PySimulation {
 
   // ---- gradients ----------------------------------------------------------------------------------------------------
   py::dict gradient(std::int64_t steps, const std::string& objective, const py::object& target,
-                    const py::object& region, std::int64_t checkpoint_every, std::size_t memory_budget) {
+                    const py::object& region, std::int64_t window, std::int64_t checkpoint_every,
+                    std::size_t memory_budget) {
     Simulation& sim = simulation();
     const std::array<int, 3> n = sim.decomposition().local_size;
     const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
     Objective o;
+    o.window = window;
     if (objective == "velocity_mismatch") {
       o.kind = ObjectiveKind::velocity_mismatch;
       if (target.is_none()) throw py::value_error("gradient: objective \"velocity_mismatch\" needs target");
@@ -392,7 +394,7 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("temperature", &PySimulation::temperature)
       .def_property_readonly("force", &PySimulation::force)
       .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
-           py::arg("region"), py::arg("checkpoint_every"), py::arg("memory_budget"))
+           py::arg("region"), py::arg("window"), py::arg("checkpoint_every"), py::arg("memory_budget"))
       .def("particles", &PySimulation::particles)
       .def("statistics", &PySimulation::statistics, py::arg("name"))
       .def_property_readonly("statistics_samples", &PySimulation::statistics_samples)

@@ -119,38 +119,47 @@ class AdjointSweep {
     for (int a = 0; a < 3; ++a) force_field_.f[a] = base + std::int64_t(a) * cells_;
   }
 
-  /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R.
-  static std::size_t fields_bytes(const BlockShape& shape) {
-    return (2 * std::size_t(d3q19::Q) + 5) * std::size_t(shape.n_cells()) * sizeof(R) +
+  /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R, with an objective over
+  /// a time window (`window`: one more field of 19 values per cell, the window's seeds) or not.
+  static std::size_t fields_bytes(const BlockShape& shape, bool window) {
+    return (2 * std::size_t(d3q19::Q) + 5 + (window ? std::size_t(d3q19::Q) : 0)) * std::size_t(shape.n_cells()) *
+               sizeof(R) +
            8 * std::size_t(shape.interior_cells()) * sizeof(R);
   }
 
-  /// The objective of the simulation's current (final) state and the seed lambda^N = S^T dL/df^N; force_bar
-  /// starts with the objective's own F/2 term. Returns this rank's L.
-  double seed(const Objective& objective) {
-    ObjectiveView<R> view;
-    view.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
-    for (int a = 0; a < 3; ++a) {  // the region in block coordinates, clipped to this block
+  /// The objective L: its region in block coordinates (clipped to this block) and its target, on the device.
+  void set_objective(const Objective& objective) {
+    view_.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
+    for (int a = 0; a < 3; ++a) {
       const int lo = objective.region ? objective.lo[a] : 0;
       const int hi = objective.region ? objective.hi[a] : sim_.config().size[a];
-      view.lo[a] = std::max(1, lo - d_.offset[a] + 1);
-      view.hi[a] = std::min(d_.local_size[a] + 1, hi - d_.offset[a] + 1);
+      view_.lo[a] = std::max(1, lo - d_.offset[a] + 1);
+      view_.hi[a] = std::min(d_.local_size[a] + 1, hi - d_.offset[a] + 1);
     }
-    DeviceBuffer<R> target;
-    if (view.kind == 0) {
-      target = DeviceBuffer<R>(objective.target.size());
-      target.upload(std::vector<R>(objective.target.begin(), objective.target.end()));
-      view.target = target.data();
+    if (view_.kind == 0) {
+      target_ = DeviceBuffer<R>(objective.target.size());
+      target_.upload(std::vector<R>(objective.target.begin(), objective.target.end()));
+      view_.target = target_.data();
     }
-    DeviceBuffer<double> rows(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2]));
-    sim_.moments_to_device(moments_.data());
-    sim_.synchronize();
-    adjoint_objective<R>(moments_.data(), view, moments_bar_.data(), rows.data(), shape_, nullptr);
-    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(*lambda_[current_]), out(*force_bar_), flags(), shape_,
-                    nullptr);
-    send_ghosts();
-    double value = 0.0;
-    for (double row : rows.download()) value += row;
+  }
+
+  /// L of the simulation's current (final) state and the seed lambda^N = S^T dL/df^N; force_bar starts with the
+  /// objective's own F/2 term. Returns this rank's L.
+  double seed() {
+    const double value = objective_into(*lambda_[current_]);
+    send_ghosts(*lambda_[current_]);
+    return value;
+  }
+
+  /// A window's state s^n, after step_back has made lambda^n: lambda^n += S^T dL/df^n and force_bar += its F/2
+  /// term. Leaves s^n in the simulation (restore). Returns this rank's L of f^n.
+  double add_objective(const KeptState& state) {
+    restore(sim_, state);
+    if (window_seed_.size() == 0) window_seed_ = DeviceBuffer<R>(std::size_t(d3q19::Q) * std::size_t(cells_));
+    zero_fields<R>(out(window_seed_), d3q19::Q, shape_, nullptr);
+    const double value = objective_into(window_seed_);
+    send_ghosts(window_seed_);
+    add_fields<R>(out(*lambda_[current_]), in(window_seed_), d3q19::Q, shape_, nullptr);
     return value;
   }
 
@@ -160,7 +169,7 @@ class AdjointSweep {
     adjoint_step<T>(view, PopulationLayout(state.layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
                     out(*force_bar_), out(omega_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
     current_ = 1 - current_;
-    send_ghosts();
+    send_ghosts(*lambda_[current_]);
   }
 
   /// Interior values of lambda (19 components) or force_bar (3), [c * n + k], in double.
@@ -210,9 +219,22 @@ class AdjointSweep {
   BlockFields<R> out(DeviceBuffer<R>& b) { return {b.data(), cells_}; }
   FlagView flags() const { return FlagView{flags_}; }
 
-  /// What the transposed streaming wrote into the ghost layer, to the cells that own those slots.
-  void send_ghosts() {
-    for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda_[current_]->data() + i * cells_);
+  /// What the transposed streaming wrote into the ghost layer of `lambda`, to the cells that own those slots.
+  void send_ghosts(DeviceBuffer<R>& lambda) {
+    for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda.data() + i * cells_);
+  }
+
+  /// S^T dL/df of the simulation's current state into `lambda` (set at the slots the streaming feeds, the others
+  /// left as they are) and the F/2 term into force_bar; returns this rank's L, its rows summed in a fixed order.
+  double objective_into(DeviceBuffer<R>& lambda) {
+    DeviceBuffer<double> rows(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2]));
+    sim_.moments_to_device(moments_.data());
+    sim_.synchronize();
+    adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows.data(), shape_, nullptr);
+    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), flags(), shape_, nullptr);
+    double value = 0.0;
+    for (double row : rows.download()) value += row;
+    return value;
   }
 
   Simulation& sim_;
@@ -225,6 +247,9 @@ class AdjointSweep {
   const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
+  DeviceBuffer<R> window_seed_;  // a window's seeds before they join lambda (allocated with the first)
+  ObjectiveView<R> view_;
+  DeviceBuffer<R> target_;
   int current_ = 0;  ///< which lambda_ holds the latest adjoint
   ForceFieldView<R> force_field_;
 };
@@ -324,8 +349,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   result.steps = steps;
   const BlockShape shape = block_shape(sim.decomposition());
   const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
-  const StatePlan plan =
-      choose_plan(steps, options, state_bytes, AdjointSweep<T>::fields_bytes(shape), sim.decomposition());
+  const StatePlan plan = choose_plan(steps, options, state_bytes,
+                                     AdjointSweep<T>::fields_bytes(shape, objective.window > 1), sim.decomposition());
   const std::int64_t k = plan.k;
   const bool kept_on_host = plan.kept_on_host;
   result.checkpoint_every = k;
@@ -340,11 +365,10 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     advance_checked(sim);
   }
   const KeptState end = keep(sim, kept_on_host);
-  result.objective = adjoint.seed(objective);
-  const Decomposition& d = sim.decomposition();
-  if (!d.serial()) {
-    EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));
-  }
+  adjoint.set_objective(objective);
+  result.objective = adjoint.seed();
+  // The window's other states: f^n for n > N - W, each added to lambda^n once step_back has made it.
+  const auto in_window = [&](std::int64_t n) { return n < steps && n > steps - objective.window; };
 
   // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one, on the
   // device, into buffers reused from segment to segment.
@@ -361,10 +385,17 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       ++result.recomputed_steps;
     }
     backend::synchronize();
-    for (std::int64_t t = stop - 1; t > start; --t) adjoint.step_back(later[std::size_t(t - start - 1)]);
-    adjoint.step_back(kept_on_host ? first_copy : kept_state);
+    for (std::int64_t t = stop - 1; t > start; --t) {
+      adjoint.step_back(later[std::size_t(t - start - 1)]);
+      if (in_window(t)) result.objective += adjoint.add_objective(later[std::size_t(t - start - 1)]);
+    }
+    const KeptState& first = kept_on_host ? first_copy : kept_state;
+    adjoint.step_back(first);
+    if (in_window(start)) result.objective += adjoint.add_objective(first);
     kept_states.pop_back();
   }
+  const Decomposition& d = sim.decomposition();
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   result.tau = adjoint.tau_gradient();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.tau, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   if (options.host_copies) {
@@ -391,6 +422,10 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
   if (objective.kind == ObjectiveKind::velocity_mismatch && objective.target.size() != 3 * n) {
     throw InputError("gradient: the target velocity has " + std::to_string(objective.target.size()) +
                      " values; this rank's block needs 3 x " + std::to_string(n));
+  }
+  if (objective.window < 1 || objective.window - 1 > steps) {
+    throw InputError("gradient: window = " + std::to_string(objective.window) + " must be between 1 (the final state) " +
+                     "and steps + 1 = " + std::to_string(steps) + " + 1 (every state from the start)");
   }
   if (objective.kind == ObjectiveKind::kinetic_energy && objective.region) {
     const char* axis = "xyz";

@@ -2,11 +2,13 @@
 // backwards over the forward states with two-level checkpointing.
 //
 // For a run of N steps from the simulation's current post-collision state s^0 (Simulation::populations()), with
-// s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state S(s^N), gradient() returns
-// L, dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dtau (the
+// s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state f^N = S(s^N), or the sum
+// L = sum_{n = N - W + 1}^{N} L(f^n) over a time window of the last W arrived states, gradient() returns L,
+// dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dtau (the
 // viscosity) and dL/ds^0, by
-// lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the
-// objective's own F/2 term (Griewank & Walther 2008, Evaluating Derivatives, 2nd ed., ch. 3 and 12).
+// lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} + S^T (dL/df^n) (the second term for the window's
+// states only) and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the objective's own F/2 terms (Griewank & Walther 2008,
+// Evaluating Derivatives, 2nd ed., ch. 3 and 12).
 //
 // Forward states: every k-th state (k: GradientOptions::checkpoint_every) is kept as a copy of the population array as
 // stored (Simulation::population_storage) during the forward run, in device memory where it fits (90 % of the free
@@ -50,6 +52,9 @@ struct Objective {
   /// otherwise); without: every cell.
   bool region = false;
   std::array<int, 3> lo = {0, 0, 0}, hi = {0, 0, 0};
+  /// W: L summed over the arrived states of the last W steps' ends, f^{N-W+1} .. f^N (1: the final state only; up to
+  /// N + 1, which counts the starting state f^0 too). InputError outside 1 <= W <= N + 1.
+  std::int64_t window = 1;
 };
 
 struct GradientResult {
@@ -73,7 +78,9 @@ struct GradientResult {
   std::int64_t checkpoint_every = 0;  ///< k
   std::int64_t recomputed_steps = 0;  ///< forward steps run again during the reverse sweep
   std::size_t host_bytes = 0;         ///< host memory of the kept states (this rank; 0 when the device holds them)
-  std::size_t device_bytes = 0;       ///< device memory of the adjoint's fields and the states it holds (this rank)
+  /// device memory of the adjoint's fields and the states it holds (this rank); a window (W > 1) adds one field of
+  /// 19 values per cell for its objectives' seeds
+  std::size_t device_bytes = 0;
 };
 
 /// Where gradient() keeps the forward states: automatic (the device where they fit, else host memory), or always

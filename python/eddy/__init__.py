@@ -192,15 +192,18 @@ class Simulation(_eddy.Simulation):
         cannot give (velocity_rms and reynolds_stress need the second moments, mean_temperature [thermal])."""
         return super().statistics(name)
 
-    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, checkpoint_every=0,
+    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, window=1, checkpoint_every=0,
                  memory_budget=0):
-        """Runs `steps` steps from the current state and returns the gradient of an objective of the final state by
-        the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of arrays and figures; the simulation
-        then holds the state after the steps, as after step(steps). Lattice units throughout; collective under MPI (each rank gets its block's gradient).
+        """Runs `steps` steps from the current state and returns the gradient of an objective of the final state, or
+        summed over a time window, by the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of arrays
+        and figures; the simulation then holds the state after the steps, as after step(steps). Lattice units
+        throughout; collective under MPI (each rank gets its block's gradient).
 
         objective: "kinetic_energy": L = sum of rho |u|^2 / 2 over the fluid cells, of `region` if given
             (((z0, z1), (y0, y1), (x0, x1)), global cells, the end excluded, 0 <= start < end <= size); "velocity_mismatch": L = sum of
             |u - target|^2 / 2 over the fluid cells, `target` of this rank's block shape (nz, ny, nx, 3).
+        window: W, the objective summed over the states at the ends of the last W steps (1: the final state only;
+            steps + 1 counts the starting state too). ValueError outside 1 <= W <= steps + 1.
         checkpoint_every: forward states kept every k steps, the others recomputed (0: the smallest k whose states
             fit 90 % of the free device memory and the budget, 1 keeping them all; else ceil(sqrt(steps)) with the
             kept ones in host memory).
@@ -221,15 +224,20 @@ class Simulation(_eddy.Simulation):
             if isinstance(value, bool):
                 raise TypeError("gradient: %s must be an integer (got a bool)" % name)
             return _operator.index(value)  # TypeError for a float or a string
-        steps, checkpoint_every, memory_budget = (count("steps", steps), count("checkpoint_every", checkpoint_every),
-                                                  count("memory_budget", memory_budget))
+        steps, window, checkpoint_every, memory_budget = (count("steps", steps), count("window", window),
+                                                          count("checkpoint_every", checkpoint_every),
+                                                          count("memory_budget", memory_budget))
         if memory_budget < 0:
             raise ValueError("gradient: memory_budget = %d must be 0 (no limit of its own) or more bytes"
                              % memory_budget)
-        for name, value in (("steps", steps), ("checkpoint_every", checkpoint_every), ("memory_budget", memory_budget)):
+        for name, value in (("steps", steps), ("window", window), ("checkpoint_every", checkpoint_every),
+                            ("memory_budget", memory_budget)):
             if value >= 2**63:
                 raise ValueError("gradient: %s = %d is too large" % (name, value))
-        return super()._gradient(steps, objective, target, region, checkpoint_every, memory_budget)
+        if not 1 <= window <= steps + 1:
+            raise ValueError("gradient: window = %d must be between 1 (the final state) and steps + 1 = %d (every "
+                             "state from the start)" % (window, steps + 1))
+        return super()._gradient(steps, objective, target, region, window, checkpoint_every, memory_budget)
 
     @property
     def particle_positions(self):

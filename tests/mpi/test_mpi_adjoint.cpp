@@ -1,7 +1,8 @@
 // The discrete adjoint across ranks (solver/adjoint.hpp): the gradient of a velocity mismatch after 20 steps (states
 // kept every 6) with respect to the per-cell force and the starting populations, on 2 and 4 ranks split along x, y
 // and z, is bitwise the one-rank gradient (the adjoint's ghosts are filled from the neighbours as the forward
-// halo's are, and every cell's arithmetic is its own); the objective, a sum over the ranks, agrees to 1e-13.
+// halo's are, and every cell's arithmetic is its own); the objective, a sum over the ranks, agrees to 1e-13. Both
+// for the final state's objective and for one summed over a window of states.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -42,9 +43,10 @@ struct GlobalGradient {
   std::vector<double> force, state;  // global cells, [c * N + global index]
 };
 
-/// The gradient on `sim`'s block, every rank's cells summed into global arrays on rank 0 of `comm` (zeros
-/// elsewhere: a sum of one value and zeros is that value).
-GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm) {
+/// The gradient on `sim`'s block (the velocity mismatch of the final state, or summed over the last `window`
+/// states), every rank's cells summed into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value
+/// and zeros is that value).
+GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window) {
   const Decomposition& d = sim.decomposition();
   const std::size_t global = std::size_t(config.size[0]) * config.size[1] * config.size[2];
   const std::int64_t n = std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
@@ -62,6 +64,7 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   sim.advance(15);
   Objective objective;
   objective.kind = ObjectiveKind::velocity_mismatch;
+  objective.window = window;
   objective.target.resize(3 * std::size_t(n));
   for (int a = 0; a < 3; ++a)
     for (std::int64_t k = 0; k < n; ++k) objective.target[a * n + k] = target[a * global + std::size_t(index[k])];
@@ -87,13 +90,16 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   return out;
 }
 
-TEST(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
+class MpiAdjoint : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = adjoint_case();
+  const std::int64_t window = GetParam();
   GlobalGradient reference;
   if (world_rank() == 0) {
     auto serial = Simulation::create(config);
-    reference = global_gradient(*serial, config, MPI_COMM_NULL);
+    reference = global_gradient(*serial, config, MPI_COMM_NULL, window);
   }
   const std::array<std::array<int, 3>, 4> layouts = {{{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 1, 2}}};
   for (const std::array<int, 3>& dims : layouts) {
@@ -105,7 +111,7 @@ TEST(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     GlobalGradient split;
     {
       auto sim = Simulation::create(c, decompose(c, group));
-      split = global_gradient(*sim, c, group);
+      split = global_gradient(*sim, c, group, window);
     }
     MPI_Comm_free(&group);
     if (world_rank() != 0) continue;
@@ -123,6 +129,11 @@ TEST(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     EXPECT_GT(largest, 1e-3);
   }
 }
+
+// The final state's objective, and one summed over the last 9 states (the sweep's segments of 6 steps: 12..17 and
+// 18..19 and the final state 20).
+INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::int64_t(1)));
+INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::int64_t(9)));
 
 }  // namespace
 }  // namespace eddy

@@ -117,16 +117,8 @@ std::vector<double> warmed_up_state(const CaseConfig& config) {
   return sim->populations();
 }
 
-/// L of `objective` from a forward run of kSteps steps from populations s0 with per-cell force `force`, computed
-/// from Simulation::fields().
-double forward_objective(const CaseConfig& config, const std::vector<double>& s0, const std::vector<double>& force,
-                         const Objective& objective) {
-  auto sim = Simulation::create(config);
-  const std::size_t n = cells_of(config);
-  test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
-  sim->set_populations(s0);
-  sim->advance(kSteps);
-  const MacroscopicFields m = sim->fields();
+/// L of `objective` of one state's fields (Simulation::fields()).
+double objective_of(const CaseConfig& config, const MacroscopicFields& m, const Objective& objective) {
   double value = 0.0;
   for (int z = 0; z < m.size[2]; ++z)
     for (int y = 0; y < m.size[1]; ++y)
@@ -143,6 +135,22 @@ double forward_objective(const CaseConfig& config, const std::vector<double>& s0
           if (inside) value += 0.5 * m.rho[k] * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
         }
       }
+  return value;
+}
+
+/// L of `objective` from a forward run of kSteps steps from populations s0 with per-cell force `force`: of the final
+/// state, or summed over the states at the ends of the last objective.window steps (the start counting as step 0).
+double forward_objective(const CaseConfig& config, const std::vector<double>& s0, const std::vector<double>& force,
+                         const Objective& objective) {
+  auto sim = Simulation::create(config);
+  const std::size_t n = cells_of(config);
+  test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+  sim->set_populations(s0);
+  double value = 0.0;
+  for (int t = 0; t <= kSteps; ++t) {
+    if (t > 0) sim->advance(1);
+    if (t > kSteps - objective.window) value += objective_of(config, sim->fields(), objective);
+  }
   return value;
 }
 
@@ -233,6 +241,62 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
 
 INSTANTIATE_TEST_SUITE_P(VelocityMismatch, RunGradient, ::testing::Values(ObjectiveKind::velocity_mismatch));
 INSTANTIATE_TEST_SUITE_P(KineticEnergy, RunGradient, ::testing::Values(ObjectiveKind::kinetic_energy));
+
+TEST(RunGradientSweep, WindowObjectivesMatchCentralDifferences) {
+  // L summed over the last W states: W = 9 spans two segments of the sweep (states kept every 6 steps: 12 and 18
+  // among them) and begins at a kept state; W = kSteps + 1 counts the starting state, with the states on the host.
+  EDDY_REQUIRE_DEVICE();
+  const CaseConfig config = adjoint_case();
+  const std::size_t n = cells_of(config);
+  std::mt19937 rng(21);
+  const std::vector<double> s0 = warmed_up_state(config);
+  const std::vector<double> force = random_vector(3 * n, 1e-4, rng);
+  for (const std::int64_t window : {std::int64_t(9), std::int64_t(kSteps + 1)}) {
+    Objective objective;
+    if (window == 9) {
+      objective.region = true;
+      objective.lo = {1, 2, 0};
+      objective.hi = {9, 7, 5};
+    } else {
+      objective.kind = ObjectiveKind::velocity_mismatch;
+      objective.target = random_vector(3 * n, 0.01, rng);
+    }
+    objective.window = window;
+    auto sim = Simulation::create(config);
+    test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+    sim->set_populations(s0);
+    GradientOptions options{kKeepEvery};
+    if (window != 9) options.placement = StatePlacement::host;
+    const GradientResult grad = gradient(*sim, kSteps, objective, options);
+    const double value = forward_objective(config, s0, force, objective);
+    EXPECT_NEAR(grad.objective, value, 1e-12 * std::abs(value)) << "window " << window;
+    Objective last = objective;  // the final state's share alone must be smaller: the window summed more
+    last.window = 1;
+    EXPECT_GT(value, 1.5 * forward_objective(config, s0, force, last)) << "window " << window;
+    const double e = 1e-6;
+    const double central_tau = (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective) -
+                                forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective)) /
+                               (2 * e);
+    EXPECT_LE(std::abs(grad.tau - central_tau), 1e-6 * std::abs(central_tau))
+        << "window " << window << ", tau: adjoint " << grad.tau << ", central difference " << central_tau;
+    for (int trial = 0; trial < 2; ++trial) {
+      const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
+      const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective) -
+                              forward_objective(config, s0, axpy(force, -e, d_force), objective)) /
+                             (2 * e);
+      EXPECT_LE(std::abs(dot(grad.force, d_force) - central), 1e-6 * std::abs(central))
+          << "window " << window << ", force direction " << trial << ": adjoint " << dot(grad.force, d_force)
+          << ", central difference " << central;
+      const std::vector<double> d_state = random_vector(std::size_t(Q) * n, 1.0, rng);
+      const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective) -
+                                    forward_objective(config, axpy(s0, -e, d_state), force, objective)) /
+                                   (2 * e);
+      EXPECT_LE(std::abs(dot(grad.state, d_state) - central_state), 1e-6 * std::abs(central_state))
+          << "window " << window << ", state direction " << trial << ": adjoint " << dot(grad.state, d_state)
+          << ", central difference " << central_state;
+    }
+  }
+}
 
 TEST(RunGradientSweep, TauGradientOfBgkMatchesCentralDifferences) {
   EDDY_REQUIRE_DEVICE();
@@ -344,6 +408,13 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   short_target.target.assign(5, 0.0);
   EXPECT_THROW(gradient(*sim, 4, short_target), InputError);
   EXPECT_THROW(gradient(*sim, 0, Objective{}), InputError);
+  Objective no_window, too_long;
+  no_window.window = 0;
+  too_long.window = 6;
+  expect_refusal<InputError>([&] { gradient(*sim, 4, no_window); }, "window = 0 must be between 1",
+                             "an empty window");
+  expect_refusal<InputError>([&] { gradient(*sim, 4, too_long); }, "steps + 1 = 4 + 1",
+                             "a window beyond the start");
   expect_refusal<OutOfMemoryError>(
       [&] {
         gradient(*sim, 100, Objective{}, {10, 1000});

@@ -5,7 +5,10 @@
   velocity mismatch, 1e-6 relative (issue 28's tolerance).
 - The arrays: FieldArrays with the documented shapes, zero-copy views of the adjoint's fields (NumPy takes them
   without a copy on the cpu build).
-- Bad objectives, targets and regions raise ValueError naming the argument; open faces raise eddy.InputError.
+- An objective summed over a time window (window=W): its value against the forward run's states, and dL/dF along
+  random directions against central differences.
+- Bad objectives, targets, regions and windows raise ValueError naming the argument; open faces raise
+  eddy.InputError.
 """
 
 import numpy as np
@@ -87,6 +90,41 @@ def test_force_gradient_matches_central_differences(objective):
         assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
 
 
+def window_energy_after(force, direction, e, window):
+    """The kinetic energy of the region summed over the states at the ends of the last `window` of STEPS steps, with
+    the force perturbed by e * direction, from the start state on."""
+    region = (slice(1, 4), slice(1, 5), slice(2, 7))
+    total = 0.0
+    with start(force) as sim:
+        np.asarray(sim.force)[...] = force + e * direction
+        for t in range(STEPS + 1):
+            if t > 0:
+                sim.step(1)
+            if t > STEPS - window:
+                rho, u = (a.to_numpy() for a in sim.moments())
+                total += 0.5 * np.sum(rho[region] * np.sum(u[region] ** 2, axis=-1))
+    return total
+
+
+@cpu_only
+def test_window_objective_and_its_force_gradient():
+    rng = np.random.default_rng(9)
+    force = 1e-4 * rng.uniform(-1, 1, size=(5, 6, 8, 3))
+    window = 7
+    with start(force) as sim:
+        g = sim.gradient(STEPS, region=((1, 4), (1, 5), (2, 7)), window=window, checkpoint_every=5)
+        force_gradient = np.asarray(g["force"]).copy()
+    value = window_energy_after(force, 0 * force, 0.0, window)
+    assert g["objective"] == pytest.approx(value, rel=1e-12)
+    assert value > 2 * window_energy_after(force, 0 * force, 0.0, 1)  # the window summed more than the final state
+    e = 1e-6
+    for _ in range(2):
+        d = rng.uniform(-1, 1, size=force.shape)
+        central = (window_energy_after(force, d, e, window) - window_energy_after(force, d, -e, window)) / (2 * e)
+        adjoint = float(np.sum(force_gradient * d))
+        assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+
+
 @requires_device
 def test_bad_arguments_are_refused():
     with eddy.Simulation(box(), quiet=True) as sim:
@@ -118,6 +156,12 @@ def test_bad_arguments_are_refused():
             sim.gradient(True)
         with pytest.raises(ValueError, match="memory_budget = -1"):
             sim.gradient(4, memory_budget=-1)
+        with pytest.raises(ValueError, match=r"window = 0 must be between 1 \(the final state\) and steps \+ 1 = 5"):
+            sim.gradient(4, window=0)
+        with pytest.raises(ValueError, match="window = 6 must be between"):
+            sim.gradient(4, window=6)
+        with pytest.raises(TypeError, match="window must be an integer"):
+            sim.gradient(4, window=True)
         with pytest.raises(ValueError, match="too large"):
             sim.gradient(2**63)
         with pytest.raises(eddy.InputError, match="steps = 0 must be at least 1"):
