@@ -221,12 +221,20 @@ class Simulation(_eddy.Simulation):
         periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
         particles, [thermal]."""
         def count(name, value):
-            if isinstance(value, bool):
+            if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's bool too
                 raise TypeError("gradient: %s must be an integer (got a bool)" % name)
-            return _operator.index(value)  # TypeError for a float or a string
+            try:
+                return _operator.index(value)
+            except TypeError:
+                raise TypeError("gradient: %s must be an integer (got %s)" % (name, type(value).__name__)) from None
         steps, window, checkpoint_every, memory_budget = (count("steps", steps), count("window", window),
                                                           count("checkpoint_every", checkpoint_every),
                                                           count("memory_budget", memory_budget))
+        if steps < 1:
+            raise InputError("gradient: steps = %d must be at least 1" % steps)  # noqa: F821 (from error_names)
+        if checkpoint_every < 0:
+            raise ValueError("gradient: checkpoint_every = %d must be 0 (chosen from the memory) or more"
+                             % checkpoint_every)
         if memory_budget < 0:
             raise ValueError("gradient: memory_budget = %d must be 0 (no limit of its own) or more bytes"
                              % memory_budget)

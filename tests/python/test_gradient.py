@@ -162,6 +162,16 @@ def test_bad_arguments_are_refused():
             sim.gradient(4, window=6)
         with pytest.raises(TypeError, match="window must be an integer"):
             sim.gradient(4, window=True)
+        with pytest.raises(TypeError, match=r"window must be an integer \(got a bool\)"):
+            sim.gradient(4, window=np.bool_(True))
+        with pytest.raises(TypeError, match=r"window must be an integer \(got float\)"):
+            sim.gradient(4, window=3.0)
+        with pytest.raises(eddy.InputError, match="steps = -1 must be at least 1"):
+            sim.gradient(-1, window=1)  # the steps named, not the window's range
+        with pytest.raises(eddy.InputError, match=r"steps = -36893488147419103232 must be at least 1"):
+            sim.gradient(-2**65)
+        with pytest.raises(ValueError, match=r"checkpoint_every = -73786976294838206464 must be 0"):
+            sim.gradient(4, checkpoint_every=-2**66)
         with pytest.raises(ValueError, match="too large"):
             sim.gradient(2**63)
         with pytest.raises(eddy.InputError, match="steps = 0 must be at least 1"):
