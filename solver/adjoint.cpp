@@ -103,7 +103,8 @@ class AdjointSweep {
         walls_(wall_velocities<R>(sim.config())),
         halo_(d_, shape_),
         moments_(4 * std::size_t(n_)),
-        moments_bar_(4 * std::size_t(n_)) {
+        moments_bar_(4 * std::size_t(n_)),
+        rows_(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2])) {
     // The simulation's own cell flags (block array, ghost layer included).
     flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
     for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
@@ -227,13 +228,12 @@ class AdjointSweep {
   /// S^T dL/df of the simulation's current state into `lambda` (set at the slots the streaming feeds, the others
   /// left as they are) and the F/2 term into force_bar; returns this rank's L, its rows summed in a fixed order.
   double objective_into(DeviceBuffer<R>& lambda) {
-    DeviceBuffer<double> rows(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2]));
     sim_.moments_to_device(moments_.data());
     sim_.synchronize();
-    adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows.data(), shape_, nullptr);
+    adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows_.data(), shape_, nullptr);
     adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), flags(), shape_, nullptr);
     double value = 0.0;
-    for (double row : rows.download()) value += row;
+    for (double row : rows_.download()) value += row;
     return value;
   }
 
@@ -247,6 +247,7 @@ class AdjointSweep {
   const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
+  DeviceBuffer<double> rows_;  // the objective's sum over each x-row of the interior
   DeviceBuffer<R> window_seed_;  // a window's seeds before they join lambda (allocated with the first)
   ObjectiveView<R> view_;
   DeviceBuffer<R> target_;
