@@ -221,7 +221,7 @@ class Simulation(_eddy.Simulation):
         periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
         particles, [thermal]."""
         def count(name, value):
-            if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy's bool too
+            if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):  # numpy's bool (1.x, 2.x) too
                 raise TypeError("gradient: %s must be an integer (got a bool)" % name)
             try:
                 return _operator.index(value)
