@@ -173,6 +173,38 @@ std::vector<double> axpy(const std::vector<double>& x, double e, const std::vect
   return y;
 }
 
+/// The gradient `grad` of `objective` from s0 with per-cell force `force` against central differences of forward
+/// runs (step 1e-6, 1e-6 relative): dL/dtau (TRT, the magic parameter fixed), then `trials` random directions of the
+/// force and of the starting state each, drawn from `rng`. `what` prefixes the messages.
+void expect_central_differences(const CaseConfig& config, const std::vector<double>& s0,
+                                const std::vector<double>& force, const Objective& objective,
+                                const GradientResult& grad, int trials, std::mt19937& rng, const std::string& what) {
+  const std::size_t n = cells_of(config);
+  const double e = 1e-6;
+  const double central_tau = (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective) -
+                              forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective)) /
+                             (2 * e);
+  EXPECT_LE(std::abs(grad.tau - central_tau), 1e-6 * std::abs(central_tau))
+      << what << "tau: adjoint " << grad.tau << ", central difference " << central_tau;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
+    const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective) -
+                            forward_objective(config, s0, axpy(force, -e, d_force), objective)) /
+                           (2 * e);
+    const double adjoint = dot(grad.force, d_force);
+    EXPECT_LE(std::abs(adjoint - central), 1e-6 * std::abs(central))
+        << what << "force direction " << trial << ": adjoint " << adjoint << ", central difference " << central;
+    const std::vector<double> d_state = random_vector(std::size_t(Q) * n, 1.0, rng);
+    const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective) -
+                                  forward_objective(config, axpy(s0, -e, d_state), force, objective)) /
+                                 (2 * e);
+    const double adjoint_state = dot(grad.state, d_state);
+    EXPECT_LE(std::abs(adjoint_state - central_state), 1e-6 * std::abs(central_state))
+        << what << "state direction " << trial << ": adjoint " << adjoint_state << ", central difference "
+        << central_state;
+  }
+}
+
 class RunGradient : public ::testing::TestWithParam<ObjectiveKind> {};
 
 TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
@@ -211,32 +243,7 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
     for (int i = 0; i < Q; ++i) ASSERT_EQ(state_view[i * n + k], grad.state[i * n + k]) << k;
   }
 
-  {  // the relaxation time: runs of the cases with tau +- e (TRT, the magic parameter fixed)
-    const double e = 1e-6;
-    const double central = (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective) -
-                            forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective)) /
-                           (2 * e);
-    EXPECT_LE(std::abs(grad.tau - central), 1e-6 * std::abs(central))
-        << "tau: adjoint " << grad.tau << ", central difference " << central;
-  }
-  for (int trial = 0; trial < 3; ++trial) {
-    const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
-    const double e = 1e-6;
-    const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective) -
-                            forward_objective(config, s0, axpy(force, -e, d_force), objective)) /
-                           (2 * e);
-    const double adjoint = dot(grad.force, d_force);
-    EXPECT_LE(std::abs(adjoint - central), 1e-6 * std::abs(central))
-        << "force direction " << trial << ": adjoint " << adjoint << ", central difference " << central;
-
-    const std::vector<double> d_state = random_vector(std::size_t(Q) * n, 1.0, rng);
-    const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective) -
-                                  forward_objective(config, axpy(s0, -e, d_state), force, objective)) /
-                                 (2 * e);
-    const double adjoint_state = dot(grad.state, d_state);
-    EXPECT_LE(std::abs(adjoint_state - central_state), 1e-6 * std::abs(central_state))
-        << "state direction " << trial << ": adjoint " << adjoint_state << ", central difference " << central_state;
-  }
+  expect_central_differences(config, s0, force, objective, grad, 3, rng, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(VelocityMismatch, RunGradient, ::testing::Values(ObjectiveKind::velocity_mismatch));
@@ -273,28 +280,7 @@ TEST(RunGradientSweep, WindowObjectivesMatchCentralDifferences) {
     Objective last = objective;  // the final state's share alone must be smaller: the window summed more
     last.window = 1;
     EXPECT_GT(value, 1.5 * forward_objective(config, s0, force, last)) << "window " << window;
-    const double e = 1e-6;
-    const double central_tau = (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective) -
-                                forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective)) /
-                               (2 * e);
-    EXPECT_LE(std::abs(grad.tau - central_tau), 1e-6 * std::abs(central_tau))
-        << "window " << window << ", tau: adjoint " << grad.tau << ", central difference " << central_tau;
-    for (int trial = 0; trial < 2; ++trial) {
-      const std::vector<double> d_force = random_vector(3 * n, 1.0, rng);
-      const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective) -
-                              forward_objective(config, s0, axpy(force, -e, d_force), objective)) /
-                             (2 * e);
-      EXPECT_LE(std::abs(dot(grad.force, d_force) - central), 1e-6 * std::abs(central))
-          << "window " << window << ", force direction " << trial << ": adjoint " << dot(grad.force, d_force)
-          << ", central difference " << central;
-      const std::vector<double> d_state = random_vector(std::size_t(Q) * n, 1.0, rng);
-      const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective) -
-                                    forward_objective(config, axpy(s0, -e, d_state), force, objective)) /
-                                   (2 * e);
-      EXPECT_LE(std::abs(dot(grad.state, d_state) - central_state), 1e-6 * std::abs(central_state))
-          << "window " << window << ", state direction " << trial << ": adjoint " << dot(grad.state, d_state)
-          << ", central difference " << central_state;
-    }
+    expect_central_differences(config, s0, force, objective, grad, 2, rng, "window " + std::to_string(window) + ", ");
   }
 }
 
