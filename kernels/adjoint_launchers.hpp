@@ -54,6 +54,15 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
                   const backend::Stream* stream);
 
+/// After the sweep, lambda = dL/ds^0: dL/drho0 and dL/du0 of a starting state s^0 = f_eq(rho0, u0) (the derivative
+/// through the equilibrium, at the raw moments of s^0 in `state`: kernels/adjoint_step.cpp's formula) into the 4
+/// block fields of `out` (rho, ux, uy, uz) at every interior cell, 0 on solid ones.
+template <class T>
+void initial_equilibrium_adjoint(const PopulationView<T>& state, PopulationLayout layout,
+                                 const BlockFields<const compute_t<T>>& lambda, const BlockFields<compute_t<T>>& out,
+                                 const FlagView& flags, const BlockShape& shape,
+                                 const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream);
+
 /// An objective of solver/adjoint.hpp on the device: kind (0 velocity mismatch, 1 kinetic energy), the cells
 /// counted (block coordinates, [lo, hi) per axis, within the interior) and the target velocity u_t (3 interior
 /// fields, kind 0 only).

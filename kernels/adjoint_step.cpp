@@ -19,6 +19,14 @@
 //   269 B in float
 //   (the forward step: 153 B); the objective: 4 * sizeof(R) read (+ 3 with a target), 4 * sizeof(R) written; the
 //   seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
+//
+// The starting equilibrium, after the sweep: where the run starts from s^0_i(x) = f_eq_i(rho0(x), u0(x))
+// (Krueger et al. 2017, eq. 3.54: f_eq_i = w_i rho (1 + 3 c_i.u + 9/2 (c_i.u)^2 - 3/2 u.u)), the chain rule through
+// the equilibrium, cell by cell (no streaming: s^0 is what leaves each cell):
+//   dL/drho0(x) = sum_i lambda^0_i(x) w_i (1 + 3 c_i.u0 + 9/2 (c_i.u0)^2 - 3/2 u0.u0)
+//   dL/du0(x)   = sum_i lambda^0_i(x) w_i rho0 (3 c_i + 9 (c_i.u0) c_i - 3 u0)
+// at rho0 = sum_i s^0_i, u0 = sum_i c_i s^0_i / rho0 (the raw moments of s^0, which are rho0 and u0 for an
+// equilibrium; no F/2 shift).
 #include <cstdint>
 
 #include "kernels/adjoint_collision.hpp"
@@ -85,6 +93,45 @@ struct AdjointStep {
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
     for (int r = 0; r < 2; ++r) omega_bar(r, cell) += rates_bar[r];
     scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
+  }
+};
+
+/// dL/drho0 and dL/du0 of a starting equilibrium (the file's formula) into the 4 block fields of `out`
+/// (rho, ux, uy, uz), 0 on solid cells.
+template <class T>
+struct InitialEquilibriumAdjoint {
+  using R = compute_t<T>;
+  PopulationView<T> state;
+  bool swapped;
+  BlockFields<const R> lambda;
+  BlockFields<R> out;
+  FlagView flags;
+  BlockShape shape;
+  WallVelocities<R> walls;
+
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = shape.index(x, y, z);
+    if (is_solid(flags.flag[cell])) {
+      for (int c = 0; c < 4; ++c) out(c, cell) = R(0);
+      return;
+    }
+    R g[d3q19::Q], drho = R(0), j[3] = {R(0), R(0), R(0)};
+    for (int i = 0; i < d3q19::Q; ++i) {
+      g[i] = load_leaving<R>(state, swapped, flags, shape, cell, walls, i);
+      drho += g[i];
+      for (int a = 0; a < 3; ++a) j[a] += R(d3q19::c(i, a)) * g[i];
+    }
+    const R rho = R(1) + drho;
+    const R u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    R rho_bar = R(0), u_bar[3] = {R(0), R(0), R(0)};
+    for (int i = 0; i < d3q19::Q; ++i) {
+      const R wl = d3q19::w<R>(i) * lambda(i, cell), cu = d3q19::c_dot(i, u);
+      rho_bar += wl * (R(1) + R(3) * cu + R(4.5) * cu * cu - R(1.5) * usq);
+      for (int a = 0; a < 3; ++a) u_bar[a] += wl * rho * ((R(3) + R(9) * cu) * R(d3q19::c(i, a)) - R(3) * u[a]);
+    }
+    out(0, cell) = rho_bar;
+    for (int a = 0; a < 3; ++a) out(1 + a, cell) = u_bar[a];
   }
 };
 
@@ -204,6 +251,15 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
   parallel_for(shape.interior(), k, "adjoint_step", stream);
 }
 
+template <class T>
+void initial_equilibrium_adjoint(const PopulationView<T>& state, PopulationLayout layout,
+                                 const BlockFields<const compute_t<T>>& lambda, const BlockFields<compute_t<T>>& out,
+                                 const FlagView& flags, const BlockShape& shape,
+                                 const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream) {
+  const InitialEquilibriumAdjoint<T> k{state, layout == PopulationLayout::swapped, lambda, out, flags, shape, walls};
+  parallel_for(shape.interior(), k, "initial_equilibrium_adjoint", stream);
+}
+
 template <class R>
 void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
                   const FlagView& flags, const BlockShape& shape, const backend::Stream* stream) {
@@ -211,12 +267,16 @@ void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& 
                stream);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                         \
-  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&, \
-                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,                 \
-                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&,               \
-                                const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&,               \
-                                const ForceFieldView<compute_t<T>>&, const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                          \
+  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,  \
+                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,                  \
+                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&,                \
+                                const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&,                \
+                                const ForceFieldView<compute_t<T>>&, const backend::Stream*);                        \
+  template void initial_equilibrium_adjoint<T>(const PopulationView<T>&, PopulationLayout,                           \
+                                               const BlockFields<const compute_t<T>>&,                               \
+                                               const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&, \
+                                               const WallVelocities<compute_t<T>>&, const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

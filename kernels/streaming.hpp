@@ -28,6 +28,8 @@
 // before an odd step and sends what the step wrote there to the neighbour after it (solver/halo_exchange.hpp).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/boundary_rules.hpp"
@@ -219,6 +221,26 @@ EDDY_HOST_DEVICE inline void load_arrived(const PopulationView<T>& a, bool swapp
   } else {
     load_own(CellSlots<T, Index>(a, cell), f);
   }
+}
+
+/// The post-collision population f*_i - w_i leaving fluid `cell` in direction c_i, unscaled, from either layout:
+/// "swapped" keeps it in slot opp(i) of the cell; "own" has moved it to slot i of cell + c_i or, where that cell is
+/// solid, bounced it into slot opp(i) of the cell with the wall's Ladd term added (kernels/boundary_rules.hpp),
+/// which is taken off again. The inverse of the streaming's reads; for read-backs and the adjoint
+/// (solver/host_state.hpp, kernels/adjoint_step.cpp).
+/// Out: the type of the result and of the subtraction (double for host read-backs).
+template <class Out, class T, class W>
+EDDY_HOST_DEVICE inline Out load_leaving(const PopulationView<T>& a, bool swapped, const FlagView& flags,
+                                         const BlockShape& shape, std::int64_t cell, const WallVelocities<W>& walls,
+                                         int i) {
+  using S = std::remove_const_t<T>;
+  if (swapped) return Out(Stored<S>::load(a.f[d3q19::opp(i) * a.n_cells + cell]));
+  const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
+  const CellFlag neighbour = flags.flag[to];
+  if (!is_solid(neighbour)) return Out(Stored<S>::load(a.f[i * a.n_cells + to]));
+  Out g = Out(Stored<S>::load(a.f[d3q19::opp(i) * a.n_cells + cell]));
+  if (neighbour >= kMovingWall) g -= Out(ladd_term(d3q19::opp(i), walls.u[neighbour - kMovingWall]));
+  return g;
 }
 
 }  // namespace eddy

@@ -19,6 +19,7 @@
 #include "io/solid_files.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/equilibrium.hpp"
 #include "python/errors.hpp"
 #include "python/field_array.hpp"
 #include "python/session.hpp"
@@ -213,6 +214,51 @@ class PySimulation {
   }
 
   // ---- gradients ----------------------------------------------------------------------------------------------------
+  /// Sets every interior cell's post-collision populations to f_eq(rho0, u0) (kernels/equilibrium.hpp), the state
+  /// the next step streams; density (nz, ny, nx) or None (1), velocity (nz, ny, nx, 3) or None (0), lattice units.
+  void set_equilibrium(const py::object& density, const py::object& velocity) {
+    Simulation& sim = simulation();
+    const std::array<int, 3> n = sim.decomposition().local_size;
+    const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
+    const std::string shape = "(" + std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]);
+    std::vector<double> rho(std::size_t(cells), 1.0), u(3 * std::size_t(cells), 0.0);
+    // Reads `array` (block shape, with `components` last when > 1) into out[c * cells + k], checking each value.
+    const auto read = [&](const py::object& array, const char* name, int components, std::vector<double>& out) {
+      if (array.is_none()) return;
+      const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
+      const int dims = components > 1 ? 4 : 3;
+      if (!a || a.ndim() != dims || a.shape(0) != n[2] || a.shape(1) != n[1] || a.shape(2) != n[0] ||
+          (dims == 4 && a.shape(3) != components)) {
+        throw py::value_error(std::string("set_equilibrium: ") + name + " must have this rank's block shape " + shape +
+                              (dims == 4 ? ", 3)" : ")"));
+      }
+      const double* v = a.data();
+      for (std::int64_t k = 0; k < cells; ++k)
+        for (int c = 0; c < components; ++c) {
+          const double value = v[k * components + c];
+          const bool ok = components > 1 ? std::isfinite(value) : std::isfinite(value) && value > 0.0;
+          if (!ok) {
+            throw py::value_error(std::string("set_equilibrium: ") + name + " holds " + std::to_string(value) +
+                                  " at flat index " + std::to_string(k * components + c) +
+                                  (components > 1 ? " (values must be finite)" : " (values must be finite and > 0)"));
+          }
+          out[std::size_t(c * cells + k)] = value;
+        }
+    };
+    read(density, "density", 1, rho);
+    read(velocity, "velocity", 3, u);
+    std::vector<double> f(std::size_t(d3q19::Q) * std::size_t(cells));
+    for (std::int64_t k = 0; k < cells; ++k)
+      for (int i = 0; i < d3q19::Q; ++i) {
+        const std::size_t at = std::size_t(k);
+        f[std::size_t(i * cells + k)] =
+            equilibrium(i, rho[at], u[at], u[at + std::size_t(cells)], u[at + 2 * std::size_t(cells)]);
+      }
+    before();
+    sim.set_populations(f);
+    after();
+  }
+
   py::dict gradient(std::int64_t steps, const std::string& objective, const py::object& target,
                     const py::object& region, std::int64_t window, std::int64_t checkpoint_every,
                     std::size_t memory_budget) {
@@ -283,6 +329,9 @@ class PySimulation {
     out["tau"] = g.tau;
     out["force"] = FieldArray("force_gradient", g.force_array, session_, g.device_fields);
     out["state"] = FieldArray("state_gradient", g.state_array, session_, g.device_fields);
+    out["initial_density"] = FieldArray("initial_density_gradient", g.initial_density_array, session_, g.device_fields);
+    out["initial_velocity"] =
+        FieldArray("initial_velocity_gradient", g.initial_velocity_array, session_, g.device_fields);
     out["checkpoint_every"] = g.checkpoint_every;
     out["recomputed_steps"] = g.recomputed_steps;
     out["host_bytes"] = g.host_bytes;
@@ -393,6 +442,7 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("flags", &PySimulation::flags)
       .def_property_readonly("temperature", &PySimulation::temperature)
       .def_property_readonly("force", &PySimulation::force)
+      .def("_set_equilibrium", &PySimulation::set_equilibrium, py::arg("density"), py::arg("velocity"))
       .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
            py::arg("region"), py::arg("window"), py::arg("checkpoint_every"), py::arg("memory_budget"))
       .def("particles", &PySimulation::particles)

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -173,17 +174,33 @@ class AdjointSweep {
     send_ghosts(*lambda_[current_]);
   }
 
-  /// Interior values of lambda (19 components) or force_bar (3), [c * n + k], in double.
-  std::vector<double> interior(bool force) const {
+  /// After the sweep: dL/drho0 and dL/du0 of a start from an equilibrium, about the starting state s^0, into the
+  /// other lambda buffer (no longer needed: components 0 and 1-3).
+  void initial_equilibrium(const KeptState& start) {
+    const PopulationView<T> view{static_cast<T*>(const_cast<void*>(start.data())), cells_};
+    initial_equilibrium_adjoint<T>(view, PopulationLayout(start.layout), in(*lambda_[current_]),
+                                   out(*lambda_[1 - current_]), flags(), shape_, walls_, nullptr);
+  }
+
+  /// Interior values of `components` block fields from `first` of `b`, [c * n + k], in double.
+  std::vector<double> interior(const DeviceBuffer<R>& b, int first, int components) const {
     backend::synchronize();
-    const DeviceBuffer<R>& b = force ? *force_bar_ : *lambda_[current_];
-    const int components = force ? 3 : d3q19::Q;
     const std::vector<R> all = b.download();
     std::vector<double> out(std::size_t(components) * std::size_t(n_));
     for_each_interior(shape_, [&](std::int64_t k, std::int64_t cell) {
-      for (int c = 0; c < components; ++c) out[std::size_t(c * n_ + k)] = double(all[std::size_t(c * cells_ + cell)]);
+      for (int c = 0; c < components; ++c) {
+        out[std::size_t(c * n_ + k)] = double(all[std::size_t((first + c) * cells_ + cell)]);
+      }
     });
     return out;
+  }
+
+  /// The host copies of the result (GradientResult::force, state, initial_density, initial_velocity).
+  void host_copies(GradientResult& result) const {
+    result.state = interior(*lambda_[current_], 0, d3q19::Q);
+    result.force = interior(*force_bar_, 0, 3);
+    result.initial_density = interior(*lambda_[1 - current_], 0, 1);
+    result.initial_velocity = interior(*lambda_[1 - current_], 1, 3);
   }
 
   /// dL/dtau of this rank's cells: the rates' adjoints summed over the interior cells (in double) and taken to tau
@@ -210,9 +227,12 @@ class AdjointSweep {
     result.force_array = block_interior_array(force_bar_->data(), shape_, 'f', int(sizeof(R)), false, 3, cells_, true);
     result.state_array =
         block_interior_array(lambda_[current_]->data(), shape_, 'f', int(sizeof(R)), false, d3q19::Q, cells_);
-    result.device_fields =
-        std::make_shared<std::pair<std::shared_ptr<DeviceBuffer<R>>, std::shared_ptr<DeviceBuffer<R>>>>(
-            force_bar_, lambda_[current_]);
+    R* initial = lambda_[1 - current_]->data();
+    result.initial_density_array = block_interior_array(initial, shape_, 'f', int(sizeof(R)), false);
+    result.initial_velocity_array =
+        block_interior_array(initial + cells_, shape_, 'f', int(sizeof(R)), false, 3, cells_, true);
+    result.device_fields = std::make_shared<std::array<std::shared_ptr<DeviceBuffer<R>>, 3>>(
+        std::array<std::shared_ptr<DeviceBuffer<R>>, 3>{force_bar_, lambda_[0], lambda_[1]});
   }
 
  private:
@@ -393,16 +413,14 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     const KeptState& first = kept_on_host ? first_copy : kept_state;
     adjoint.step_back(first);
     if (in_window(start)) result.objective += adjoint.add_objective(first);
+    if (m == 0) adjoint.initial_equilibrium(first);
     kept_states.pop_back();
   }
   const Decomposition& d = sim.decomposition();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   result.tau = adjoint.tau_gradient();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.tau, 1, MPI_DOUBLE, MPI_SUM, d.comm));
-  if (options.host_copies) {
-    result.state = adjoint.interior(false);
-    result.force = adjoint.interior(true);
-  }
+  if (options.host_copies) adjoint.host_copies(result);
   adjoint.hand_over(result);
   restore(sim, end);
   return result;

@@ -5,7 +5,7 @@
 // s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state f^N = S(s^N), or the sum
 // L = sum_{n = N - W + 1}^{N} L(f^n) over a time window of the last W arrived states, gradient() returns L,
 // dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dtau (the
-// viscosity) and dL/ds^0, by
+// viscosity), dL/ds^0 and, for a start from an equilibrium s^0 = f_eq(rho0, u0), dL/drho0 and dL/du0, by
 // lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} + S^T (dL/df^n) (the second term for the window's
 // states only) and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the objective's own F/2 terms (Griewank & Walther 2008,
 // Evaluating Derivatives, 2nd ed., ch. 3 and 12).
@@ -68,11 +68,19 @@ struct GradientResult {
   /// dL/ds^0, 19 blocks of n values [i * n + k] (populations() layout). Empty unless GradientOptions::host_copies.
   /// (s_i(x): the post-collision population leaving cell x in direction i, what Simulation::populations() returns)
   std::vector<double> state;
+  /// The initial fields as parameters: where the run starts from the equilibrium s^0_i(x) = f_eq_i(rho0(x), u0(x))
+  /// (Simulation::set_populations of f_eq, as Python's set_equilibrium writes), dL/drho0 (n values) and dL/du0
+  /// (3 blocks of n values [a * n + k]), the chain rule through f_eq at the raw moments of s^0 (rho0 = sum_i s_i,
+  /// u0 = sum_i c_i s_i / rho0, no F/2 shift: kernels/adjoint_step.cpp); for a start that is not an equilibrium,
+  /// the derivative along the equilibria at the state's own moments. 0 on solid cells. Empty unless
+  /// GradientOptions::host_copies.
+  std::vector<double> initial_density, initial_velocity;
   /// The same gradients where the adjoint computed them (device memory; host memory on the cpu backend), in the
   /// arithmetic type (float, double with double storage), kept alive by `device_fields`: force_array of shape
-  /// (nz, ny, nx, 3) like Simulation::force_array, state_array of shape (19, nz, ny, nx); block fields, so the
-  /// strides skip the ghost layer and row padding.
-  DeviceArray force_array, state_array;
+  /// (nz, ny, nx, 3) like Simulation::force_array, state_array of shape (19, nz, ny, nx), initial_density_array
+  /// (nz, ny, nx) and initial_velocity_array (nz, ny, nx, 3); block fields, so the strides skip the ghost layer and
+  /// row padding.
+  DeviceArray force_array, state_array, initial_density_array, initial_velocity_array;
   std::shared_ptr<void> device_fields;
   std::int64_t steps = 0;             ///< N
   std::int64_t checkpoint_every = 0;  ///< k

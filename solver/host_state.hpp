@@ -32,23 +32,11 @@ std::vector<double> interior_populations(const T* all, const CellFlag* flags, co
                                          PopulationLayout layout, const WallVelocities<compute_t<T>>& walls) {
   const std::int64_t n = shape.interior_cells(), stride = shape.n_cells();
   std::vector<double> out(std::size_t(d3q19::Q) * std::size_t(n));
+  const PopulationView<const T> view{all, stride};
   for_each_interior(shape, [&](std::int64_t k, std::int64_t cell) {
     for (int i = 0; i < d3q19::Q; ++i) {
-      // f*_i(x): "swapped" keeps it in slot opp(i) of x; "own" has moved it to slot i of x + c_i, or, when that
-      // cell is solid, bounced it into slot opp(i) of x with the wall's Ladd term added.
-      double g;
-      if (layout == PopulationLayout::swapped) {
-        g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
-      } else {
-        const std::int64_t to = cell + shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2));
-        const CellFlag neighbour = flags[to];
-        if (!is_solid(neighbour)) {
-          g = double(Stored<T>::load(all[i * stride + to]));
-        } else {
-          g = double(Stored<T>::load(all[d3q19::opp(i) * stride + cell]));
-          if (neighbour >= kMovingWall) g -= double(ladd_term(d3q19::opp(i), walls.u[neighbour - kMovingWall]));
-        }
-      }
+      const double g =
+          load_leaving<double>(view, layout == PopulationLayout::swapped, FlagView{flags}, shape, cell, walls, i);
       out[i * n + k] = g + d3q19::w<double>(i);
     }
   });

@@ -192,6 +192,14 @@ class Simulation(_eddy.Simulation):
         cannot give (velocity_rms and reynolds_stress need the second moments, mean_temperature [thermal])."""
         return super().statistics(name)
 
+    def set_equilibrium(self, density=None, velocity=None):
+        """Sets the state the next step streams to the equilibrium f_eq(rho0, u0) at every cell of this rank's block
+        (kernels/equilibrium.hpp, Krueger et al. 2017 eq. 3.54): density rho0, shape (nz, ny, nx), values finite and
+        > 0, None for 1; velocity u0, shape (nz, ny, nx, 3), finite, None for 0; lattice units, array-likes (host
+        copies are taken). The start whose rho0 and u0 gradient() differentiates ("initial_density",
+        "initial_velocity"). ValueError for a wrong shape or value, naming the argument."""
+        super()._set_equilibrium(density, velocity)
+
     def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, window=1, checkpoint_every=0,
                  memory_budget=0):
         """Runs `steps` steps from the current state and returns the gradient of an objective of the final state, or
@@ -214,8 +222,12 @@ class Simulation(_eddy.Simulation):
         viscosity nu = (tau - 1/2) / 3, so dL/dnu = 3 dL/dtau; TRT keeps its magic parameter), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
         (the per-cell force density, constant over the steps), "state": dL/ds, shape (19, nz, ny, nx), with respect
         to the starting post-collision populations: state[i, z, y, x] for f*_i leaving cell (x, y, z) in direction
-        c_i (sim.populations holds these in the in-place layout of sim.population_layout, not in this order), "checkpoint_every", "recomputed_steps", "host_bytes",
-        "device_bytes"}. "force" and "state" are FieldArrays: zero-copy views of the adjoint's own fields (device
+        c_i (sim.populations holds these in the in-place layout of sim.population_layout, not in this order),
+        "initial_velocity": dL/du0, shape (nz, ny, nx, 3), and "initial_density": dL/drho0, shape (nz, ny, nx), for
+        a run that starts from the equilibrium f_eq(rho0, u0) that set_equilibrium writes (the chain rule through
+        f_eq at the starting state's raw moments: exact for such a start, the derivative along the equilibria
+        otherwise; 0 in solid cells), "checkpoint_every", "recomputed_steps", "host_bytes", "device_bytes"}. The
+        arrays are FieldArrays: zero-copy views of the adjoint's own fields (device
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
         periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,

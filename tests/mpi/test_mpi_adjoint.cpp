@@ -40,7 +40,7 @@ CaseConfig adjoint_case() {
 
 struct GlobalGradient {
   double objective = 0.0;
-  std::vector<double> force, state;  // global cells, [c * N + global index]
+  std::vector<double> force, state, initial;  // global cells, [c * N + global index]; initial: rho0, u0
 };
 
 /// The gradient on `sim`'s block (the velocity mismatch of the final state, or summed over the last `window`
@@ -71,14 +71,17 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   const GradientResult r = gradient(sim, 20, objective, {6});
   GlobalGradient out;
   out.objective = r.objective;
-  std::vector<double> f(3 * global, 0.0), s(std::size_t(d3q19::Q) * global, 0.0);
+  std::vector<double> f(3 * global, 0.0), s(std::size_t(d3q19::Q) * global, 0.0), e(4 * global, 0.0);
   for (std::int64_t k = 0; k < n; ++k) {
     for (int a = 0; a < 3; ++a) f[a * global + std::size_t(index[k])] = r.force[a * n + k];
     for (int i = 0; i < d3q19::Q; ++i) s[i * global + std::size_t(index[k])] = r.state[i * n + k];
+    e[std::size_t(index[k])] = r.initial_density[std::size_t(k)];
+    for (int a = 0; a < 3; ++a) e[(1 + a) * global + std::size_t(index[k])] = r.initial_velocity[a * n + k];
   }
   if (comm == MPI_COMM_NULL) {
     out.force = f;
     out.state = s;
+    out.initial = e;
     return out;
   }
   int rank = 0;
@@ -87,6 +90,8 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   out.state.assign(s.size(), 0.0);
   MPI_Reduce(f.data(), out.force.data(), int(f.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   MPI_Reduce(s.data(), out.state.data(), int(s.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  out.initial.assign(e.size(), 0.0);
+  MPI_Reduce(e.data(), out.initial.data(), int(e.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   return out;
 }
 
@@ -117,11 +122,15 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     if (world_rank() != 0) continue;
     const std::string layout = std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
     EXPECT_NEAR(split.objective, reference.objective, 1e-13 * reference.objective) << layout;
-    std::size_t force_mismatches = 0, state_mismatches = 0;
+    std::size_t force_mismatches = 0, state_mismatches = 0, initial_mismatches = 0;
     for (std::size_t k = 0; k < reference.force.size(); ++k) force_mismatches += split.force[k] != reference.force[k];
     for (std::size_t k = 0; k < reference.state.size(); ++k) state_mismatches += split.state[k] != reference.state[k];
+    for (std::size_t k = 0; k < reference.initial.size(); ++k) {
+      initial_mismatches += split.initial[k] != reference.initial[k];
+    }
     EXPECT_EQ(force_mismatches, 0u) << layout << ": dL/dF values that differ from the one-rank gradient";
     EXPECT_EQ(state_mismatches, 0u) << layout << ": dL/ds^0 values that differ from the one-rank gradient";
+    EXPECT_EQ(initial_mismatches, 0u) << layout << ": dL/drho0, dL/du0 values that differ from the one-rank gradient";
   }
   if (world_rank() == 0) {  // the comparison is meaningful: the gradient is not zero
     double largest = 0.0;

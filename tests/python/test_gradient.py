@@ -7,7 +7,9 @@
   without a copy on the cpu build).
 - An objective summed over a time window (window=W): its value against the forward run's states, and dL/dF along
   random directions against central differences.
-- Bad objectives, targets, regions and windows raise ValueError naming the argument; open faces raise
+- A start from set_equilibrium(rho0, u0): dL/du0 and dL/drho0 along random directions against central differences
+  of forward runs from perturbed equilibria; set_equilibrium's read-back is f_eq of its arguments.
+- Bad objectives, targets, regions, windows and equilibria raise ValueError naming the argument; open faces raise
   eddy.InputError.
 """
 
@@ -123,6 +125,71 @@ def test_window_objective_and_its_force_gradient():
         central = (window_energy_after(force, d, e, window) - window_energy_after(force, d, -e, window)) / (2 * e)
         adjoint = float(np.sum(force_gradient * d))
         assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+
+
+def energy_from_equilibrium(rho0, u0, force):
+    """The kinetic energy of the box after STEPS steps from set_equilibrium(rho0, u0) under the per-cell force."""
+    with eddy.Simulation(box(), quiet=True) as sim:
+        np.asarray(sim.force)[...] = force
+        sim.set_equilibrium(rho0, u0)
+        sim.step(STEPS)
+        rho, u = (a.to_numpy() for a in sim.moments())
+    return 0.5 * np.sum(rho * np.sum(u ** 2, axis=-1))
+
+
+@cpu_only
+def test_initial_velocity_and_density_gradients_match_central_differences():
+    rng = np.random.default_rng(17)
+    force = 1e-4 * rng.uniform(-1, 1, size=(5, 6, 8, 3))
+    rho0 = 1 + 0.01 * rng.uniform(-1, 1, size=(5, 6, 8))
+    u0 = 0.02 * rng.uniform(-1, 1, size=(5, 6, 8, 3))
+    with eddy.Simulation(box(), quiet=True) as sim:
+        np.asarray(sim.force)[...] = force
+        sim.set_equilibrium(rho0, u0)
+        assert sim.population_layout == "swapped"  # post-collision populations: each cell's 19 sum to rho0 - 1
+        np.testing.assert_allclose(np.asarray(sim.populations).sum(axis=0), rho0 - 1, rtol=0, atol=1e-15)
+        g = sim.gradient(STEPS, checkpoint_every=5)
+        assert g["initial_velocity"].shape == (5, 6, 8, 3) and g["initial_density"].shape == (5, 6, 8)
+        du_gradient = np.asarray(g["initial_velocity"]).copy()
+        drho_gradient = np.asarray(g["initial_density"]).copy()
+    assert g["objective"] == pytest.approx(energy_from_equilibrium(rho0, u0, force), rel=1e-12)
+    e = 1e-6
+    for _ in range(2):
+        du = rng.uniform(-1, 1, size=u0.shape)
+        central = (energy_from_equilibrium(rho0, u0 + e * du, force) -
+                   energy_from_equilibrium(rho0, u0 - e * du, force)) / (2 * e)
+        adjoint = float(np.sum(du_gradient * du))
+        assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+        drho = rng.uniform(-1, 1, size=rho0.shape)
+        central = (energy_from_equilibrium(rho0 + e * drho, u0, force) -
+                   energy_from_equilibrium(rho0 - e * drho, u0, force)) / (2 * e)
+        adjoint = float(np.sum(drho_gradient * drho))
+        assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+
+
+@requires_device
+def test_bad_equilibria_are_refused():
+    with eddy.Simulation(box(), quiet=True) as sim:
+        sim.step(3)  # a moving state, which the refused calls below must leave alone
+        before = np.asarray(sim.populations).copy()
+        assert np.any(before)
+        with pytest.raises(ValueError, match=r"velocity must have this rank's block shape \(5, 6, 8, 3\)"):
+            sim.set_equilibrium(velocity=np.zeros((5, 6, 8)))
+        with pytest.raises(ValueError, match=r"density must have this rank's block shape \(5, 6, 8\)"):
+            sim.set_equilibrium(density=np.ones((5, 6, 8, 1)))
+        with pytest.raises(ValueError, match=r"density must have"):
+            sim.set_equilibrium(density="dense")
+        rho = np.ones((5, 6, 8))
+        rho[2, 3, 4] = 0.0
+        with pytest.raises(ValueError, match=r"density holds 0.000000 at flat index 124 \(values must be finite and > 0\)"):
+            sim.set_equilibrium(density=rho)
+        u = np.zeros((5, 6, 8, 3))
+        u[0, 0, 1, 2] = np.inf
+        with pytest.raises(ValueError, match=r"velocity holds inf at flat index 5"):
+            sim.set_equilibrium(velocity=u)
+        assert np.array_equal(np.asarray(sim.populations), before)  # nothing was written by the refused calls
+        sim.set_equilibrium()  # rest: f_eq(1, 0) = w_i, stored as f_i - w_i = 0
+        assert not np.any(np.asarray(sim.populations))
 
 
 @requires_device
