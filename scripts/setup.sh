@@ -23,7 +23,9 @@ eddy_packages() {
   echo python3-dev pybind11-dev python3-numpy python3-pytest python3-mpi4py libdlpack-dev
   # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
   # matplotlib: scripts/plot_forces.py, run by the test suite (tests/scripts/plot_forces.sh; skipped without it).
-  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib
+  # PyTorch (Debian's, CPU): the examples whose tensors go through DLPack and the differentiable layer of
+  # examples/python run in the test suite on the cpu build (skipped without it).
+  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib python3-torch
   [[ $backend == hip ]] && echo hipcc libamdhip64-dev librocprim-dev
   return 0
 }
