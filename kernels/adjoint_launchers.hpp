@@ -19,6 +19,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/collision.hpp"
+#include "kernels/cut_links.hpp"
 #include "kernels/launchers.hpp"
 #include "kernels/storage.hpp"
 #include "kernels/views.hpp"
@@ -53,6 +54,12 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const FlagView& flags, const BlockShape& shape, const Relaxation<compute_t<T>>& relax,
                   const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
                   const backend::Stream* stream);
+
+/// The seed of a force objective L = F.d on solid `solid` (kernels/adjoint_step.cpp): lambda_i(x_f) += 2 c_i.d at
+/// each of the solid's cut links (x_f, i) among `links` (device memory, n_links of them; half-way links only).
+template <class R>
+void adjoint_force_seed(const CutLink* links, std::int64_t n_links, int solid, const R (&direction)[3],
+                        const BlockFields<R>& lambda, const backend::Stream* stream);
 
 /// After the sweep, lambda = dL/ds^0: dL/drho0 and dL/du0 of a starting state s^0 = f_eq(rho0, u0) (the derivative
 /// through the equilibrium, at the raw moments of s^0 in `state`: kernels/adjoint_step.cpp's formula) into the 4

@@ -20,6 +20,11 @@
 //   (the forward step: 153 B); the objective: 4 * sizeof(R) read (+ 3 with a target), 4 * sizeof(R) written; the
 //   seed: 8 * sizeof(R) read, 19 * sizeof(R) written.
 //
+// A force objective, L = F.d with F the momentum-exchange force on a solid at its half-way links (Ladd 1994, J. Fluid
+// Mech. 271, 285: F = sum_links 2 f*_i(x_f) c_i, kernels/solid_forces.hpp), is linear in the post-collision state:
+//   dL/ds_i(x_f) = 2 c_i.d at each link (x_f, i) of the solid, 0 elsewhere,
+// added to lambda directly (no streaming between s and L).
+//
 // The starting equilibrium, after the sweep: where the run starts from s^0_i(x) = f_eq_i(rho0(x), u0(x))
 // (Krueger et al. 2017, eq. 3.54: f_eq_i = w_i rho (1 + 3 c_i.u + 9/2 (c_i.u)^2 - 3/2 u.u)), the chain rule through
 // the equilibrium, cell by cell (no streaming: s^0 is what leaves each cell):
@@ -132,6 +137,25 @@ struct InitialEquilibriumAdjoint {
     }
     out(0, cell) = rho_bar;
     for (int a = 0; a < 3; ++a) out(1 + a, cell) = u_bar[a];
+  }
+};
+
+constexpr int kLinkRow = 1024;  // links per row of the launch box (one thread per link)
+
+/// lambda_i(x_f) += 2 c_i.d at the cut links (x_f, i) of `solid` (the file's force objective).
+template <class R>
+struct ForceSeed {
+  const CutLink* links;
+  std::int64_t n_links;
+  int solid;
+  R d[3];
+  BlockFields<R> lambda;
+  EDDY_HOST_DEVICE void operator()(int x, int y, int /*z*/) const {
+    const std::int64_t k = std::int64_t(y) * kLinkRow + x;
+    if (k >= n_links) return;
+    const CutLink link = links[k];
+    if (link.solid != solid) return;
+    lambda(link.dir, link.cell) += R(2) * d3q19::c_dot(link.dir, d);
   }
 };
 
@@ -261,6 +285,16 @@ void initial_equilibrium_adjoint(const PopulationView<T>& state, PopulationLayou
 }
 
 template <class R>
+void adjoint_force_seed(const CutLink* links, std::int64_t n_links, int solid, const R (&direction)[3],
+                        const BlockFields<R>& lambda, const backend::Stream* stream) {
+  if (n_links <= 0) return;
+  const int width = n_links < kLinkRow ? int(n_links) : kLinkRow;
+  const int rows = int((n_links + kLinkRow - 1) / kLinkRow);
+  const ForceSeed<R> k{links, n_links, solid, {direction[0], direction[1], direction[2]}, lambda};
+  parallel_for(Box{{0, 0, 0}, {width, rows, 1}}, k, "adjoint_force_seed", stream);
+}
+
+template <class R>
 void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
                   const FlagView& flags, const BlockShape& shape, const backend::Stream* stream) {
   parallel_for(shape.interior(), AdjointSeed<R>{moments, moments_bar, lambda, force_bar, flags, shape}, "adjoint_seed",
@@ -291,6 +325,10 @@ template void add_fields<float>(const BlockFields<float>&, const BlockFields<con
                                 const backend::Stream*);
 template void add_fields<double>(const BlockFields<double>&, const BlockFields<const double>&, int, const BlockShape&,
                                  const backend::Stream*);
+template void adjoint_force_seed<float>(const CutLink*, std::int64_t, int, const float (&)[3],
+                                        const BlockFields<float>&, const backend::Stream*);
+template void adjoint_force_seed<double>(const CutLink*, std::int64_t, int, const double (&)[3],
+                                         const BlockFields<double>&, const backend::Stream*);
 template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,
                                   const FlagView&, const BlockShape&, const backend::Stream*);
 template void adjoint_seed<double>(const double*, const double*, const BlockFields<double>&, const BlockFields<double>&,

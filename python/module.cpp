@@ -260,14 +260,45 @@ class PySimulation {
   }
 
   py::dict gradient(std::int64_t steps, const std::string& objective, const py::object& target,
-                    const py::object& region, std::int64_t window, std::int64_t checkpoint_every,
-                    std::size_t memory_budget) {
+                    const py::object& region, const py::object& solid, const py::object& direction, std::int64_t window,
+                    std::int64_t checkpoint_every, std::size_t memory_budget) {
     Simulation& sim = simulation();
     const std::array<int, 3> n = sim.decomposition().local_size;
     const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
     Objective o;
     o.window = window;
-    if (objective == "velocity_mismatch") {
+    if (objective != "solid_force" && (!solid.is_none() || !direction.is_none())) {
+      throw py::value_error("gradient: solid and direction are for objective \"solid_force\"");
+    }
+    if (objective == "solid_force") {
+      o.kind = ObjectiveKind::solid_force;
+      if (!target.is_none() || !region.is_none()) {
+        throw py::value_error("gradient: target and region are not for objective \"solid_force\"");
+      }
+      if (solid.is_none()) throw py::value_error("gradient: objective \"solid_force\" needs solid (a [[solid]] name)");
+      const std::vector<SolidConfig>& solids = config().solids;
+      std::string names;
+      for (std::size_t b = 0; b < solids.size(); ++b) {
+        if (py::isinstance<py::str>(solid) && solids[b].name == solid.cast<std::string>()) o.solid = int(b);
+        names += (b ? ", \"" : "\"") + solids[b].name + "\"";
+      }
+      if (o.solid < 0) {
+        throw py::value_error("gradient: solid must name one of the case's [[solid]] bodies (" +
+                              (names.empty() ? std::string("it has none") : names) + "), got " +
+                              py::repr(solid).cast<std::string>());
+      }
+      if (!direction.is_none()) {
+        std::vector<double> d;
+        try {
+          d = direction.cast<std::vector<double>>();
+        } catch (const py::cast_error&) {
+        }
+        if (d.size() != 3 || !std::isfinite(d[0]) || !std::isfinite(d[1]) || !std::isfinite(d[2])) {
+          throw py::value_error("gradient: direction must be 3 finite numbers (dx, dy, dz), lattice units");
+        }
+        o.direction = {d[0], d[1], d[2]};
+      }
+    } else if (objective == "velocity_mismatch") {
       o.kind = ObjectiveKind::velocity_mismatch;
       if (target.is_none()) throw py::value_error("gradient: objective \"velocity_mismatch\" needs target");
       if (!region.is_none()) {
@@ -314,8 +345,9 @@ class PySimulation {
         }
       }
     } else {
-      throw py::value_error("gradient: objective must be \"kinetic_energy\" or \"velocity_mismatch\" (got \"" +
-                            objective + "\")");
+      throw py::value_error(
+          "gradient: objective must be \"kinetic_energy\", \"velocity_mismatch\" or \"solid_force\" (got \"" +
+          objective + "\")");
     }
     before();
     GradientOptions options;
@@ -444,7 +476,8 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("force", &PySimulation::force)
       .def("_set_equilibrium", &PySimulation::set_equilibrium, py::arg("density"), py::arg("velocity"))
       .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
-           py::arg("region"), py::arg("window"), py::arg("checkpoint_every"), py::arg("memory_budget"))
+           py::arg("region"), py::arg("solid"), py::arg("direction"), py::arg("window"), py::arg("checkpoint_every"),
+           py::arg("memory_budget"))
       .def("particles", &PySimulation::particles)
       .def("statistics", &PySimulation::statistics, py::arg("name"))
       .def_property_readonly("statistics_samples", &PySimulation::statistics_samples)

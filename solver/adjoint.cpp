@@ -12,6 +12,7 @@
 
 #include "kernels/adjoint_launchers.hpp"
 #include "kernels/d3q19.hpp"
+#include "kernels/solid_forces.hpp"
 #include "solver/device_arrays.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/errors.hpp"
@@ -132,6 +133,8 @@ class AdjointSweep {
   /// The objective L: its region in block coordinates (clipped to this block) and its target, on the device.
   void set_objective(const Objective& objective) {
     view_.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
+    solid_ = objective.kind == ObjectiveKind::solid_force ? objective.solid : -1;
+    for (int a = 0; a < 3; ++a) direction_[a] = objective.direction[std::size_t(a)];
     for (int a = 0; a < 3; ++a) {
       const int lo = objective.region ? objective.lo[a] : 0;
       const int hi = objective.region ? objective.hi[a] : sim_.config().size[a];
@@ -248,12 +251,26 @@ class AdjointSweep {
   /// S^T dL/df of the simulation's current state into `lambda` (set at the slots the streaming feeds, the others
   /// left as they are) and the F/2 term into force_bar; returns this rank's L, its rows summed in a fixed order.
   double objective_into(DeviceBuffer<R>& lambda) {
+    if (solid_ >= 0) return force_objective_into(lambda);
     sim_.moments_to_device(moments_.data());
     sim_.synchronize();
     adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows_.data(), shape_, nullptr);
     adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), flags(), shape_, nullptr);
     double value = 0.0;
     for (double row : rows_.download()) value += row;
+    return value;
+  }
+
+  /// The force objective's seed dL/ds = 2 c_i.d at the solid's links into `lambda`; returns this rank's L = F.d
+  /// of the current state (its momentum-exchange sums, as the solid's forces report them).
+  double force_objective_into(DeviceBuffer<R>& lambda) {
+    const std::vector<unsigned long long> sums = sim_.local_solid_force_sums();
+    const auto [links, n_links] = sim_.device_cut_links();
+    R d[3];
+    for (int a = 0; a < 3; ++a) d[a] = R(direction_[a]);
+    adjoint_force_seed<R>(links, n_links, solid_, d, out(lambda), nullptr);
+    double value = 0.0;
+    for (int a = 0; a < 3; ++a) value += from_force_fixed(sums[std::size_t(solid_) * kForceSums + a]) * direction_[a];
     return value;
   }
 
@@ -270,6 +287,8 @@ class AdjointSweep {
   DeviceBuffer<double> rows_;  // the objective's sum over each x-row of the interior
   DeviceBuffer<R> window_seed_;  // a window's seeds before they join lambda (allocated with the first)
   ObjectiveView<R> view_;
+  int solid_ = -1;  // the force objective's solid, -1 for the objectives of the moments
+  double direction_[3] = {1.0, 0.0, 0.0};
   DeviceBuffer<R> target_;
   int current_ = 0;  ///< which lambda_ holds the latest adjoint
   ForceFieldView<R> force_field_;
@@ -445,6 +464,16 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
   if (objective.window < 1 || objective.window - 1 > steps) {
     throw InputError("gradient: window = " + std::to_string(objective.window) + " must be between 1 (the final state) " +
                      "and steps + 1 = " + std::to_string(steps) + " + 1 (every state from the start)");
+  }
+  if (objective.kind == ObjectiveKind::solid_force) {
+    const int solids = int(sim.config().solids.size());
+    if (objective.solid < 0 || objective.solid >= solids) {
+      throw InputError("gradient: the force objective's solid " + std::to_string(objective.solid) +
+                       " does not exist (the case has " + std::to_string(solids) + " [[solid]] bodies)");
+    }
+    for (double d : objective.direction) {
+      if (!std::isfinite(d)) throw InputError("gradient: the force objective's direction must be finite");
+    }
   }
   if (objective.kind == ObjectiveKind::kinetic_energy && objective.region) {
     const char* axis = "xyz";

@@ -41,6 +41,10 @@ namespace eddy {
 enum class ObjectiveKind {
   velocity_mismatch,  ///< L = 1/2 sum_x |u(x) - u_target(x)|^2 over the fluid cells
   kinetic_energy,     ///< L = sum_x 1/2 rho(x) |u(x)|^2 over the fluid cells of the region
+  /// L = F.d: the momentum-exchange force F on one [[solid]] body (solver/solid_forces.hpp, the value its forces
+  /// report for the step just taken) along a direction d (drag: d along the flow; lift: across it); a function of
+  /// the post-collision state s^N itself (F = sum_links 2 f*_i c_i at its half-way links).
+  solid_force,
 };
 
 struct Objective {
@@ -52,6 +56,10 @@ struct Objective {
   /// otherwise); without: every cell.
   bool region = false;
   std::array<int, 3> lo = {0, 0, 0}, hi = {0, 0, 0};
+  /// solid_force: the body (index into CaseConfig::solids; InputError outside) and d (lattice units, finite; not
+  /// normalised: L = F.d as given).
+  int solid = -1;
+  std::array<double, 3> direction = {1.0, 0.0, 0.0};
   /// W: L summed over the arrived states of the last W steps' ends, f^{N-W+1} .. f^N (1: the final state only; up to
   /// N + 1, which counts the starting state f^0 too). InputError outside 1 <= W <= N + 1.
   std::int64_t window = 1;

@@ -485,6 +485,10 @@ class LatticeSimulation final : public Simulation {
     return force_sums_.download();
   }
 
+  std::pair<const CutLink*, std::int64_t> device_cut_links() override {
+    return {n_links_ > 0 ? links_.data() : nullptr, n_links_};
+  }
+
   std::size_t bytes_per_cell() const override {
     return d3q19::Q * sizeof(T) + sizeof(CellFlag) + (thermal_ ? 5 * sizeof(R) : 0) +
            std::size_t(statistics_components(config_)) * sizeof(double);

@@ -15,11 +15,13 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/case_config.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
+#include "kernels/cut_links.hpp"
 #include "kernels/views.hpp"
 #include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
@@ -301,6 +303,9 @@ class Simulation {
   /// Source::coupled). Throws std::logic_error with two-way coupled particles, whose deposit is that per-cell
   /// force.
   virtual DeviceArray force_array() { throw not_in_core("force"); }
+  /// This block's cut links of the [[solid]] bodies on the device (kernels/cut_links.hpp; interpolated ones first)
+  /// and their count, for the adjoint's force objectives; {nullptr, 0} without solids. Out of core: std::logic_error.
+  virtual std::pair<const CutLink*, std::int64_t> device_cut_links() { throw not_in_core("cut links"); }
   /// Writes the macroscopic fields of the current time (as fields(): moments of the arrived populations with the
   /// F/2 shift) into device memory at `out`: 4 blocks of interior_cells values (rho, ux, uy, uz; lattice units, the
   /// arithmetic type, MacroscopicFields order), queued on the stream. Collective (the pending halo exchange).

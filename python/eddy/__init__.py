@@ -200,8 +200,8 @@ class Simulation(_eddy.Simulation):
         "initial_velocity"). ValueError for a wrong shape or value, naming the argument."""
         super()._set_equilibrium(density, velocity)
 
-    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, window=1, checkpoint_every=0,
-                 memory_budget=0):
+    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, solid=None, direction=None,
+                 window=1, checkpoint_every=0, memory_budget=0):
         """Runs `steps` steps from the current state and returns the gradient of an objective of the final state, or
         summed over a time window, by the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of arrays
         and figures; the simulation then holds the state after the steps, as after step(steps). Lattice units
@@ -209,7 +209,11 @@ class Simulation(_eddy.Simulation):
 
         objective: "kinetic_energy": L = sum of rho |u|^2 / 2 over the fluid cells, of `region` if given
             (((z0, z1), (y0, y1), (x0, x1)), global cells, the end excluded, 0 <= start < end <= size); "velocity_mismatch": L = sum of
-            |u - target|^2 / 2 over the fluid cells, `target` of this rank's block shape (nz, ny, nx, 3).
+            |u - target|^2 / 2 over the fluid cells, `target` of this rank's block shape (nz, ny, nx, 3);
+            "solid_force": L = F.d, the momentum-exchange force F on the [[solid]] body named `solid` (the value its
+            forces report, lattice units; a body with wall = "halfway") along `direction` d = (dx, dy, dz) (default
+            (1, 0, 0), not normalised): the drag with d along the flow, the lift across it; C_D = 2 F.d / (U^2 A)
+            for a unit d.
         window: W, the objective summed over the states at the ends of the last W steps (1: the final state only;
             steps + 1 counts the starting state too). ValueError outside 1 <= W <= steps + 1.
         checkpoint_every: forward states kept every k steps, the others recomputed (0: the smallest k whose states
@@ -257,7 +261,8 @@ class Simulation(_eddy.Simulation):
         if not 1 <= window <= steps + 1:
             raise ValueError("gradient: window = %d must be between 1 (the final state) and steps + 1 = %d (every "
                              "state from the start)" % (window, steps + 1))
-        return super()._gradient(steps, objective, target, region, window, checkpoint_every, memory_budget)
+        return super()._gradient(steps, objective, target, region, solid, direction, window, checkpoint_every,
+                                 memory_budget)
 
     @property
     def particle_positions(self):

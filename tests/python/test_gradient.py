@@ -9,7 +9,8 @@
   random directions against central differences.
 - A start from set_equilibrium(rho0, u0): dL/du0 and dL/drho0 along random directions against central differences
   of forward runs from perturbed equilibria; set_equilibrium's read-back is f_eq of its arguments.
-- Bad objectives, targets, regions, windows and equilibria raise ValueError naming the argument; open faces raise
+- The solid_force objective: linear in its direction (objective and gradient).
+- Bad objectives, targets, regions, windows, equilibria and solid-force arguments raise ValueError naming the argument; open faces raise
   eddy.InputError.
 """
 
@@ -190,6 +191,51 @@ def test_bad_equilibria_are_refused():
         assert np.array_equal(np.asarray(sim.populations), before)  # nothing was written by the refused calls
         sim.set_equilibrium()  # rest: f_eq(1, 0) = w_i, stored as f_i - w_i = 0
         assert not np.any(np.asarray(sim.populations))
+
+
+def block_case():
+    case = box()
+    case["solid"] = [{"name": "block", "shape": "box", "min": [3, 2, 1], "max": [5, 4, 3], "wall": "halfway"}]
+    return case
+
+
+@requires_device
+def test_solid_force_objective_is_linear_in_its_direction():
+    """F.d for d = (1, 0, 0), (0, 1, 0) and their sum: the objective and the force gradient add up (central
+    differences of this objective are checked in tests/physics/test_adjoint.cpp)."""
+    results = []
+    for d in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 1.0, 0.0)):
+        with eddy.Simulation(block_case(), quiet=True) as sim:
+            sim.step(5)
+            g = sim.gradient(STEPS, "solid_force", solid="block", direction=d)
+            results.append((g["objective"], g["force"].to_numpy()))
+    (lx, gx), (ly, gy), (lxy, gxy) = results
+    assert abs(lx) > 1e-4 and np.max(np.abs(gx)) > 0
+    assert lxy == pytest.approx(lx + ly, rel=1e-9)
+    np.testing.assert_allclose(gxy, gx + gy, rtol=0, atol=1e-12 * np.max(np.abs(gxy)))
+
+
+@requires_device
+def test_bad_solid_force_objectives_are_refused():
+    with eddy.Simulation(block_case(), quiet=True) as sim:
+        with pytest.raises(ValueError, match=r'needs solid'):
+            sim.gradient(4, "solid_force")
+        with pytest.raises(ValueError, match=r'solid must name one of the case\'s \[\[solid\]\] bodies \("block"\), got \'ball\''):
+            sim.gradient(4, "solid_force", solid="ball")
+        with pytest.raises(ValueError, match=r"got 0"):
+            sim.gradient(4, "solid_force", solid=0)
+        with pytest.raises(ValueError, match="direction must be 3 finite numbers"):
+            sim.gradient(4, "solid_force", solid="block", direction=(1.0, np.nan, 0.0))
+        with pytest.raises(ValueError, match="direction must be 3 finite numbers"):
+            sim.gradient(4, "solid_force", solid="block", direction=(1.0, 0.0))
+        with pytest.raises(ValueError, match="solid and direction are for objective"):
+            sim.gradient(4, solid="block")
+        with pytest.raises(ValueError, match="target and region are not for objective"):
+            sim.gradient(4, "solid_force", solid="block", region=((0, 1), (0, 1), (0, 1)))
+        assert sim.time_step == 0
+    with eddy.Simulation(box(), quiet=True) as sim:
+        with pytest.raises(ValueError, match=r"\(it has none\)"):
+            sim.gradient(4, "solid_force", solid="block")
 
 
 @requires_device
