@@ -2,13 +2,15 @@
 // kept every 6) with respect to the per-cell force and the starting populations, on 2 and 4 ranks split along x, y
 // and z, is bitwise the one-rank gradient (the adjoint's ghosts are filled from the neighbours as the forward
 // halo's are, and every cell's arithmetic is its own); the objective, a sum over the ranks, agrees to 1e-13. Both
-// for the final state's objective and for one summed over a window of states.
+// for the final state's objective and for one summed over a window of states, and for the force on a half-way box
+// that straddles the ranks' borders (objective solid_force).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <array>
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "solver/adjoint.hpp"
@@ -26,10 +28,19 @@ using test::group_of;
 using test::world_rank;
 using test::world_size;
 
-CaseConfig adjoint_case() {
+CaseConfig adjoint_case(bool solid = false) {
   CaseConfig c = test::box_case(12, 8, 8, 0.7);
   test::make_periodic(c, 0);
   test::make_periodic(c, 2);
+  if (solid) {  // cells x 4..7, y 2..4, z 2..5: across the splits at x = 6 and z = 4
+    SolidConfig box;
+    box.name = "block";
+    box.shape = SolidShape::box;
+    box.min = {4.0, 2.0, 2.0};
+    box.max = {8.0, 5.0, 6.0};
+    box.wall = SolidWall::halfway;
+    c.solids = {box};
+  }
   c.faces[3] = {FaceKind::moving_wall, {0.04, 0.0, 0.01}};
   c.body_force = {2e-5, 0.0, -1e-5};
   c.precision = Precision::float64;
@@ -44,9 +55,10 @@ struct GlobalGradient {
 };
 
 /// The gradient on `sim`'s block (the velocity mismatch of the final state, or summed over the last `window`
-/// states), every rank's cells summed into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value
+/// states; with `solid`, the force on the case's solid along an oblique direction instead), every rank's cells summed into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value
 /// and zeros is that value).
-GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window) {
+GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window,
+                               bool solid) {
   const Decomposition& d = sim.decomposition();
   const std::size_t global = std::size_t(config.size[0]) * config.size[1] * config.size[2];
   const std::int64_t n = std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
@@ -68,6 +80,11 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   objective.target.resize(3 * std::size_t(n));
   for (int a = 0; a < 3; ++a)
     for (std::int64_t k = 0; k < n; ++k) objective.target[a * n + k] = target[a * global + std::size_t(index[k])];
+  if (solid) {
+    objective.kind = ObjectiveKind::solid_force;
+    objective.solid = 0;
+    objective.direction = {1.0, 0.3, -0.2};
+  }
   const GradientResult r = gradient(sim, 20, objective, {6});
   GlobalGradient out;
   out.objective = r.objective;
@@ -95,16 +112,16 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   return out;
 }
 
-class MpiAdjoint : public ::testing::TestWithParam<std::int64_t> {};
+class MpiAdjoint : public ::testing::TestWithParam<std::tuple<std::int64_t, bool>> {};  // window, solid force
 
 TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
   EDDY_REQUIRE_DEVICE();
-  const CaseConfig config = adjoint_case();
-  const std::int64_t window = GetParam();
+  const auto [window, solid] = GetParam();
+  const CaseConfig config = adjoint_case(solid);
   GlobalGradient reference;
   if (world_rank() == 0) {
     auto serial = Simulation::create(config);
-    reference = global_gradient(*serial, config, MPI_COMM_NULL, window);
+    reference = global_gradient(*serial, config, MPI_COMM_NULL, window, solid);
   }
   const std::array<std::array<int, 3>, 4> layouts = {{{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 1, 2}}};
   for (const std::array<int, 3>& dims : layouts) {
@@ -116,7 +133,7 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     GlobalGradient split;
     {
       auto sim = Simulation::create(c, decompose(c, group));
-      split = global_gradient(*sim, c, group, window);
+      split = global_gradient(*sim, c, group, window, solid);
     }
     MPI_Comm_free(&group);
     if (world_rank() != 0) continue;
@@ -141,8 +158,9 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
 
 // The final state's objective, and one summed over the last 9 states (the sweep's segments of 6 steps: 12..17 and
 // 18..19 and the final state 20).
-INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::int64_t(1)));
-INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::int64_t(9)));
+INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false)));
+INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), false)));
+INSTANTIATE_TEST_SUITE_P(SolidForce, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), true)));
 
 }  // namespace
 }  // namespace eddy
