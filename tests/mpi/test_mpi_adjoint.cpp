@@ -55,8 +55,8 @@ struct GlobalGradient {
 };
 
 /// The gradient on `sim`'s block (the velocity mismatch of the final state, or summed over the last `window`
-/// states; with `solid`, the force on the case's solid along an oblique direction instead), every rank's cells summed into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value
-/// and zeros is that value).
+/// states; with `solid`, the force on the case's solid along an oblique direction instead), every rank's cells summed
+/// into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value and zeros is that value).
 GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window,
                                bool solid) {
   const Decomposition& d = sim.decomposition();
