@@ -2,6 +2,7 @@
 // and the exception classes. A host-only binding: every step, read-out and file goes through the solver
 // (solver/run_case.hpp CaseRun, solver/simulation.hpp), nothing of the physics is here. The Python package
 // (python/eddy/__init__.py) wraps it: case dictionaries and overrides into TOML, docstrings, the context manager.
+#include <mpi.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -26,6 +27,7 @@
 #include "solver/adjoint.hpp"
 #include "solver/device_buffer.hpp"
 #include "solver/flow_statistics.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/precision.hpp"
 #include "solver/simulation.hpp"
 #include "solver/stop_signal.hpp"
@@ -65,6 +67,19 @@ DeviceArray interior_array(void* data, const std::array<int, 3>& n, int bytes, i
 
 py::tuple zyx(const std::array<int, 3>& v) { return py::make_tuple(v[2], v[1], v[0]); }
 
+/// Steps between two looks for a pending Python signal (Ctrl-C) in Simulation.step and gradient.
+constexpr std::int64_t kInterruptChunk = 64;
+
+/// Raises KeyboardInterrupt (or what a Python signal handler raised) on every rank of `d` when a signal is pending
+/// on any of them (Ctrl-C), so that no rank is left waiting for the others in a collective. Collective.
+void raise_if_interrupted(const Decomposition& d) {
+  int pending = PyErr_CheckSignals() != 0 ? 1 : 0;
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &pending, 1, MPI_INT, MPI_MAX, d.comm));
+  if (pending == 0) return;
+  if (!PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+  throw py::error_already_set();
+}
+
 class PySimulation {
  public:
   PySimulation(const std::string& source, bool is_text, const std::string& origin,
@@ -86,8 +101,19 @@ class PySimulation {
   void step(std::int64_t n) {
     if (n < 0) throw py::value_error("step: n must be >= 0 (got " + std::to_string(n) + ")");
     const std::shared_ptr<Session> keep = session();
+    const Decomposition& d = keep->run().simulation().decomposition();
     before();
-    keep->run().advance(n);
+    try {
+      for (std::int64_t done = 0; done < n;) {  // in chunks, so that Ctrl-C stops the loop between two of them
+        const std::int64_t chunk = std::min(kInterruptChunk, n - done);
+        keep->run().advance(chunk);
+        done += chunk;
+        if (done < n) raise_if_interrupted(d);
+      }
+    } catch (...) {
+      after();
+      throw;
+    }
     after();
   }
 
@@ -354,7 +380,16 @@ class PySimulation {
     options.checkpoint_every = checkpoint_every;
     options.state_budget_bytes = memory_budget;
     options.host_copies = false;  // the arrays below are views of the adjoint's own fields
-    GradientResult g = eddy::gradient(sim, steps, o, options);
+    const Decomposition& d = sim.decomposition();
+    options.interrupt_every = kInterruptChunk;
+    options.check_interrupt = [&d] { raise_if_interrupted(d); };
+    GradientResult g;
+    try {
+      g = eddy::gradient(sim, steps, o, options);
+    } catch (...) {
+      after();
+      throw;
+    }
     after();
     py::dict out;
     out["objective"] = g.objective;

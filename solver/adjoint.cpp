@@ -399,10 +399,16 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   AdjointSweep<T> adjoint(sim);
 
   // Forward: keep s^0, s^k, s^2k, ... and s^N; then the objective of s^N and the seed.
+  const auto check_interrupt = [&](std::int64_t count) {
+    if (options.check_interrupt && options.interrupt_every > 0 && count % options.interrupt_every == 0) {
+      options.check_interrupt();
+    }
+  };
   std::vector<KeptState> kept_states;
   for (std::int64_t t = 0; t < steps; ++t) {
     if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host));
     advance_checked(sim);
+    if (t + 1 < steps) check_interrupt(t + 1);
   }
   const KeptState end = keep(sim, kept_on_host);
   adjoint.set_objective(objective);
@@ -414,26 +420,34 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   // device, into buffers reused from segment to segment.
   std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 1)));  // s^{start+1}...
   KeptState first_copy;  // s^start on the device, where the kept one is on the host
-  for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
-    const std::int64_t start = m * k, stop = std::min(steps, start + k);
-    const KeptState& kept_state = kept_states[std::size_t(m)];
-    if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
-    if (kept_on_host) keep_into(sim, first_copy, false);
-    for (std::int64_t t = start + 1; t < stop; ++t) {
-      advance_checked(sim);
-      keep_into(sim, later[std::size_t(t - start - 1)], false);
-      ++result.recomputed_steps;
+  std::int64_t swept = 0;  // steps swept back so far, for the interrupt checks
+  try {
+    for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
+      const std::int64_t start = m * k, stop = std::min(steps, start + k);
+      const KeptState& kept_state = kept_states[std::size_t(m)];
+      if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
+      if (kept_on_host) keep_into(sim, first_copy, false);
+      for (std::int64_t t = start + 1; t < stop; ++t) {
+        advance_checked(sim);
+        keep_into(sim, later[std::size_t(t - start - 1)], false);
+        ++result.recomputed_steps;
+      }
+      backend::synchronize();
+      for (std::int64_t t = stop - 1; t > start; --t) {
+        adjoint.step_back(later[std::size_t(t - start - 1)]);
+        if (in_window(t)) result.objective += adjoint.add_objective(later[std::size_t(t - start - 1)]);
+        check_interrupt(++swept);
+      }
+      const KeptState& first = kept_on_host ? first_copy : kept_state;
+      adjoint.step_back(first);
+      if (in_window(start)) result.objective += adjoint.add_objective(first);
+      if (m == 0) adjoint.initial_equilibrium(first);
+      kept_states.pop_back();
+      if (m > 0) check_interrupt(++swept);
     }
-    backend::synchronize();
-    for (std::int64_t t = stop - 1; t > start; --t) {
-      adjoint.step_back(later[std::size_t(t - start - 1)]);
-      if (in_window(t)) result.objective += adjoint.add_objective(later[std::size_t(t - start - 1)]);
-    }
-    const KeptState& first = kept_on_host ? first_copy : kept_state;
-    adjoint.step_back(first);
-    if (in_window(start)) result.objective += adjoint.add_objective(first);
-    if (m == 0) adjoint.initial_equilibrium(first);
-    kept_states.pop_back();
+  } catch (...) {
+    restore(sim, end);  // interrupted: the state after the steps, as documented
+    throw;
   }
   const Decomposition& d = sim.decomposition();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));

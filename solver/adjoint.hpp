@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,6 +111,11 @@ struct GradientOptions {
   std::size_t state_budget_bytes = 0;  ///< most bytes the kept and recomputed states may take on this rank; 0: none
   StatePlacement placement = StatePlacement::automatic;
   bool host_copies = true;  ///< fill GradientResult::force and ::state (in double, on the host)
+  /// Called every interrupt_every steps of the forward run and of the sweep (every rank at the same steps: it may be
+  /// collective); an exception it throws (Python's KeyboardInterrupt) ends gradient(), the simulation holding the
+  /// state the forward run had reached, or once that run is done, the state after the steps. None: not called.
+  std::function<void()> check_interrupt;
+  std::int64_t interrupt_every = 64;
 };
 
 /// Runs `steps` steps of `sim` from its current state and sweeps back; `sim` ends holding the state after the

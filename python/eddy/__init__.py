@@ -139,7 +139,8 @@ class Simulation(_eddy.Simulation):
     def step(self, n=1):
         """Advances n lattice steps, nothing else (no reports, snapshots or checkpoints); the fused kernel's
         stability watch is asked every 10 steps and raises InstabilityError as `eddy run` does. Asynchronous on
-        GPUs: the work is queued on Simulation.stream."""
+        GPUs: the work is queued on Simulation.stream. Ctrl-C raises KeyboardInterrupt after the chunk of 64 steps
+        under way (on every rank together); the simulation stays at that step and goes on from it."""
         return super().step(n)
 
     def run(self, callback=None, every=1):
@@ -235,7 +236,9 @@ class Simulation(_eddy.Simulation):
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
         periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
-        particles, [thermal]."""
+        particles, [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
+        together): the simulation then holds the state its forward run had reached, or once that run is done, the
+        state after the steps."""
         def count(name, value):
             if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):  # numpy's bool (1.x, 2.x) too
                 raise TypeError("gradient: %s must be an integer (got a bool)" % name)
