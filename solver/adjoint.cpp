@@ -476,8 +476,9 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
                      " values; this rank's block needs 3 x " + std::to_string(n));
   }
   if (objective.window < 1 || objective.window - 1 > steps) {
-    throw InputError("gradient: window = " + std::to_string(objective.window) + " must be between 1 (the final state) " +
-                     "and steps + 1 = " + std::to_string(steps) + " + 1 (every state from the start)");
+    throw InputError("gradient: window = " + std::to_string(objective.window) +
+                     " must be between 1 (the final state) " +
+                     "and steps + 1 = " + std::to_string(std::uint64_t(steps) + 1) + " (every state from the start)");
   }
   if (objective.kind == ObjectiveKind::solid_force) {
     const int solids = int(sim.config().solids.size());

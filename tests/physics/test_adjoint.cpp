@@ -538,7 +538,7 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   too_long.window = 6;
   expect_refusal<InputError>([&] { gradient(*sim, 4, no_window); }, "window = 0 must be between 1",
                              "an empty window");
-  expect_refusal<InputError>([&] { gradient(*sim, 4, too_long); }, "steps + 1 = 4 + 1",
+  expect_refusal<InputError>([&] { gradient(*sim, 4, too_long); }, "steps + 1 = 5 (every state",
                              "a window beyond the start");
   expect_refusal<OutOfMemoryError>(
       [&] {
