@@ -293,6 +293,12 @@ class PySimulation {
     const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
     Objective o;
     o.window = window;
+    if (objective != "solid_force" && objective != "kinetic_energy" && objective != "velocity_mismatch") {
+      throw py::value_error(
+          "gradient: objective must be \"kinetic_energy\", \"velocity_mismatch\" or "
+          "\"solid_force\" (got \"" +
+          objective + "\")");
+    }
     if (objective != "solid_force" && (!solid.is_none() || !direction.is_none())) {
       throw py::value_error("gradient: solid and direction are for objective \"solid_force\"");
     }

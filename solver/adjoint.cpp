@@ -33,7 +33,7 @@ std::string adjoint_unsupported(const CaseConfig& config) {
   for (const SolidConfig& solid : config.solids) {
     if (solid.wall == SolidWall::interpolated) {
       return "[[solid]] \"" + solid.name +
-             "\": wall = \"interpolated\" (the default; interpolated walls are not differentiated yet: set wall = "
+             "\": wall = \"interpolated\" (interpolated walls, the default, are not differentiated yet: set wall = "
              "\"halfway\")";
     }
   }

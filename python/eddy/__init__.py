@@ -23,6 +23,8 @@ import atexit as _atexit
 import operator as _operator
 import os as _os
 
+import numpy as _np
+
 
 def _start_mpi():
     """Initialises MPI before the extension is loaded, through the MPI library it links (eddy/_mpi_library.py).
@@ -194,12 +196,44 @@ class Simulation(_eddy.Simulation):
         return super().statistics(name)
 
     def set_equilibrium(self, density=None, velocity=None):
-        """Sets the state the next step streams to the equilibrium f_eq(rho0, u0) at every cell of this rank's block
-        (kernels/equilibrium.hpp, Krueger et al. 2017 eq. 3.54): density rho0, shape (nz, ny, nx), values finite and
-        > 0, None for 1; velocity u0, shape (nz, ny, nx, 3), finite, None for 0; lattice units, array-likes (host
+        """Sets the post-collision populations, the state the next step streams, to the equilibrium f_eq(rho0, u0)
+        at every cell of this rank's block (kernels/equilibrium.hpp, Krueger et al. 2017 eq. 3.54): density rho0,
+        shape (nz, ny, nx), values finite and > 0, None for 1; velocity u0, shape (nz, ny, nx, 3), |u0| <= 0.5
+        (the stability watch's limit), None for 0; lattice units, real numbers (integer or floating point; host
         copies are taken). The start whose rho0 and u0 gradient() differentiates ("initial_density",
-        "initial_velocity"). ValueError for a wrong shape or value, naming the argument."""
-        super()._set_equilibrium(density, velocity)
+        "initial_velocity"). The read-outs (density, velocity, moments()) then give the moments of the populations
+        arriving at each cell, after one streaming, with the F/2 shift: rho0 and u0 only where the fields are
+        uniform and no force acts. ValueError for a wrong shape, type or value, naming the argument; nothing is
+        written then."""
+        fields = []
+        for name, value, shape in (("density", density, self.block_shape),
+                                   ("velocity", velocity, self.block_shape + (3,))):
+            if value is None:
+                fields.append(None)
+                continue
+            if isinstance(value, _np.ma.MaskedArray):
+                raise ValueError("set_equilibrium: %s is a masked array (give plain values)" % name)
+            array = _np.asarray(value)
+            if array.dtype.kind not in "iuf":
+                raise ValueError("set_equilibrium: %s must hold real numbers (got dtype %s)" % (name, array.dtype))
+            if array.shape != shape:
+                raise ValueError("set_equilibrium: %s must have this rank's block shape %s (got %s)"
+                                 % (name, shape, array.shape))
+            array = _np.ascontiguousarray(array, dtype=_np.float64)
+            rule = "finite, |u0| <= 0.5" if name == "velocity" else "finite and > 0"
+            bad = ~_np.isfinite(array) if name == "velocity" else ~(_np.isfinite(array) & (array > 0))
+            if bad.any():
+                at = tuple(int(i) for i in _np.argwhere(bad)[0])
+                raise ValueError("set_equilibrium: %s holds %r at %s (values must be %s)"
+                                 % (name, float(array[at]), at, rule))
+            if name == "velocity":
+                speed = _np.sqrt(_np.sum(array ** 2, axis=-1))
+                if _np.any(speed > 0.5):
+                    at = tuple(int(i) for i in _np.argwhere(speed > 0.5)[0])
+                    raise ValueError("set_equilibrium: velocity has |u0| = %r at %s (values must be %s)"
+                                     % (float(speed[at]), at, rule))
+            fields.append(array)
+        super()._set_equilibrium(*fields)
 
     def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, solid=None, direction=None,
                  window=1, checkpoint_every=0, memory_budget=0):
@@ -261,6 +295,15 @@ class Simulation(_eddy.Simulation):
                             ("memory_budget", memory_budget)):
             if value >= 2**63:
                 raise ValueError("gradient: %s = %d is too large" % (name, value))
+        if not isinstance(objective, str):
+            raise TypeError("gradient: objective must be a str (\"kinetic_energy\", \"velocity_mismatch\" or "
+                            "\"solid_force\"; got %s)" % type(objective).__name__)
+        if direction is not None:
+            d = _np.asarray(direction.cpu() if hasattr(direction, "cpu") else direction)
+            if d.dtype.kind not in "iuf" or d.shape != (3,) or not _np.all(_np.isfinite(d)) or not _np.any(d):
+                raise ValueError("gradient: direction must be 3 finite real numbers (dx, dy, dz), not all 0, lattice "
+                                 "units (got %r)" % (direction,))
+            direction = [float(x) for x in d]
         if not 1 <= window <= steps + 1:
             raise ValueError("gradient: window = %d must be between 1 (the final state) and steps + 1 = %d (every "
                              "state from the start)" % (window, steps + 1))
@@ -290,8 +333,9 @@ What slot i holds depends on population_layout: "own", population i arrived at t
 post-collision population opp(i) leaving it (the AA pattern, kernels/streaming.hpp). Writes change the state the
 next step streams. Collective under MPI (the pending halo exchange is done first).""")
 _documented("population_layout", """"own" or "swapped": what populations holds now; it changes with every step.""")
-_documented("flags", """The cell flags, uint8, shape (nz, ny, nx), read-only: 0 fluid, 1 fluid next to a solid, 2 resting
-wall (and [[solid]] bodies), 3 + face moving wall (kernels/cell_flags.hpp).""")
+_documented("flags", """The cell flags, uint8, shape (nz, ny, nx), read-only (kernels/cell_flags.hpp): 0 fluid, 1 fluid
+next to a solid or an open face, 2 + face an open face's ghost node, 8 resting solid (walls and [[solid]] bodies),
+9 + face moving wall (face 0..5: x_min, x_max, y_min, y_max, z_min, z_max).""")
 _documented("temperature", """T of [thermal], the arithmetic type, shape (nz, ny, nx), writable: the field the next
 step advances. T lives in two buffers that swap with every step: take the array again after stepping.""")
 _documented("force", """A per-cell force density F (lattice units, the arithmetic type), shape (nz, ny, nx, 3)

@@ -174,20 +174,32 @@ def test_bad_equilibria_are_refused():
         sim.step(3)  # a moving state, which the refused calls below must leave alone
         before = np.asarray(sim.populations).copy()
         assert np.any(before)
-        with pytest.raises(ValueError, match=r"velocity must have this rank's block shape \(5, 6, 8, 3\)"):
+        with pytest.raises(ValueError, match=r"velocity must have this rank's block shape \(5, 6, 8, 3\) \(got \(5, 6, 8\)\)"):
             sim.set_equilibrium(velocity=np.zeros((5, 6, 8)))
-        with pytest.raises(ValueError, match=r"density must have this rank's block shape \(5, 6, 8\)"):
+        with pytest.raises(ValueError, match=r"density must have this rank's block shape \(5, 6, 8\) \(got \(5, 6, 8, 1\)\)"):
             sim.set_equilibrium(density=np.ones((5, 6, 8, 1)))
-        with pytest.raises(ValueError, match=r"density must have"):
+        with pytest.raises(ValueError, match=r"density must hold real numbers \(got dtype <U5\)"):
             sim.set_equilibrium(density="dense")
+        for bad_type in (complex, bool, object):
+            with pytest.raises(ValueError, match=r"density must hold real numbers"):
+                sim.set_equilibrium(density=np.ones((5, 6, 8), dtype=bad_type))
+        with pytest.raises(ValueError, match=r"velocity must hold real numbers \(got dtype bool\)"):
+            sim.set_equilibrium(velocity=np.ones((5, 6, 8, 3), dtype=bool))
+        with pytest.raises(ValueError, match=r"density is a masked array"):
+            sim.set_equilibrium(density=np.ma.masked_array(np.ones((5, 6, 8)), mask=True))
         rho = np.ones((5, 6, 8))
-        rho[2, 3, 4] = 0.0
-        with pytest.raises(ValueError, match=r"density holds 0.000000 at flat index 124 \(values must be finite and > 0\)"):
+        rho[2, 3, 4] = -1e-10
+        with pytest.raises(ValueError, match=r"density holds -1e-10 at \(2, 3, 4\) \(values must be finite and > 0\)"):
             sim.set_equilibrium(density=rho)
         u = np.zeros((5, 6, 8, 3))
         u[0, 0, 1, 2] = np.inf
-        with pytest.raises(ValueError, match=r"velocity holds inf at flat index 5"):
+        with pytest.raises(ValueError, match=r"velocity holds inf at \(0, 0, 1, 2\)"):
             sim.set_equilibrium(velocity=u)
+        u[0, 0, 1, 2] = 0.6  # beyond the stability watch's |u| <= 0.5
+        with pytest.raises(ValueError, match=r"velocity has \|u0\| = 0.6 at \(0, 0, 1\) \(values must be finite, \|u0\| <= 0.5\)"):
+            sim.set_equilibrium(velocity=u)
+        with pytest.raises(ValueError, match=r"velocity has"):
+            sim.set_equilibrium(density=np.ones((5, 6, 8)), velocity=u)  # a good density with a bad velocity
         assert np.array_equal(np.asarray(sim.populations), before)  # nothing was written by the refused calls
         sim.set_equilibrium()  # rest: f_eq(1, 0) = w_i, stored as f_i - w_i = 0
         assert not np.any(np.asarray(sim.populations))
@@ -224,10 +236,13 @@ def test_bad_solid_force_objectives_are_refused():
             sim.gradient(4, "solid_force", solid="ball")
         with pytest.raises(ValueError, match=r"got 0"):
             sim.gradient(4, "solid_force", solid=0)
-        with pytest.raises(ValueError, match="direction must be 3 finite numbers"):
-            sim.gradient(4, "solid_force", solid="block", direction=(1.0, np.nan, 0.0))
-        with pytest.raises(ValueError, match="direction must be 3 finite numbers"):
-            sim.gradient(4, "solid_force", solid="block", direction=(1.0, 0.0))
+        for direction in ((1.0, np.nan, 0.0), (1.0, 0.0), (0, 0, 0), (True, False, False), [[1.0], [0.0], [0.0]], "xyz"):
+            with pytest.raises(ValueError, match="direction must be 3 finite real numbers"):
+                sim.gradient(4, "solid_force", solid="block", direction=direction)
+        with pytest.raises(ValueError, match="objective must be"):
+            sim.gradient(4, "Solid_Force", solid="block")  # the name first, not "solid is for ..."
+        with pytest.raises(TypeError, match="objective must be a str"):
+            sim.gradient(4, None)
         with pytest.raises(ValueError, match="solid and direction are for objective"):
             sim.gradient(4, solid="block")
         with pytest.raises(ValueError, match="target and region are not for objective"):
