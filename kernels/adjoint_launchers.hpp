@@ -46,14 +46,15 @@ void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int 
 /// One step back: lambda = dL/ds^n from lambda_next = dL/ds^{n+1} about the forward state s^n in `state`, with
 /// (dC/dF)^T lambda_next added to force_bar and (dC/domega+, dC/domega-)^T lambda_next to the 2 block fields of
 /// omega_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula). F(x) is relax.force plus
-/// force_field at x.
+/// force_field at x, with its Brinkman drag where force_field.porosity is set: then dL/dalpha is added to
+/// porosity_bar (1 block field; unused otherwise).
 template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
                   const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
-                  const FlagView& flags, const BlockShape& shape, const Relaxation<compute_t<T>>& relax,
-                  const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
-                  const backend::Stream* stream);
+                  const BlockFields<compute_t<T>>& porosity_bar, const FlagView& flags, const BlockShape& shape,
+                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream);
 
 /// The seed of a force objective L = F.d on solid `solid` (kernels/adjoint_step.cpp): lambda_i(x_f) += 2 c_i.d at
 /// each of the solid's cut links (x_f, i) among `links` (device memory, n_links of them; half-way links only).
@@ -90,9 +91,11 @@ void adjoint_objective(const R* moments, const ObjectiveView<R>& objective, R* m
 
 /// The seed of the sweep: lambda = S^T dL/df for an objective of the arrived moments, from moments_bar = (dL/drho,
 /// dL/du) and the moments at every interior fluid cell (kernels/adjoint_collision.hpp's moments_adjoint); the F/2
-/// shift's part of dL/dF added to force_bar.
+/// shift's part of dL/dF added to force_bar; with `porosity` (alpha per block cell, else null) through the Brinkman
+/// drag, dL/dalpha added to porosity_bar.
 template <class R>
 void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
-                  const FlagView& flags, const BlockShape& shape, const backend::Stream* stream);
+                  const BlockFields<R>& porosity_bar, const R* porosity, const FlagView& flags, const BlockShape& shape,
+                  const backend::Stream* stream);
 
 }  // namespace eddy

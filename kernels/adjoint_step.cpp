@@ -36,6 +36,7 @@
 
 #include "kernels/adjoint_collision.hpp"
 #include "kernels/adjoint_launchers.hpp"
+#include "kernels/brinkman.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/streaming.hpp"
 
@@ -67,13 +68,25 @@ EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const B
   }
 }
 
+/// The Brinkman drag's part of the chain rule at a porous cell (kernels/brinkman.hpp): force_bar = dL/dF of the
+/// total force becomes dL/dF_ext, its path through j = sum_i c_i g_i is added to lambda_i (c_i . dL/dj); returns
+/// dL/dalpha. `momentum`: rho u = j + F/2.
+template <class R>
+EDDY_HOST_DEVICE inline R porosity_chain(R alpha, const R (&momentum)[3], R (&force_bar)[3], R (&lambda)[d3q19::Q]) {
+  R j_bar[3] = {R(0), R(0), R(0)};
+  const R alpha_bar = brinkman_adjoint(alpha, momentum, force_bar, j_bar);
+  EDDY_UNROLL
+  for (int i = 0; i < d3q19::Q; ++i) lambda[i] += d3q19::c_dot(i, j_bar);
+  return alpha_bar;
+}
+
 template <class T>
 struct AdjointStep {
   using R = compute_t<T>;
   PopulationView<T> state;
   bool swapped;
   BlockFields<const R> lambda_next;
-  BlockFields<R> lambda, force_bar, omega_bar;
+  BlockFields<R> lambda, force_bar, omega_bar, porosity_bar;
   FlagView flags;
   BlockShape shape;
   Relaxation<R> relax;
@@ -92,9 +105,14 @@ struct AdjointStep {
       mu[i] = lambda_next(i, cell);
     }
     R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
-    force_field.add_to(cell, force);
+    force_field.cell_force(cell, f, R(1), force);
     R bar[3] = {R(0), R(0), R(0)}, rates_bar[2] = {R(0), R(0)};
     collide_adjoint(f, force, relax.omega_plus, relax.omega_minus, mu, nu, bar, rates_bar);
+    if (force_field.porosity) {
+      const R momentum[3] = {d3q19::c_moment(0, f) + R(0.5) * force[0], d3q19::c_moment(1, f) + R(0.5) * force[1],
+                             d3q19::c_moment(2, f) + R(0.5) * force[2]};
+      porosity_bar(0, cell) += porosity_chain(force_field.porosity[cell], momentum, bar, nu);
+    }
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
     for (int r = 0; r < 2; ++r) omega_bar(r, cell) += rates_bar[r];
     scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
@@ -163,9 +181,10 @@ template <class R>
 struct AdjointSeed {
   const R* moments;
   const R* moments_bar;
-  BlockFields<R> lambda, force_bar;
+  BlockFields<R> lambda, force_bar, porosity_bar;
   FlagView flags;
   BlockShape shape;
+  const R* porosity;  // alpha per block cell, or null
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
@@ -177,6 +196,11 @@ struct AdjointSeed {
     R nu[d3q19::Q], bar[3] = {R(0), R(0), R(0)};
     for (int i = 0; i < d3q19::Q; ++i) nu[i] = R(0);
     moments_adjoint(moments_bar[k], u_bar, moments[k], u, nu, bar);
+    if (porosity) {
+      const R rho = moments[k];
+      const R momentum[3] = {rho * u[0], rho * u[1], rho * u[2]};
+      porosity_bar(0, cell) += porosity_chain(porosity[cell], momentum, bar, nu);
+    }
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
     scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
   }
@@ -263,15 +287,15 @@ template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
                   const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
-                  const FlagView& flags, const BlockShape& shape, const Relaxation<compute_t<T>>& relax,
-                  const WallVelocities<compute_t<T>>& walls, const ForceFieldView<compute_t<T>>& force_field,
-                  const backend::Stream* stream) {
-  const AdjointStep<T> k{state,       layout == PopulationLayout::swapped,
-                         lambda_next, lambda,
-                         force_bar,   omega_bar,
-                         flags,       shape,
-                         relax,       walls,
-                         force_field};
+                  const BlockFields<compute_t<T>>& porosity_bar, const FlagView& flags, const BlockShape& shape,
+                  const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream) {
+  const AdjointStep<T> k{state,        layout == PopulationLayout::swapped,
+                         lambda_next,  lambda,
+                         force_bar,    omega_bar,
+                         porosity_bar, flags,
+                         shape,        relax,
+                         walls,        force_field};
   parallel_for(shape.interior(), k, "adjoint_step", stream);
 }
 
@@ -296,17 +320,19 @@ void adjoint_force_seed(const CutLink* links, std::int64_t n_links, int solid, c
 
 template <class R>
 void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& lambda, const BlockFields<R>& force_bar,
-                  const FlagView& flags, const BlockShape& shape, const backend::Stream* stream) {
-  parallel_for(shape.interior(), AdjointSeed<R>{moments, moments_bar, lambda, force_bar, flags, shape}, "adjoint_seed",
-               stream);
+                  const BlockFields<R>& porosity_bar, const R* porosity, const FlagView& flags, const BlockShape& shape,
+                  const backend::Stream* stream) {
+  parallel_for(shape.interior(),
+               AdjointSeed<R>{moments, moments_bar, lambda, force_bar, porosity_bar, flags, shape, porosity},
+               "adjoint_seed", stream);
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                          \
-  template void adjoint_step<T>(const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,  \
-                                const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,                  \
-                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&,                \
-                                const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&,                \
-                                const ForceFieldView<compute_t<T>>&, const backend::Stream*);                        \
+  template void adjoint_step<T>(                                                                                     \
+      const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,                            \
+      const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,          \
+      const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&, const Relaxation<compute_t<T>>&,         \
+      const WallVelocities<compute_t<T>>&, const ForceFieldView<compute_t<T>>&, const backend::Stream*);             \
   template void initial_equilibrium_adjoint<T>(const PopulationView<T>&, PopulationLayout,                           \
                                                const BlockFields<const compute_t<T>>&,                               \
                                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&, \
@@ -330,8 +356,10 @@ template void adjoint_force_seed<float>(const CutLink*, std::int64_t, int, const
 template void adjoint_force_seed<double>(const CutLink*, std::int64_t, int, const double (&)[3],
                                          const BlockFields<double>&, const backend::Stream*);
 template void adjoint_seed<float>(const float*, const float*, const BlockFields<float>&, const BlockFields<float>&,
-                                  const FlagView&, const BlockShape&, const backend::Stream*);
+                                  const BlockFields<float>&, const float*, const FlagView&, const BlockShape&,
+                                  const backend::Stream*);
 template void adjoint_seed<double>(const double*, const double*, const BlockFields<double>&, const BlockFields<double>&,
-                                   const FlagView&, const BlockShape&, const backend::Stream*);
+                                   const BlockFields<double>&, const double*, const FlagView&, const BlockShape&,
+                                   const backend::Stream*);
 
 }  // namespace eddy

@@ -22,7 +22,7 @@ namespace eddy {
 
 /// rho and u (with the Guo F/2 shift, lattice units) of the populations that have arrived at fluid `cell` (own
 /// flag `own`) of `a`, held in the "swapped" layout when `swapped` (the odd step's gather, with the boundary rules)
-/// or the "own" one: F is the uniform `force` plus the cell's share of `force_field`.
+/// or the "own" one: F is the uniform `force` plus the cell's share of `force_field` (with its Brinkman drag).
 template <class T, class R, class Index>
 EDDY_HOST_DEVICE inline void arrived_moments(const PopulationView<T>& a, bool swapped, const FlagView& flags,
                                              const BlockShape& shape, Index cell, CellFlag own,
@@ -31,7 +31,7 @@ EDDY_HOST_DEVICE inline void arrived_moments(const PopulationView<T>& a, bool sw
   R f[d3q19::Q];
   load_arrived(a, swapped, flags, shape, cell, own, walls, f);
   R local_force[3] = {force[0], force[1], force[2]};
-  force_field.add_to(cell, local_force);
+  force_field.cell_force(cell, f, Stored<T>::kScale, local_force);
   R drho;
   shifted_moments(f, local_force, drho, rho, u, Stored<T>::kScale);
 }

@@ -108,7 +108,7 @@ struct StreamCollide {
     R rho, u[3];
     if (kCoupled) {
       Relaxation<R> local = relax;
-      force_field.add_to(std::int64_t(cell), local.force);
+      force_field.cell_force(std::int64_t(cell), f, Stored<T>::kScale, local.force);
       if constexpr (kLes) {
         Smagorinsky<R> cell_les = les;
         if (sponge.present()) cell_les.tau0 += sponge.tau_excess_at(x, y, z);

@@ -5,7 +5,9 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
+#include "kernels/brinkman.hpp"
 #include "kernels/cell_flags.hpp"
+#include "kernels/d3q19.hpp"
 
 namespace eddy {
 
@@ -32,6 +34,7 @@ struct MomentView {
 /// Per-cell force density added to the uniform body force (lattice units; block layout, ghost layer included):
 /// the force deposited by two-way coupled particles (f), and the Boussinesq buoyancy of a scalar field,
 ///   F = buoyancy * (scalar[cell] - reference),  buoyancy = -rho0 g beta g_hat  (rho0 = 1; solver/thermal_field.hpp).
+/// With `porosity` (alpha per cell, >= 0), the Brinkman drag of kernels/brinkman.hpp on top (cell_force).
 /// Each part is absent when its pointer is null; all null: no per-cell force.
 template <class R>
 struct ForceFieldView {
@@ -39,7 +42,20 @@ struct ForceFieldView {
   const R* scalar = nullptr;
   R buoyancy[3] = {R(0), R(0), R(0)};
   R reference = R(0);
-  EDDY_HOST_DEVICE bool present() const { return f[0] != nullptr || scalar != nullptr; }
+  const R* porosity = nullptr;
+  EDDY_HOST_DEVICE bool present() const { return f[0] != nullptr || scalar != nullptr || porosity != nullptr; }
+  /// The total force density of `cell` whose populations are g (shifted, times `scale`): uniform `force` plus the
+  /// cell's share, then the Brinkman drag of its porosity (kernels/brinkman.hpp). The fused kernel, the read-outs
+  /// and the adjoint all take a cell's force from here.
+  EDDY_HOST_DEVICE void cell_force(std::int64_t cell, const R (&g)[d3q19::Q], R scale, R (&force)[3]) const {
+    add_to(cell, force);
+    if (porosity != nullptr) {
+      const R inv_scale = R(1) / scale;
+      const R j[3] = {d3q19::c_moment(0, g) * inv_scale, d3q19::c_moment(1, g) * inv_scale,
+                      d3q19::c_moment(2, g) * inv_scale};
+      brinkman_force(porosity[cell], j, force);
+    }
+  }
   /// Uniform `force` plus this cell's share.
   EDDY_HOST_DEVICE void add_to(std::int64_t cell, R (&force)[3]) const {
     if (f[0] != nullptr) {

@@ -217,6 +217,13 @@ class PySimulation {
     after();
     return view("force", std::move(a));
   }
+  FieldArray porosity() {
+    Simulation& sim = simulation();
+    before();
+    DeviceArray a = sim.porosity_array();
+    after();
+    return view("porosity", std::move(a));
+  }
 
   py::tuple particles() {
     Simulation& sim = simulation();
@@ -405,6 +412,9 @@ class PySimulation {
     out["initial_density"] = FieldArray("initial_density_gradient", g.initial_density_array, session_, g.device_fields);
     out["initial_velocity"] =
         FieldArray("initial_velocity_gradient", g.initial_velocity_array, session_, g.device_fields);
+    out["porosity"] = g.porosity_array.data != nullptr
+                          ? py::cast(FieldArray("porosity_gradient", g.porosity_array, session_, g.device_fields))
+                          : py::none();
     out["checkpoint_every"] = g.checkpoint_every;
     out["recomputed_steps"] = g.recomputed_steps;
     out["host_bytes"] = g.host_bytes;
@@ -515,6 +525,7 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("flags", &PySimulation::flags)
       .def_property_readonly("temperature", &PySimulation::temperature)
       .def_property_readonly("force", &PySimulation::force)
+      .def_property_readonly("porosity", &PySimulation::porosity)
       .def("_set_equilibrium", &PySimulation::set_equilibrium, py::arg("density"), py::arg("velocity"))
       .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
            py::arg("region"), py::arg("solid"), py::arg("direction"), py::arg("window"), py::arg("checkpoint_every"),

@@ -120,13 +120,19 @@ class AdjointSweep {
     const DeviceArray force = sim.force_array();
     R* base = static_cast<R*>(force.data) - shape_.index(1, 1, 1);
     for (int a = 0; a < 3; ++a) force_field_.f[a] = base + std::int64_t(a) * cells_;
+    if (sim.has_porosity()) {  // the Brinkman drag's field (Simulation::porosity_array) and dL/dalpha
+      force_field_.porosity = static_cast<const R*>(sim.porosity_array().data) - shape_.index(1, 1, 1);
+      porosity_bar_ = std::make_shared<DeviceBuffer<R>>(std::size_t(cells_));
+      zero_fields<R>(out(*porosity_bar_), 1, shape_, nullptr);
+    }
   }
 
   /// Device bytes of the adjoint's own fields for a block of `shape` in arithmetic type R, with an objective over
-  /// a time window (`window`: one more field of 19 values per cell, the window's seeds) or not.
-  static std::size_t fields_bytes(const BlockShape& shape, bool window) {
-    return (2 * std::size_t(d3q19::Q) + 5 + (window ? std::size_t(d3q19::Q) : 0)) * std::size_t(shape.n_cells()) *
-               sizeof(R) +
+  /// a time window (`window`: one more field of 19 values per cell, the window's seeds) or not, and with a porosity
+  /// field (one more value per cell, dL/dalpha) or not.
+  static std::size_t fields_bytes(const BlockShape& shape, bool window, bool porosity) {
+    return (2 * std::size_t(d3q19::Q) + 5 + (window ? std::size_t(d3q19::Q) : 0) + (porosity ? 1 : 0)) *
+               std::size_t(shape.n_cells()) * sizeof(R) +
            8 * std::size_t(shape.interior_cells()) * sizeof(R);
   }
 
@@ -172,7 +178,8 @@ class AdjointSweep {
   void step_back(const KeptState& state) {
     const PopulationView<T> view{static_cast<T*>(const_cast<void*>(state.data())), cells_};
     adjoint_step<T>(view, PopulationLayout(state.layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
-                    out(*force_bar_), out(omega_bar_), flags(), shape_, relax_, walls_, force_field_, nullptr);
+                    out(*force_bar_), out(omega_bar_), porosity_bar(), flags(), shape_, relax_, walls_, force_field_,
+                    nullptr);
     current_ = 1 - current_;
     send_ghosts(*lambda_[current_]);
   }
@@ -204,6 +211,7 @@ class AdjointSweep {
     result.force = interior(*force_bar_, 0, 3);
     result.initial_density = interior(*lambda_[1 - current_], 0, 1);
     result.initial_velocity = interior(*lambda_[1 - current_], 1, 3);
+    if (porosity_bar_) result.porosity = interior(*porosity_bar_, 0, 1);
   }
 
   /// dL/dtau of this rank's cells: the rates' adjoints summed over the interior cells (in double) and taken to tau
@@ -234,14 +242,17 @@ class AdjointSweep {
     result.initial_density_array = block_interior_array(initial, shape_, 'f', int(sizeof(R)), false);
     result.initial_velocity_array =
         block_interior_array(initial + cells_, shape_, 'f', int(sizeof(R)), false, 3, cells_, true);
-    result.device_fields = std::make_shared<std::array<std::shared_ptr<DeviceBuffer<R>>, 3>>(
-        std::array<std::shared_ptr<DeviceBuffer<R>>, 3>{force_bar_, lambda_[0], lambda_[1]});
+    if (porosity_bar_)
+      result.porosity_array = block_interior_array(porosity_bar_->data(), shape_, 'f', int(sizeof(R)), false);
+    result.device_fields = std::make_shared<std::array<std::shared_ptr<DeviceBuffer<R>>, 4>>(
+        std::array<std::shared_ptr<DeviceBuffer<R>>, 4>{force_bar_, lambda_[0], lambda_[1], porosity_bar_});
   }
 
  private:
   BlockFields<const R> in(const DeviceBuffer<R>& b) const { return {b.data(), cells_}; }
   BlockFields<R> out(DeviceBuffer<R>& b) { return {b.data(), cells_}; }
   FlagView flags() const { return FlagView{flags_}; }
+  BlockFields<R> porosity_bar() { return porosity_bar_ ? out(*porosity_bar_) : BlockFields<R>{}; }
 
   /// What the transposed streaming wrote into the ghost layer of `lambda`, to the cells that own those slots.
   void send_ghosts(DeviceBuffer<R>& lambda) {
@@ -255,7 +266,8 @@ class AdjointSweep {
     sim_.moments_to_device(moments_.data());
     sim_.synchronize();
     adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows_.data(), shape_, nullptr);
-    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), flags(), shape_, nullptr);
+    adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), porosity_bar(),
+                    force_field_.porosity, flags(), shape_, nullptr);
     double value = 0.0;
     for (double row : rows_.download()) value += row;
     return value;
@@ -283,6 +295,7 @@ class AdjointSweep {
   FieldHalo<R> halo_;
   const CellFlag* flags_ = nullptr;                         // the simulation's
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
+  std::shared_ptr<DeviceBuffer<R>> porosity_bar_;           // dL/dalpha, with a porosity field only (shared too)
   DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
   DeviceBuffer<double> rows_;  // the objective's sum over each x-row of the interior
   DeviceBuffer<R> window_seed_;  // a window's seeds before they join lambda (allocated with the first)
@@ -389,8 +402,9 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   result.steps = steps;
   const BlockShape shape = block_shape(sim.decomposition());
   const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
-  const StatePlan plan = choose_plan(steps, options, state_bytes,
-                                     AdjointSweep<T>::fields_bytes(shape, objective.window > 1), sim.decomposition());
+  const StatePlan plan =
+      choose_plan(steps, options, state_bytes,
+                  AdjointSweep<T>::fields_bytes(shape, objective.window > 1, sim.has_porosity()), sim.decomposition());
   const std::int64_t k = plan.k;
   const bool kept_on_host = plan.kept_on_host;
   result.checkpoint_every = k;

@@ -4,7 +4,8 @@
 // For a run of N steps from the simulation's current post-collision state s^0 (Simulation::populations()), with
 // s^{n+1} = C(S(s^n); F) the fused step, and an objective L of the final arrived state f^N = S(s^N), or the sum
 // L = sum_{n = N - W + 1}^{N} L(f^n) over a time window of the last W arrived states, gradient() returns L,
-// dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dtau (the
+// dL/dF(x) (the per-cell force density, constant over the run: Simulation::force_array()), dL/dalpha(x) (the
+// porosity of the Brinkman drag, where the simulation has one: Simulation::porosity_array()), dL/dtau (the
 // viscosity), dL/ds^0 and, for a start from an equilibrium s^0 = f_eq(rho0, u0), dL/drho0 and dL/du0, by
 // lambda^N = S^T (dL/df^N), lambda^n = S^T (dC/df)^T lambda^{n+1} + S^T (dL/df^n) (the second term for the window's
 // states only) and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the objective's own F/2 terms (Griewank & Walther 2008,
@@ -18,7 +19,7 @@
 // Optim. Methods Softw. 1, 35). The adjoint step reads the stored states as the fused kernel does, in its storage
 // type (fp16 forward runs get a float adjoint).
 //
-// Differentiable here: BGK and TRT with Guo forcing (uniform body force and per-cell force field), halfway
+// Differentiable here: BGK and TRT with Guo forcing (uniform body force, per-cell force field, Brinkman drag), halfway
 // bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, in core, any rank
 // count. Refused with an InputError naming what is not: open faces (inlets, outlets, outflow, free slip),
 // interpolated walls, LES and sponge layers, particles, the thermal field, [statistics] (the recomputed steps would
@@ -84,12 +85,15 @@ struct GradientResult {
   /// the derivative along the equilibria at the state's own moments. 0 on solid cells. Empty unless
   /// GradientOptions::host_copies.
   std::vector<double> initial_density, initial_velocity;
+  /// dL/dalpha of the porosity field (Simulation::porosity_array; n values, 0 on solid cells) where the simulation
+  /// has one, else empty (and porosity_array has no data). Empty unless GradientOptions::host_copies.
+  std::vector<double> porosity;
   /// The same gradients where the adjoint computed them (device memory; host memory on the cpu backend), in the
   /// arithmetic type (float, double with double storage), kept alive by `device_fields`: force_array of shape
   /// (nz, ny, nx, 3) like Simulation::force_array, state_array of shape (19, nz, ny, nx), initial_density_array
   /// (nz, ny, nx) and initial_velocity_array (nz, ny, nx, 3); block fields, so the strides skip the ghost layer and
   /// row padding.
-  DeviceArray force_array, state_array, initial_density_array, initial_velocity_array;
+  DeviceArray force_array, state_array, initial_density_array, initial_velocity_array, porosity_array;
   std::shared_ptr<void> device_fields;
   std::int64_t steps = 0;             ///< N
   std::int64_t checkpoint_every = 0;  ///< k

@@ -485,6 +485,20 @@ class LatticeSimulation final : public Simulation {
     return force_sums_.download();
   }
 
+  DeviceArray porosity_array() override {
+    if (particles_) {
+      throw std::logic_error(
+          "porosity: not available with [particles] (their coupling reads the fluid's force "
+          "without the Brinkman drag)");
+    }
+    if (porosity_.size() == 0) {
+      porosity_ = DeviceBuffer<R>(std::size_t(shape_.n_cells()));
+      porosity_.upload(std::vector<R>(porosity_.size(), R(0)));
+    }
+    return block_interior_array(porosity_.data(), shape_, 'f', int(sizeof(R)), true);
+  }
+  bool has_porosity() const override { return porosity_.size() != 0; }
+
   std::pair<const CutLink*, std::int64_t> device_cut_links() override {
     return {n_links_ > 0 ? links_.data() : nullptr, n_links_};
   }
@@ -573,12 +587,13 @@ class LatticeSimulation final : public Simulation {
     for (int a = 0; a < 3; ++a) user.f[a] = user_force_.data() + std::int64_t(a) * shape_.n_cells();
     return user;
   }
-  /// Per-cell force of two-way coupled particles or of force_array() (never both), and of the buoyant temperature
-  /// (absent otherwise).
+  /// Per-cell force of two-way coupled particles or of force_array() (never both), of the buoyant temperature and
+  /// the Brinkman drag of porosity_array() (absent otherwise).
   ForceFieldView<R> force_field() const {
-    const ForceFieldView<R> cells = user_force_.size() != 0 ? user_force()
-                                    : particles_            ? particles_->force_field()
-                                                            : ForceFieldView<R>{};
+    ForceFieldView<R> cells = user_force_.size() != 0 ? user_force()
+                              : particles_            ? particles_->force_field()
+                                                      : ForceFieldView<R>{};
+    if (porosity_.size() != 0) cells.porosity = porosity_.data();
     return thermal_ ? thermal_->with_buoyancy(cells) : cells;
   }
 
@@ -633,6 +648,7 @@ class LatticeSimulation final : public Simulation {
   DeviceBuffer<R> probe_out_;                    // and their kProbeValues values each
   std::vector<std::int64_t> probe_host_cells_;   // the list as given (local interior indices)
   DeviceBuffer<R> user_force_;                   // force_array(): 3 components of n_cells values; empty until asked for
+  DeviceBuffer<R> porosity_;                     // alpha per block cell (porosity_array; empty until asked for)
   DeviceBuffer<CutLink> links_;                  // cut links of the [[solid]] bodies (set_up_cut_links)
   DeviceBuffer<unsigned long long> force_sums_;  // their fixed-point sums, kForceSums per solid
   DeviceBuffer<T> saved_;                        // the wall slots the last wall pass replaced, per interpolated link

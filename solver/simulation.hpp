@@ -303,6 +303,15 @@ class Simulation {
   /// Source::coupled). Throws std::logic_error with two-way coupled particles, whose deposit is that per-cell
   /// force.
   virtual DeviceArray force_array() { throw not_in_core("force"); }
+  /// A per-cell porosity alpha (the Brinkman drag coefficient, lattice units per step, >= 0: kernels/brinkman.hpp),
+  /// shape (nz, ny, nx), writable. The first access allocates it, all zero; from then on every step and read-out
+  /// adds the drag F_B = -alpha rho u (implicit in the cell) to the cell's force: alpha = 0 is fluid, large alpha
+  /// stops the flow (u ~ F / alpha), for porous media and density-based topology optimisation. It stays until
+  /// changed (it is not part of checkpoints). Throws std::logic_error with particles (their coupling reads the
+  /// force without it); out of core, not_in_core.
+  virtual DeviceArray porosity_array() { throw not_in_core("porosity"); }
+  /// Whether porosity_array() has been asked for.
+  virtual bool has_porosity() const { return false; }
   /// This block's cut links of the [[solid]] bodies on the device (kernels/cut_links.hpp; interpolated ones first)
   /// and their count, for the adjoint's force objectives; {nullptr, 0} without solids. Out of core: std::logic_error.
   virtual std::pair<const CutLink*, std::int64_t> device_cut_links() { throw not_in_core("cut links"); }

@@ -262,7 +262,9 @@ class Simulation(_eddy.Simulation):
         (the per-cell force density, constant over the steps), "state": dL/ds, shape (19, nz, ny, nx), with respect
         to the starting post-collision populations: state[i, z, y, x] for f*_i leaving cell (x, y, z) in direction
         c_i (sim.populations holds these in the in-place layout of sim.population_layout, not in this order),
-        "initial_velocity": dL/du0, shape (nz, ny, nx, 3), and "initial_density": dL/drho0, shape (nz, ny, nx), for
+        "porosity": dL/dalpha, shape (nz, ny, nx), where the simulation has a porosity field (sim.porosity; None
+        otherwise), "initial_velocity": dL/du0, shape (nz, ny, nx, 3), and "initial_density": dL/drho0, shape
+        (nz, ny, nx), for
         a run that starts from the equilibrium f_eq(rho0, u0) that set_equilibrium writes (the chain rule through
         f_eq at the starting state's raw moments: exact for such a start, the derivative along the equilibria
         otherwise; 0 in solid cells), "checkpoint_every", "recomputed_steps", "host_bytes", "device_bytes"}. The
@@ -343,6 +345,12 @@ _documented("force", """A per-cell force density F (lattice units, the arithmeti
 adds it to [physics] body_force (and any buoyancy) in the fused kernel's Guo forcing, and every read-out to its F/2
 shift. A constant field equals body_force bit for bit. It stays until changed (it is not part of checkpoints).
 Not with two-way coupled particles (their deposit is that per-cell force).""")
+_documented("porosity", """A per-cell porosity alpha >= 0 (the Brinkman drag coefficient, lattice units per step; the
+arithmetic type), shape (nz, ny, nx), writable. The first access allocates it, all zero; from then on every step and
+read-out adds the drag F_B = -alpha rho u to the cell's force, implicit in the cell (kernels/brinkman.hpp): alpha = 0
+is fluid, a large alpha stops the flow (u ~ F / alpha), for porous media and density-based topology optimisation.
+gradient() then returns dL/dalpha as "porosity". It stays until changed (not part of checkpoints). RuntimeError with
+[particles].""")
 _documented("stream", """The CUDA/HIP stream (an int handle: cudaStream_t) the simulation queues its work on; None on
 the cpu build. A kernel launched on it (cupy.cuda.ExternalStream(sim.stream), numba.cuda.external_stream(sim.stream),
 torch.cuda.ExternalStream(sim.stream)) is ordered with the steps without any synchronisation.""")

@@ -2,8 +2,8 @@
 // kept every 6) with respect to the per-cell force and the starting populations, on 2 and 4 ranks split along x, y
 // and z, is bitwise the one-rank gradient (the adjoint's ghosts are filled from the neighbours as the forward
 // halo's are, and every cell's arithmetic is its own); the objective, a sum over the ranks, agrees to 1e-13. Both
-// for the final state's objective and for one summed over a window of states, and for the force on a half-way box
-// that straddles the ranks' borders (objective solid_force).
+// for the final state's objective and for one summed over a window of states, for the force on a half-way box
+// that straddles the ranks' borders (objective solid_force), and with a porosity field (dL/dalpha too).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -51,14 +51,14 @@ CaseConfig adjoint_case(bool solid = false) {
 
 struct GlobalGradient {
   double objective = 0.0;
-  std::vector<double> force, state, initial;  // global cells, [c * N + global index]; initial: rho0, u0
+  std::vector<double> force, state, initial, porosity;  // global cells, [c * N + global index]; initial: rho0, u0
 };
 
 /// The gradient on `sim`'s block (the velocity mismatch of the final state, or summed over the last `window`
 /// states; with `solid`, the force on the case's solid along an oblique direction instead), every rank's cells summed
 /// into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value and zeros is that value).
 GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window,
-                               bool solid) {
+                               bool solid, bool porous) {
   const Decomposition& d = sim.decomposition();
   const std::size_t global = std::size_t(config.size[0]) * config.size[1] * config.size[2];
   const std::int64_t n = std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
@@ -73,6 +73,9 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   for (double& f : force) f = 1e-4 * unit(rng);
   for (double& t : target) t = 0.01 * unit(rng);
   test::set_force_field(sim, [&](int a, std::int64_t k) { return force[a * global + std::size_t(index[k])]; });
+  std::vector<double> alpha(global);
+  for (double& a : alpha) a = 0.05 + 0.05 * unit(rng);
+  if (porous) test::set_porosity(sim, [&](std::int64_t k) { return alpha[std::size_t(index[k])]; });
   sim.advance(15);
   Objective objective;
   objective.kind = ObjectiveKind::velocity_mismatch;
@@ -88,17 +91,20 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   const GradientResult r = gradient(sim, 20, objective, {6});
   GlobalGradient out;
   out.objective = r.objective;
-  std::vector<double> f(3 * global, 0.0), s(std::size_t(d3q19::Q) * global, 0.0), e(4 * global, 0.0);
+  std::vector<double> f(3 * global, 0.0), s(std::size_t(d3q19::Q) * global, 0.0), e(4 * global, 0.0),
+      p(porous ? global : 0, 0.0);
   for (std::int64_t k = 0; k < n; ++k) {
     for (int a = 0; a < 3; ++a) f[a * global + std::size_t(index[k])] = r.force[a * n + k];
     for (int i = 0; i < d3q19::Q; ++i) s[i * global + std::size_t(index[k])] = r.state[i * n + k];
     e[std::size_t(index[k])] = r.initial_density[std::size_t(k)];
     for (int a = 0; a < 3; ++a) e[(1 + a) * global + std::size_t(index[k])] = r.initial_velocity[a * n + k];
+    if (porous) p[std::size_t(index[k])] = r.porosity[std::size_t(k)];
   }
   if (comm == MPI_COMM_NULL) {
     out.force = f;
     out.state = s;
     out.initial = e;
+    out.porosity = p;
     return out;
   }
   int rank = 0;
@@ -109,19 +115,22 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   MPI_Reduce(s.data(), out.state.data(), int(s.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   out.initial.assign(e.size(), 0.0);
   MPI_Reduce(e.data(), out.initial.data(), int(e.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
+  out.porosity.assign(p.size(), 0.0);
+  if (porous) MPI_Reduce(p.data(), out.porosity.data(), int(p.size()), MPI_DOUBLE, MPI_SUM, 0, comm);
   return out;
 }
 
-class MpiAdjoint : public ::testing::TestWithParam<std::tuple<std::int64_t, bool>> {};  // window, solid force
+// window, solid force objective, porosity field
+class MpiAdjoint : public ::testing::TestWithParam<std::tuple<std::int64_t, bool, bool>> {};
 
 TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
   EDDY_REQUIRE_DEVICE();
-  const auto [window, solid] = GetParam();
+  const auto [window, solid, porous] = GetParam();
   const CaseConfig config = adjoint_case(solid);
   GlobalGradient reference;
   if (world_rank() == 0) {
     auto serial = Simulation::create(config);
-    reference = global_gradient(*serial, config, MPI_COMM_NULL, window, solid);
+    reference = global_gradient(*serial, config, MPI_COMM_NULL, window, solid, porous);
   }
   const std::array<std::array<int, 3>, 4> layouts = {{{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 1, 2}}};
   for (const std::array<int, 3>& dims : layouts) {
@@ -133,7 +142,7 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     GlobalGradient split;
     {
       auto sim = Simulation::create(c, decompose(c, group));
-      split = global_gradient(*sim, c, group, window, solid);
+      split = global_gradient(*sim, c, group, window, solid, porous);
     }
     MPI_Comm_free(&group);
     if (world_rank() != 0) continue;
@@ -145,6 +154,11 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     for (std::size_t k = 0; k < reference.initial.size(); ++k) {
       initial_mismatches += split.initial[k] != reference.initial[k];
     }
+    std::size_t porosity_mismatches = 0;
+    for (std::size_t k = 0; k < reference.porosity.size(); ++k) {
+      porosity_mismatches += split.porosity[k] != reference.porosity[k];
+    }
+    EXPECT_EQ(porosity_mismatches, 0u) << layout << ": dL/dalpha values that differ from the one-rank gradient";
     EXPECT_EQ(force_mismatches, 0u) << layout << ": dL/dF values that differ from the one-rank gradient";
     EXPECT_EQ(state_mismatches, 0u) << layout << ": dL/ds^0 values that differ from the one-rank gradient";
     EXPECT_EQ(initial_mismatches, 0u) << layout << ": dL/drho0, dL/du0 values that differ from the one-rank gradient";
@@ -158,9 +172,10 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
 
 // The final state's objective, and one summed over the last 9 states (the sweep's segments of 6 steps: 12..17 and
 // 18..19 and the final state 20).
-INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false)));
-INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), false)));
-INSTANTIATE_TEST_SUITE_P(SolidForce, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), true)));
+INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false, false)));
+INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), false, false)));
+INSTANTIATE_TEST_SUITE_P(SolidForce, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), true, false)));
+INSTANTIATE_TEST_SUITE_P(Porosity, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false, true)));
 
 }  // namespace
 }  // namespace eddy

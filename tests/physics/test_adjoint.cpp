@@ -8,6 +8,7 @@
 //    populations, and dL/dtau, against central differences of runs of the forward solver with the objective computed
 //    from Simulation::fields() (not from the adjoint's own read-out), 1e-6 relative as issue 28 asks; for a velocity
 //    mismatch and for the kinetic energy of a sub-box;
+//  - a porosity field (Brinkman drag): dL/dalpha, dL/dF and dL/dtau along random directions, 1e-6 relative;
 //  - a start from an equilibrium f_eq(rho0, u0): dL/du0 and dL/drho0 along random directions against central
 //    differences of forward runs from f_eq(rho0 +- e drho, u0 +- e du), 1e-6 relative;
 //  - the simulation ends as after advance(steps), bitwise; cases the adjoint does not cover, a short target and a
@@ -182,13 +183,15 @@ double solid_force_of(const CaseConfig& config, const std::vector<double>& f, co
   return value;
 }
 
-/// L of `objective` from a forward run of kSteps steps from populations s0 with per-cell force `force`: of the final
+/// L of `objective` from a forward run of kSteps steps from populations s0 with per-cell force `force` (and
+/// porosity field `porosity` where given): of the final
 /// state, or summed over the states at the ends of the last objective.window steps (the start counting as step 0).
 double forward_objective(const CaseConfig& config, const std::vector<double>& s0, const std::vector<double>& force,
-                         const Objective& objective) {
+                         const Objective& objective, const std::vector<double>& porosity = {}) {
   auto sim = Simulation::create(config);
   const std::size_t n = cells_of(config);
   test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+  if (!porosity.empty()) test::set_porosity(*sim, [&](std::int64_t k) { return porosity[std::size_t(k)]; });
   sim->set_populations(s0);
   double value = 0.0;
   for (int t = 0; t <= kSteps; ++t) {
@@ -421,6 +424,73 @@ TEST(RunGradientSweep, SolidForceObjectiveMatchesCentralDifferences) {
     EXPECT_GT(std::abs(value), 1e-3) << "the force must not vanish for the check to mean something";
     expect_central_differences(config, s0, force, objective, grad, 2, rng, "window " + std::to_string(window) + ", ");
   }
+}
+
+TEST(RunGradientSweep, PorosityGradientMatchesCentralDifferences) {
+  // A random porosity field (alpha in [0, 0.1]) in the sheared, forced flow: dL/dalpha, dL/dF and dL/dtau along
+  // random directions, for the kinetic energy of a sub-box (whose read-out carries the drag too) and for a velocity
+  // mismatch summed over a window of 5 states.
+  EDDY_REQUIRE_DEVICE();
+  const CaseConfig config = adjoint_case();
+  const std::size_t n = cells_of(config);
+  std::mt19937 rng(57);
+  std::vector<double> porosity = random_vector(n, 0.05, rng);
+  for (double& a : porosity) a += 0.05;
+  const std::vector<double> s0 = warmed_up_state(config);
+  const std::vector<double> force = random_vector(3 * n, 1e-4, rng);
+  for (const std::int64_t window : {std::int64_t(1), std::int64_t(5)}) {
+    Objective objective;
+    if (window == 1) {
+      objective.region = true;
+      objective.lo = {2, 1, 1};
+      objective.hi = {7, 6, 4};
+    } else {
+      objective.kind = ObjectiveKind::velocity_mismatch;
+      objective.target = random_vector(3 * n, 0.01, rng);
+      objective.window = window;
+    }
+    auto sim = Simulation::create(config);
+    test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+    test::set_porosity(*sim, [&](std::int64_t k) { return porosity[std::size_t(k)]; });
+    sim->set_populations(s0);
+    const GradientResult grad = gradient(*sim, kSteps, objective, {kKeepEvery});
+    const std::string what = "window " + std::to_string(window) + ", ";
+    const double value = forward_objective(config, s0, force, objective, porosity);
+    EXPECT_NEAR(grad.objective, value, 1e-12 * std::abs(value)) << what;
+    ASSERT_EQ(grad.porosity.size(), n);
+    const std::vector<double> view = test::read_array(grad.porosity_array);
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(view[k], grad.porosity[k]) << k;
+    const double e = 1e-6;
+    for (int trial = 0; trial < 3; ++trial) {
+      const std::vector<double> d_alpha = random_vector(n, 1.0, rng), d_force = random_vector(3 * n, 1.0, rng);
+      const double central_alpha = (forward_objective(config, s0, force, objective, axpy(porosity, e, d_alpha)) -
+                                    forward_objective(config, s0, force, objective, axpy(porosity, -e, d_alpha))) /
+                                   (2 * e);
+      const double adjoint_alpha = dot(grad.porosity, d_alpha);
+      EXPECT_LE(std::abs(adjoint_alpha - central_alpha), 1e-6 * std::abs(central_alpha))
+          << what << "porosity direction " << trial << ": adjoint " << adjoint_alpha << ", central difference "
+          << central_alpha;
+      const double central_force = (forward_objective(config, s0, axpy(force, e, d_force), objective, porosity) -
+                                    forward_objective(config, s0, axpy(force, -e, d_force), objective, porosity)) /
+                                   (2 * e);
+      const double adjoint_force = dot(grad.force, d_force);
+      EXPECT_LE(std::abs(adjoint_force - central_force), 1e-6 * std::abs(central_force))
+          << what << "force direction " << trial << ": adjoint " << adjoint_force << ", central difference "
+          << central_force;
+    }
+    const double central_tau =
+        (forward_objective(adjoint_case(Precision::float64, 0.7 + e), s0, force, objective, porosity) -
+         forward_objective(adjoint_case(Precision::float64, 0.7 - e), s0, force, objective, porosity)) /
+        (2 * e);
+    EXPECT_LE(std::abs(grad.tau - central_tau), 1e-6 * std::abs(central_tau))
+        << what << "tau: adjoint " << grad.tau << ", central difference " << central_tau;
+  }
+  // Without a porosity field there is no porosity gradient.
+  auto plain = Simulation::create(config);
+  plain->set_populations(s0);
+  const GradientResult none = gradient(*plain, 4, Objective{});
+  EXPECT_TRUE(none.porosity.empty());
+  EXPECT_EQ(none.porosity_array.data, nullptr);
 }
 
 TEST(RunGradientSweep, TauGradientOfBgkMatchesCentralDifferences) {

@@ -10,6 +10,7 @@
 - A start from set_equilibrium(rho0, u0): dL/du0 and dL/drho0 along random directions against central differences
   of forward runs from perturbed equilibria; set_equilibrium's read-back is f_eq of its arguments.
 - The solid_force objective: linear in its direction (objective and gradient).
+- dL/dalpha of a porosity field (sim.porosity, the Brinkman drag) against central differences.
 - Bad objectives, targets, regions, windows, equilibria and solid-force arguments raise ValueError naming the argument; open faces raise
   eddy.InputError.
 """
@@ -166,6 +167,35 @@ def test_initial_velocity_and_density_gradients_match_central_differences():
                    energy_from_equilibrium(rho0 - e * drho, u0, force)) / (2 * e)
         adjoint = float(np.sum(drho_gradient * drho))
         assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+
+
+def energy_with_porosity(alpha):
+    """The kinetic energy of the box after STEPS steps from rest with porosity field alpha."""
+    with eddy.Simulation(box(), quiet=True) as sim:
+        np.asarray(sim.porosity)[...] = alpha
+        sim.step(STEPS)
+        rho, u = (a.to_numpy() for a in sim.moments())
+    return 0.5 * np.sum(rho * np.sum(u ** 2, axis=-1))
+
+
+@cpu_only
+def test_porosity_gradient_matches_central_differences():
+    rng = np.random.default_rng(23)
+    alpha = 0.05 + 0.05 * rng.uniform(-1, 1, size=(5, 6, 8))
+    with eddy.Simulation(box(), quiet=True) as sim:
+        np.asarray(sim.porosity)[...] = alpha
+        g = sim.gradient(STEPS, checkpoint_every=5)
+        assert g["porosity"].shape == (5, 6, 8)
+        d_alpha = np.asarray(g["porosity"]).copy()
+    assert g["objective"] == pytest.approx(energy_with_porosity(alpha), rel=1e-12)
+    e = 1e-6
+    for _ in range(2):
+        d = rng.uniform(-1, 1, size=alpha.shape)
+        central = (energy_with_porosity(alpha + e * d) - energy_with_porosity(alpha - e * d)) / (2 * e)
+        adjoint = float(np.sum(d_alpha * d))
+        assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
+    with eddy.Simulation(box(), quiet=True) as sim:  # no porosity field, no porosity gradient
+        assert sim.gradient(2)["porosity"] is None
 
 
 @requires_device
