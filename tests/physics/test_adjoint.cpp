@@ -15,6 +15,7 @@
 //    too-small memory budget are refused with their messages.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <climits>
 #include <cmath>
 #include <memory>
@@ -222,6 +223,33 @@ std::vector<double> axpy(const std::vector<double>& x, double e, const std::vect
   return y;
 }
 
+/// The kinetic energy of the sub-box [lo, hi) (global cells per axis), of the final state.
+Objective sub_box_energy(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
+  Objective o;
+  o.region = true;
+  o.lo = lo;
+  o.hi = hi;
+  return o;
+}
+
+/// The velocity mismatch to a random target of amplitude 0.01 over n cells, of the final state.
+Objective random_mismatch(std::size_t n, std::mt19937& rng) {
+  Objective o;
+  o.kind = ObjectiveKind::velocity_mismatch;
+  o.target = random_vector(3 * n, 0.01, rng);
+  return o;
+}
+
+/// A simulation of `config` with per-cell force `force` ([a * n + k]) that starts from populations s0.
+std::unique_ptr<Simulation> start_from(const CaseConfig& config, const std::vector<double>& s0,
+                                       const std::vector<double>& force) {
+  auto sim = Simulation::create(config);
+  const std::size_t n = cells_of(config);
+  test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+  sim->set_populations(s0);
+  return sim;
+}
+
 /// The gradient `grad` of `objective` from s0 with per-cell force `force` against central differences of forward
 /// runs (step 1e-6, 1e-6 relative): dL/dtau (TRT, the magic parameter fixed), then `trials` random directions of the
 /// force and of the starting state each, drawn from `rng`. `what` prefixes the messages.
@@ -263,21 +291,12 @@ TEST_P(RunGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
   const CaseConfig config = adjoint_case();
   const std::size_t n = cells_of(config);
   std::mt19937 rng(5);
-  Objective objective;
-  objective.kind = GetParam();
-  if (objective.kind == ObjectiveKind::velocity_mismatch) {
-    objective.target = random_vector(3 * n, 0.01, rng);
-  } else {
-    objective.region = true;
-    objective.lo = {2, 1, 1};
-    objective.hi = {7, 6, 4};
-  }
+  const Objective objective =
+      GetParam() == ObjectiveKind::velocity_mismatch ? random_mismatch(n, rng) : sub_box_energy({2, 1, 1}, {7, 6, 4});
   const std::vector<double> s0 = warmed_up_state(config);
   const std::vector<double> force = random_vector(3 * n, 1e-4, rng);
 
-  auto sim = Simulation::create(config);
-  test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
-  sim->set_populations(s0);
+  auto sim = start_from(config, s0, force);
   const GradientResult grad = gradient(*sim, kSteps, objective, {kKeepEvery});
   EXPECT_NEAR(grad.objective, forward_objective(config, s0, force, objective), 1e-12 * std::abs(grad.objective));
   EXPECT_EQ(grad.checkpoint_every, kKeepEvery);
@@ -310,19 +329,9 @@ TEST(RunGradientSweep, WindowObjectivesMatchCentralDifferences) {
   const std::vector<double> s0 = warmed_up_state(config);
   const std::vector<double> force = random_vector(3 * n, 1e-4, rng);
   for (const std::int64_t window : {std::int64_t(9), std::int64_t(kSteps + 1)}) {
-    Objective objective;
-    if (window == 9) {
-      objective.region = true;
-      objective.lo = {1, 2, 0};
-      objective.hi = {9, 7, 5};
-    } else {
-      objective.kind = ObjectiveKind::velocity_mismatch;
-      objective.target = random_vector(3 * n, 0.01, rng);
-    }
+    Objective objective = window == 9 ? sub_box_energy({1, 2, 0}, {9, 7, 5}) : random_mismatch(n, rng);
     objective.window = window;
-    auto sim = Simulation::create(config);
-    test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
-    sim->set_populations(s0);
+    auto sim = start_from(config, s0, force);
     GradientOptions options{kKeepEvery};
     if (window != 9) options.placement = StatePlacement::host;
     const GradientResult grad = gradient(*sim, kSteps, objective, options);
@@ -412,9 +421,7 @@ TEST(RunGradientSweep, SolidForceObjectiveMatchesCentralDifferences) {
     objective.solid = 0;
     objective.direction = {1.0, 0.5, -0.25};
     objective.window = window;
-    auto sim = Simulation::create(config);
-    test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
-    sim->set_populations(s0);
+    auto sim = start_from(config, s0, force);
     GradientOptions options{kKeepEvery};
     if (window > 1) options.placement = StatePlacement::host;
     const GradientResult grad = gradient(*sim, kSteps, objective, options);
@@ -439,20 +446,10 @@ TEST(RunGradientSweep, PorosityGradientMatchesCentralDifferences) {
   const std::vector<double> s0 = warmed_up_state(config);
   const std::vector<double> force = random_vector(3 * n, 1e-4, rng);
   for (const std::int64_t window : {std::int64_t(1), std::int64_t(5)}) {
-    Objective objective;
-    if (window == 1) {
-      objective.region = true;
-      objective.lo = {2, 1, 1};
-      objective.hi = {7, 6, 4};
-    } else {
-      objective.kind = ObjectiveKind::velocity_mismatch;
-      objective.target = random_vector(3 * n, 0.01, rng);
-      objective.window = window;
-    }
-    auto sim = Simulation::create(config);
-    test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * n + std::size_t(k)]; });
+    Objective objective = window == 1 ? sub_box_energy({2, 1, 1}, {7, 6, 4}) : random_mismatch(n, rng);
+    objective.window = window;
+    auto sim = start_from(config, s0, force);
     test::set_porosity(*sim, [&](std::int64_t k) { return porosity[std::size_t(k)]; });
-    sim->set_populations(s0);
     const GradientResult grad = gradient(*sim, kSteps, objective, {kKeepEvery});
     const std::string what = "window " + std::to_string(window) + ", ";
     const double value = forward_objective(config, s0, force, objective, porosity);

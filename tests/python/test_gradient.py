@@ -129,14 +129,21 @@ def test_window_objective_and_its_force_gradient():
         assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
 
 
-def energy_from_equilibrium(rho0, u0, force):
-    """The kinetic energy of the box after STEPS steps from set_equilibrium(rho0, u0) under the per-cell force."""
+def energy_after(set_up):
+    """The kinetic energy of the box after STEPS steps from the state set_up(sim) leaves."""
     with eddy.Simulation(box(), quiet=True) as sim:
-        np.asarray(sim.force)[...] = force
-        sim.set_equilibrium(rho0, u0)
+        set_up(sim)
         sim.step(STEPS)
         rho, u = (a.to_numpy() for a in sim.moments())
     return 0.5 * np.sum(rho * np.sum(u ** 2, axis=-1))
+
+
+def energy_from_equilibrium(rho0, u0, force):
+    """The kinetic energy after STEPS steps from set_equilibrium(rho0, u0) under the per-cell force."""
+    def set_up(sim):
+        np.asarray(sim.force)[...] = force
+        sim.set_equilibrium(rho0, u0)
+    return energy_after(set_up)
 
 
 @cpu_only
@@ -170,12 +177,8 @@ def test_initial_velocity_and_density_gradients_match_central_differences():
 
 
 def energy_with_porosity(alpha):
-    """The kinetic energy of the box after STEPS steps from rest with porosity field alpha."""
-    with eddy.Simulation(box(), quiet=True) as sim:
-        np.asarray(sim.porosity)[...] = alpha
-        sim.step(STEPS)
-        rho, u = (a.to_numpy() for a in sim.moments())
-    return 0.5 * np.sum(rho * np.sum(u ** 2, axis=-1))
+    """The kinetic energy after STEPS steps from rest with porosity field alpha."""
+    return energy_after(lambda sim: np.asarray(sim.porosity).__setitem__(Ellipsis, alpha))
 
 
 @cpu_only
