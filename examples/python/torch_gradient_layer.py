@@ -127,7 +127,7 @@ def recover():
         optimiser.zero_grad()
         loss = ((EddyRun.apply(force, 0.01 * q, case, STEPS) - observed) ** 2).mean() / scale**2
         loss.backward()
-        losses.append(float(loss))
+        losses.append(loss.item())
         return loss
 
     optimiser.step(closure)
