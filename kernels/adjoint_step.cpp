@@ -37,6 +37,7 @@
 #include "kernels/adjoint_collision.hpp"
 #include "kernels/adjoint_launchers.hpp"
 #include "kernels/brinkman.hpp"
+#include "kernels/equilibrium.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/streaming.hpp"
 
@@ -138,14 +139,11 @@ struct InitialEquilibriumAdjoint {
       for (int c = 0; c < 4; ++c) out(c, cell) = R(0);
       return;
     }
-    R g[d3q19::Q], drho = R(0), j[3] = {R(0), R(0), R(0)};
-    for (int i = 0; i < d3q19::Q; ++i) {
-      g[i] = load_leaving<R>(state, swapped, flags, shape, cell, walls, i);
-      drho += g[i];
-      for (int a = 0; a < 3; ++a) j[a] += R(d3q19::c(i, a)) * g[i];
-    }
-    const R rho = R(1) + drho;
-    const R u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    R g[d3q19::Q];
+    for (int i = 0; i < d3q19::Q; ++i) g[i] = load_leaving<R>(state, swapped, flags, shape, cell, walls, i);
+    const R no_force[3] = {R(0), R(0), R(0)};
+    R drho, rho, u[3];
+    shifted_moments(g, no_force, drho, rho, u);  // the raw moments: no F/2 shift
     const R usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
     R rho_bar = R(0), u_bar[3] = {R(0), R(0), R(0)};
     for (int i = 0; i < d3q19::Q; ++i) {

@@ -210,19 +210,15 @@ class PySimulation {
   }
   FieldArray flags() { return view("flags", simulation().flag_array()); }
   FieldArray temperature() { return view("temperature", simulation().temperature_array()); }
-  FieldArray force() {
+  FieldArray force() { return allocated("force", &Simulation::force_array); }
+  FieldArray porosity() { return allocated("porosity", &Simulation::porosity_array); }
+  /// A per-cell field the simulation allocates on first access (`get`), ordered with its stream.
+  FieldArray allocated(const std::string& name, DeviceArray (Simulation::*get)()) {
     Simulation& sim = simulation();
     before();
-    DeviceArray a = sim.force_array();
+    DeviceArray a = (sim.*get)();
     after();
-    return view("force", std::move(a));
-  }
-  FieldArray porosity() {
-    Simulation& sim = simulation();
-    before();
-    DeviceArray a = sim.porosity_array();
-    after();
-    return view("porosity", std::move(a));
+    return view(name, std::move(a));
   }
 
   py::tuple particles() {
@@ -255,28 +251,18 @@ class PySimulation {
     const std::int64_t cells = std::int64_t(n[0]) * n[1] * n[2];
     const std::string shape = "(" + std::to_string(n[2]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[0]);
     std::vector<double> rho(std::size_t(cells), 1.0), u(3 * std::size_t(cells), 0.0);
-    // Reads `array` (block shape, with `components` last when > 1) into out[c * cells + k], checking each value.
+    // Reads `array` (block shape, `components` last when > 1; checked and converted to float64 by the Python
+    // wrapper, set_equilibrium in python/eddy/__init__.py) into out[c * cells + k].
     const auto read = [&](const py::object& array, const char* name, int components, std::vector<double>& out) {
       if (array.is_none()) return;
       const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
-      const int dims = components > 1 ? 4 : 3;
-      if (!a || a.ndim() != dims || a.shape(0) != n[2] || a.shape(1) != n[1] || a.shape(2) != n[0] ||
-          (dims == 4 && a.shape(3) != components)) {
+      if (!a || a.size() != py::ssize_t(components * cells)) {
         throw py::value_error(std::string("set_equilibrium: ") + name + " must have this rank's block shape " + shape +
-                              (dims == 4 ? ", 3)" : ")"));
+                              (components > 1 ? ", 3)" : ")"));
       }
       const double* v = a.data();
       for (std::int64_t k = 0; k < cells; ++k)
-        for (int c = 0; c < components; ++c) {
-          const double value = v[k * components + c];
-          const bool ok = components > 1 ? std::isfinite(value) : std::isfinite(value) && value > 0.0;
-          if (!ok) {
-            throw py::value_error(std::string("set_equilibrium: ") + name + " holds " + std::to_string(value) +
-                                  " at flat index " + std::to_string(k * components + c) +
-                                  (components > 1 ? " (values must be finite)" : " (values must be finite and > 0)"));
-          }
-          out[std::size_t(c * cells + k)] = value;
-        }
+        for (int c = 0; c < components; ++c) out[std::size_t(c * cells + k)] = v[k * components + c];
     };
     read(density, "density", 1, rho);
     read(velocity, "velocity", 3, u);
