@@ -71,14 +71,25 @@ void initial_equilibrium_adjoint(const PopulationView<T>& state, PopulationLayou
                                  const FlagView& flags, const BlockShape& shape,
                                  const WallVelocities<compute_t<T>>& walls, const backend::Stream* stream);
 
-/// An objective of solver/adjoint.hpp on the device: kind (0 velocity mismatch, 1 kinetic energy), the cells
-/// counted (block coordinates, [lo, hi) per axis, within the interior) and the target velocity u_t (3 interior
-/// fields, kind 0 only).
+/// An objective of solver/adjoint.hpp on the device: kind (0 velocity mismatch, 1 kinetic energy, 2 pressure drop),
+/// the cells counted (block coordinates, [lo, hi) per axis, within the interior; kind 2: the upstream region, and
+/// [down_lo, down_hi) the downstream one, with the weights c_s^2 / N of the two means) and the target velocity u_t
+/// (3 interior fields, kind 0 only).
 template <class R>
 struct ObjectiveView {
   int kind = 1;
   int lo[3] = {1, 1, 1}, hi[3] = {1, 1, 1};
+  int down_lo[3] = {1, 1, 1}, down_hi[3] = {1, 1, 1};
+  R up_weight = R(0), down_weight = R(0);
   const R* target = nullptr;
+
+  EDDY_HOST_DEVICE bool upstream(int x, int y, int z) const {
+    return x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
+  }
+  EDDY_HOST_DEVICE bool downstream(int x, int y, int z) const {
+    return kind == 2 && x >= down_lo[0] && x < down_hi[0] && y >= down_lo[1] && y < down_hi[1] && z >= down_lo[2] &&
+           z < down_hi[2];
+  }
 };
 
 /// From the arrived moments (4 interior fields), the objective's derivative moments_bar = (dL/drho, dL/du) at every

@@ -215,13 +215,17 @@ struct AdjointObjective {
   EDDY_HOST_DEVICE void operator()(int /*x*/, int y, int z) const {
     const std::int64_t n = std::int64_t(shape.n[0]) * shape.n[1] * shape.n[2];
     const std::int64_t row = std::int64_t(shape.n[0]) * ((y - 1) + std::int64_t(shape.n[1]) * (z - 1));
-    const bool row_counted = y >= objective.lo[1] && y < objective.hi[1] && z >= objective.lo[2] && z < objective.hi[2];
     double sum = 0.0;
     for (int x = 1; x <= shape.n[0]; ++x) {
       const std::int64_t k = row + (x - 1);
       const R rho = moments[k];
       R rho_bar = R(0), u_bar[3] = {R(0), R(0), R(0)};
-      if (row_counted && x >= objective.lo[0] && x < objective.hi[0] && rho > R(0)) {
+      const bool up = objective.upstream(x, y, z), down = objective.downstream(x, y, z);
+      if (objective.kind == 2 && (up || down) && rho > R(0)) {
+        // L = c_s^2 (<rho>_up - <rho>_down): each cell's weight times its rho.
+        rho_bar = (up ? objective.up_weight : R(0)) - (down ? objective.down_weight : R(0));
+        sum += double(rho_bar) * double(rho);
+      } else if (objective.kind != 2 && up && rho > R(0)) {
         const R u[3] = {moments[n + k], moments[2 * n + k], moments[3 * n + k]};
         R u_t[3] = {R(0), R(0), R(0)};
         if (objective.target) {

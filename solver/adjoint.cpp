@@ -20,14 +20,17 @@
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
+#include "solver/open_adjoint.hpp"
 
 namespace eddy {
 
 std::string adjoint_unsupported(const CaseConfig& config) {
   for (std::size_t f = 0; f < config.faces.size(); ++f) {
-    if (is_open_face(config.faces[f].kind)) {
-      return std::string("boundary.") + kFaceNames[f] + ".type = \"" + face_kind_name(config.faces[f].kind) +
-             "\" (open faces are not differentiated yet: walls, moving walls and periodic faces are)";
+    const FaceBoundary& b = config.faces[f];
+    if (b.kind == FaceKind::outflow && b.scheme == OutflowScheme::convective) {
+      return std::string("boundary.") + kFaceNames[f] +
+             ".scheme = \"convective\" (the convective outflow's history is not differentiated yet: the "
+             "zero-gradient outflow, velocity inlets, pressure outlets and free slip are)";
     }
   }
   for (const SolidConfig& solid : config.solids) {
@@ -107,8 +110,12 @@ class AdjointSweep {
         moments_(4 * std::size_t(n_)),
         moments_bar_(4 * std::size_t(n_)),
         rows_(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2])) {
-    // The simulation's own cell flags (block array, ghost layer included).
+    // The simulation's own cell flags (block array, ghost layer included), and a host copy.
     flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
+    host_flags_.resize(std::size_t(cells_));
+    backend::synchronize();
+    backend::copy_to_host(host_flags_.data(), flags_, host_flags_.size());
+    if (has_open_faces(sim.config())) open_ = std::make_unique<OpenFacesAdjoint<T>>(sim.config(), d_, host_flags_);
     for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
     force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
     omega_bar_ = DeviceBuffer<R>(2 * std::size_t(cells_));
@@ -138,7 +145,9 @@ class AdjointSweep {
 
   /// The objective L: its region in block coordinates (clipped to this block) and its target, on the device.
   void set_objective(const Objective& objective) {
-    view_.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0 : 1;
+    view_.kind = objective.kind == ObjectiveKind::velocity_mismatch ? 0
+                 : objective.kind == ObjectiveKind::pressure_drop   ? 2
+                                                                    : 1;
     solid_ = objective.kind == ObjectiveKind::solid_force ? objective.solid : -1;
     for (int a = 0; a < 3; ++a) direction_[a] = objective.direction[std::size_t(a)];
     for (int a = 0; a < 3; ++a) {
@@ -146,6 +155,25 @@ class AdjointSweep {
       const int hi = objective.region ? objective.hi[a] : sim_.config().size[a];
       view_.lo[a] = std::max(1, lo - d_.offset[a] + 1);
       view_.hi[a] = std::min(d_.local_size[a] + 1, hi - d_.offset[a] + 1);
+      view_.down_lo[a] = std::max(1, objective.down_lo[a] - d_.offset[a] + 1);
+      view_.down_hi[a] = std::min(d_.local_size[a] + 1, objective.down_hi[a] - d_.offset[a] + 1);
+    }
+    if (view_.kind == 2) {  // the weights c_s^2 / N of the two means, N the fluid cells of each region
+      long long counts[2] = {0, 0};
+      for (int z = 1; z <= shape_.n[2]; ++z)
+        for (int y = 1; y <= shape_.n[1]; ++y)
+          for (int x = 1; x <= shape_.n[0]; ++x) {
+            if (!is_fluid(host_flags_[std::size_t(shape_.index(x, y, z))])) continue;
+            counts[0] += view_.upstream(x, y, z) ? 1 : 0;
+            counts[1] += view_.downstream(x, y, z) ? 1 : 0;
+          }
+      if (!d_.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d_.comm));
+      if (counts[0] == 0 || counts[1] == 0) {
+        throw InputError(std::string("gradient: the pressure drop's ") + (counts[0] == 0 ? "upstream" : "downstream") +
+                         " region holds no fluid cell");
+      }
+      view_.up_weight = R(1.0 / (3.0 * double(counts[0])));
+      view_.down_weight = R(1.0 / (3.0 * double(counts[1])));
     }
     if (view_.kind == 0) {
       target_ = DeviceBuffer<R>(objective.target.size());
@@ -181,6 +209,7 @@ class AdjointSweep {
                     out(*force_bar_), out(omega_bar_), porosity_bar(), flags(), shape_, relax_, walls_, force_field_,
                     nullptr);
     current_ = 1 - current_;
+    open_faces(view, PopulationLayout(state.layout), *lambda_[current_]);
     send_ghosts(*lambda_[current_]);
   }
 
@@ -254,6 +283,11 @@ class AdjointSweep {
   FlagView flags() const { return FlagView{flags_}; }
   BlockFields<R> porosity_bar() { return porosity_bar_ ? out(*porosity_bar_) : BlockFields<R>{}; }
 
+  /// The open faces' part of S^T (kernels/open_adjoint.hpp) on `lambda`, about the state `view` in `layout`.
+  void open_faces(const PopulationView<T>& view, PopulationLayout layout, DeviceBuffer<R>& lambda) {
+    if (open_) open_->apply(view, layout, out(lambda), flags(), shape_, walls_, relax_.force);
+  }
+
   /// What the transposed streaming wrote into the ghost layer of `lambda`, to the cells that own those slots.
   void send_ghosts(DeviceBuffer<R>& lambda) {
     for (int i = 0; i < d3q19::Q; ++i) halo_.add_ghosts_to_owners(lambda.data() + i * cells_);
@@ -268,6 +302,10 @@ class AdjointSweep {
     adjoint_objective<R>(moments_.data(), view_, moments_bar_.data(), rows_.data(), shape_, nullptr);
     adjoint_seed<R>(moments_.data(), moments_bar_.data(), out(lambda), out(*force_bar_), porosity_bar(),
                     force_field_.porosity, flags(), shape_, nullptr);
+    if (open_) {  // the open faces made part of f from the state now held: their share of S^T
+      const PopulationStorage s = sim_.population_storage();
+      open_faces(PopulationView<T>{static_cast<T*>(s.data), cells_}, PopulationLayout(s.layout), lambda);
+    }
     double value = 0.0;
     for (double row : rows_.download()) value += row;
     return value;
@@ -294,6 +332,8 @@ class AdjointSweep {
   WallVelocities<R> walls_;
   FieldHalo<R> halo_;
   const CellFlag* flags_ = nullptr;                         // the simulation's
+  std::vector<CellFlag> host_flags_;                        // a host copy
+  std::unique_ptr<OpenFacesAdjoint<T>> open_;               // with open faces only
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   std::shared_ptr<DeviceBuffer<R>> porosity_bar_;           // dL/dalpha, with a porosity field only (shared too)
   DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
@@ -504,16 +544,22 @@ GradientResult gradient(Simulation& sim, std::int64_t steps, const Objective& ob
       if (!std::isfinite(d)) throw InputError("gradient: the force objective's direction must be finite");
     }
   }
-  if (objective.kind == ObjectiveKind::kinetic_energy && objective.region) {
+  const auto check_region = [&](const char* name, const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
     const char* axis = "xyz";
-    for (int a = 0; a < 3; ++a) {
-      const int lo = objective.lo[a], hi = objective.hi[a];
-      if (!(0 <= lo && lo < hi && hi <= sim.config().size[a])) {
-        throw InputError(std::string("gradient: the region's ") + axis[a] + " range [" + std::to_string(lo) + ", " +
-                         std::to_string(hi) + ") must satisfy 0 <= lo < hi <= " + std::to_string(sim.config().size[a]) +
-                         " (global cells, the end excluded)");
+    for (std::size_t a = 0; a < 3; ++a) {
+      if (!(0 <= lo[a] && lo[a] < hi[a] && hi[a] <= sim.config().size[a])) {
+        throw InputError(std::string("gradient: the ") + name + "'s " + axis[a] + " range [" + std::to_string(lo[a]) +
+                         ", " + std::to_string(hi[a]) + ") must satisfy 0 <= lo < hi <= " +
+                         std::to_string(sim.config().size[a]) + " (global cells, the end excluded)");
       }
     }
+  };
+  if (objective.kind == ObjectiveKind::kinetic_energy && objective.region)
+    check_region("region", objective.lo, objective.hi);
+  if (objective.kind == ObjectiveKind::pressure_drop) {
+    if (!objective.region) throw InputError("gradient: the pressure drop needs an upstream region");
+    check_region("upstream region", objective.lo, objective.hi);
+    check_region("downstream region", objective.down_lo, objective.down_hi);
   }
   OutOfCoreStats stats;
   if (sim.out_of_core(stats)) throw InputError("gradient: not available out of core (the adjoint runs in core)");

@@ -20,10 +20,12 @@
 // type (fp16 forward runs get a float adjoint).
 //
 // Differentiable here: BGK and TRT with Guo forcing (uniform body force, per-cell force field, Brinkman drag), halfway
-// bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, in core, any rank
-// count. Refused with an InputError naming what is not: open faces (inlets, outlets, outflow, free slip),
-// interpolated walls, LES and sponge layers, particles, the thermal field, [statistics] (the recomputed steps would
-// be sampled twice), out of core.
+// bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, the open faces
+// (velocity inlets, pressure outlets, zero-gradient outflow, free slip: kernels/open_adjoint.hpp; the pressure
+// outlet's velocities taken with the uniform body force, as its pass does for a state set without a step, so exact
+// where no per-cell force or porosity acts on an outlet's first two layers), in core, any rank count. Refused with an
+// InputError naming what is not: the convective outflow (its history), interpolated walls, LES and sponge layers,
+// particles, the thermal field, [statistics] (the recomputed steps would be sampled twice), out of core.
 // Units: lattice throughout.
 #pragma once
 
@@ -47,6 +49,10 @@ enum class ObjectiveKind {
   /// report for the step just taken) along a direction d (drag: d along the flow; lift: across it); a function of
   /// the post-collision state s^N itself (F = sum_links 2 f*_i c_i at its half-way links).
   solid_force,
+  /// L = c_s^2 (<rho>_up - <rho>_down): the pressure drop between the means of rho over the fluid cells of two regions
+  /// (`lo`, `hi` upstream; `down_lo`, `down_hi` downstream), c_s^2 = 1/3; with a fixed inflow, what the flow's
+  /// resistance costs (the dissipated power is the flow rate times it).
+  pressure_drop,
 };
 
 struct Objective {
@@ -55,9 +61,12 @@ struct Objective {
   /// MacroscopicFields, x fastest; n this rank's interior cells), lattice units.
   std::vector<double> target;
   /// kinetic_energy with `region`: the global cells [lo, hi) per axis, 0 <= lo < hi <= size (InputError
-  /// otherwise); without: every cell.
+  /// otherwise); without: every cell. pressure_drop: the upstream region (`region` must be true).
   bool region = false;
   std::array<int, 3> lo = {0, 0, 0}, hi = {0, 0, 0};
+  /// pressure_drop: the downstream region, global cells [down_lo, down_hi) per axis (as `lo`, `hi`). Each region must
+  /// hold a fluid cell (InputError otherwise).
+  std::array<int, 3> down_lo = {0, 0, 0}, down_hi = {0, 0, 0};
   /// solid_force: the body (index into CaseConfig::solids; InputError outside) and d (lattice units, finite; not
   /// normalised: L = F.d as given).
   int solid = -1;

@@ -3,7 +3,8 @@
 // and z, is bitwise the one-rank gradient (the adjoint's ghosts are filled from the neighbours as the forward
 // halo's are, and every cell's arithmetic is its own); the objective, a sum over the ranks, agrees to 1e-13. Both
 // for the final state's objective and for one summed over a window of states, for the force on a half-way box
-// that straddles the ranks' borders (objective solid_force), and with a porosity field (dL/dalpha too).
+// that straddles the ranks' borders (objective solid_force), with a porosity field (dL/dalpha too), and for a
+// channel's pressure drop between a velocity inlet and a pressure outlet (the open faces' adjoint).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -28,8 +29,21 @@ using test::group_of;
 using test::world_rank;
 using test::world_size;
 
-CaseConfig adjoint_case(bool solid = false) {
+CaseConfig adjoint_case(bool solid = false, bool open = false) {
   CaseConfig c = test::box_case(12, 8, 8, 0.7);
+  if (open) {  // a channel: parabolic inlet on x_min, pressure outlet on x_max, walls on y, periodic z
+    c.faces[0].kind = FaceKind::velocity_inlet;
+    c.faces[0].profile = InletProfile::parabolic;
+    c.faces[0].speed = 0.05;
+    c.faces[1].kind = FaceKind::pressure_outlet;
+    c.faces[1].density = 0.998;
+    test::make_periodic(c, 2);
+    c.body_force = {1e-5, 2e-6, 0.0};
+    c.precision = Precision::float64;
+    c.velocity = 0.05;
+    finalize_case(c);
+    return c;
+  }
   test::make_periodic(c, 0);
   test::make_periodic(c, 2);
   if (solid) {  // cells x 4..7, y 2..4, z 2..5: across the splits at x = 6 and z = 4
@@ -58,7 +72,7 @@ struct GlobalGradient {
 /// states; with `solid`, the force on the case's solid along an oblique direction instead), every rank's cells summed
 /// into global arrays on rank 0 of `comm` (zeros elsewhere: a sum of one value and zeros is that value).
 GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Comm comm, std::int64_t window,
-                               bool solid, bool porous) {
+                               bool solid, bool porous, bool open) {
   const Decomposition& d = sim.decomposition();
   const std::size_t global = std::size_t(config.size[0]) * config.size[1] * config.size[2];
   const std::int64_t n = std::int64_t(d.local_size[0]) * d.local_size[1] * d.local_size[2];
@@ -83,6 +97,14 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   objective.target.resize(3 * std::size_t(n));
   for (int a = 0; a < 3; ++a)
     for (std::int64_t k = 0; k < n; ++k) objective.target[a * n + k] = target[a * global + std::size_t(index[k])];
+  if (open) {  // the pressure drop between x in [1, 3) and [8, 11)
+    objective.kind = ObjectiveKind::pressure_drop;
+    objective.region = true;
+    objective.lo = {1, 0, 0};
+    objective.hi = {3, config.size[1], config.size[2]};
+    objective.down_lo = {8, 0, 0};
+    objective.down_hi = {11, config.size[1], config.size[2]};
+  }
   if (solid) {
     objective.kind = ObjectiveKind::solid_force;
     objective.solid = 0;
@@ -120,17 +142,17 @@ GlobalGradient global_gradient(Simulation& sim, const CaseConfig& config, MPI_Co
   return out;
 }
 
-// window, solid force objective, porosity field
-class MpiAdjoint : public ::testing::TestWithParam<std::tuple<std::int64_t, bool, bool>> {};
+// window, solid force objective, porosity field, open faces (a channel and its pressure drop)
+class MpiAdjoint : public ::testing::TestWithParam<std::tuple<std::int64_t, bool, bool, bool>> {};
 
 TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
   EDDY_REQUIRE_DEVICE();
-  const auto [window, solid, porous] = GetParam();
-  const CaseConfig config = adjoint_case(solid);
+  const auto [window, solid, porous, open] = GetParam();
+  const CaseConfig config = adjoint_case(solid, open);
   GlobalGradient reference;
   if (world_rank() == 0) {
     auto serial = Simulation::create(config);
-    reference = global_gradient(*serial, config, MPI_COMM_NULL, window, solid, porous);
+    reference = global_gradient(*serial, config, MPI_COMM_NULL, window, solid, porous, open);
   }
   const std::array<std::array<int, 3>, 4> layouts = {{{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 1, 2}}};
   for (const std::array<int, 3>& dims : layouts) {
@@ -142,7 +164,7 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
     GlobalGradient split;
     {
       auto sim = Simulation::create(c, decompose(c, group));
-      split = global_gradient(*sim, c, group, window, solid, porous);
+      split = global_gradient(*sim, c, group, window, solid, porous, open);
     }
     MPI_Comm_free(&group);
     if (world_rank() != 0) continue;
@@ -172,10 +194,15 @@ TEST_P(MpiAdjoint, GradientOnSeveralRanksIsBitwiseTheOneRankGradient) {
 
 // The final state's objective, and one summed over the last 9 states (the sweep's segments of 6 steps: 12..17 and
 // 18..19 and the final state 20).
-INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false, false)));
-INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), false, false)));
-INSTANTIATE_TEST_SUITE_P(SolidForce, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), true, false)));
-INSTANTIATE_TEST_SUITE_P(Porosity, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false, true)));
+INSTANTIATE_TEST_SUITE_P(FinalState, MpiAdjoint,
+                         ::testing::Values(std::make_tuple(std::int64_t(1), false, false, false)));
+INSTANTIATE_TEST_SUITE_P(Window, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(9), false, false, false)));
+INSTANTIATE_TEST_SUITE_P(SolidForce, MpiAdjoint,
+                         ::testing::Values(std::make_tuple(std::int64_t(9), true, false, false)));
+INSTANTIATE_TEST_SUITE_P(Porosity, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(1), false, true, false)));
+// A channel between a velocity inlet and a pressure outlet, split along the flow and across it (the outlet's links
+// reading cells of the other rank), its pressure drop summed over a window.
+INSTANTIATE_TEST_SUITE_P(OpenFaces, MpiAdjoint, ::testing::Values(std::make_tuple(std::int64_t(5), false, true, true)));
 
 }  // namespace
 }  // namespace eddy
