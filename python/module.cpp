@@ -70,6 +70,9 @@ py::tuple zyx(const std::array<int, 3>& v) { return py::make_tuple(v[2], v[1], v
 /// Steps between two looks for a pending Python signal (Ctrl-C) in Simulation.step and gradient.
 constexpr std::int64_t kInterruptChunk = 64;
 
+const std::string kObjectiveNames =
+    "gradient: objective must be \"kinetic_energy\", \"velocity_mismatch\", \"solid_force\" or \"pressure_drop\"";
+
 /// Raises KeyboardInterrupt (or what a Python signal handler raised) on every rank of `d` when a signal is pending
 /// on any of them (Ctrl-C), so that no rank is left waiting for the others in a collective. Collective.
 void raise_if_interrupted(const Decomposition& d) {
@@ -279,19 +282,38 @@ class PySimulation {
   }
 
   py::dict gradient(std::int64_t steps, const std::string& objective, const py::object& target,
-                    const py::object& region, const py::object& solid, const py::object& direction, std::int64_t window,
-                    std::int64_t checkpoint_every, std::size_t memory_budget) {
+                    const py::object& region, const py::object& downstream, const py::object& solid,
+                    const py::object& direction, std::int64_t window, std::int64_t checkpoint_every,
+                    std::size_t memory_budget) {
     Simulation& sim = simulation();
     const std::array<int, 3> n = sim.decomposition().local_size;
     const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
     Objective o;
     o.window = window;
-    if (objective != "solid_force" && objective != "kinetic_energy" && objective != "velocity_mismatch") {
-      throw py::value_error(
-          "gradient: objective must be \"kinetic_energy\", \"velocity_mismatch\" or "
-          "\"solid_force\" (got \"" +
-          objective + "\")");
+    if (objective != "solid_force" && objective != "kinetic_energy" && objective != "velocity_mismatch" &&
+        objective != "pressure_drop") {
+      throw py::value_error(kObjectiveNames + (" (got \"" + objective + "\")"));
     }
+    if (objective != "pressure_drop" && !downstream.is_none()) {
+      throw py::value_error("gradient: downstream is for objective \"pressure_drop\"");
+    }
+    // ((z0, z1), (y0, y1), (x0, x1)), global cells, half-open, into lo and hi (x first)
+    const auto read_region = [](const py::object& value, const char* name, std::array<int, 3>& lo,
+                                std::array<int, 3>& hi) {
+      const std::string form = std::string("gradient: ") + name +
+                               " must be ((z0, z1), (y0, y1), (x0, x1)), integers, global cells, the end excluded";
+      std::vector<std::vector<int>> r;
+      try {
+        r = value.cast<std::vector<std::vector<int>>>();
+      } catch (const py::cast_error&) {
+        throw py::value_error(form);
+      }
+      if (r.size() != 3 || r[0].size() != 2 || r[1].size() != 2 || r[2].size() != 2) throw py::value_error(form);
+      for (int a = 0; a < 3; ++a) {
+        lo[std::size_t(a)] = r[std::size_t(2 - a)][0];
+        hi[std::size_t(a)] = r[std::size_t(2 - a)][1];
+      }
+    };
     if (objective != "solid_force" && (!solid.is_none() || !direction.is_none())) {
       throw py::value_error("gradient: solid and direction are for objective \"solid_force\"");
     }
@@ -353,26 +375,19 @@ class PySimulation {
     } else if (objective == "kinetic_energy") {
       o.kind = ObjectiveKind::kinetic_energy;
       if (!target.is_none()) throw py::value_error("gradient: target is for objective \"velocity_mismatch\"");
-      if (!region.is_none()) {  // ((z0, z1), (y0, y1), (x0, x1)), global cells, half-open
-        const char* form = "gradient: region must be ((z0, z1), (y0, y1), (x0, x1)), integers, global cells, the end "
-                           "excluded";
-        std::vector<std::vector<int>> r;
-        try {
-          r = region.cast<std::vector<std::vector<int>>>();
-        } catch (const py::cast_error&) {
-          throw py::value_error(form);
-        }
-        if (r.size() != 3 || r[0].size() != 2 || r[1].size() != 2 || r[2].size() != 2) throw py::value_error(form);
+      if (!region.is_none()) {
         o.region = true;
-        for (int a = 0; a < 3; ++a) {
-          o.lo[std::size_t(a)] = r[std::size_t(2 - a)][0];
-          o.hi[std::size_t(a)] = r[std::size_t(2 - a)][1];
-        }
+        read_region(region, "region", o.lo, o.hi);
       }
-    } else {
-      throw py::value_error(
-          "gradient: objective must be \"kinetic_energy\", \"velocity_mismatch\" or \"solid_force\" (got \"" +
-          objective + "\")");
+    } else {  // pressure_drop
+      o.kind = ObjectiveKind::pressure_drop;
+      if (!target.is_none()) throw py::value_error("gradient: target is for objective \"velocity_mismatch\"");
+      if (region.is_none() || downstream.is_none()) {
+        throw py::value_error("gradient: objective \"pressure_drop\" needs region (upstream) and downstream");
+      }
+      o.region = true;
+      read_region(region, "region", o.lo, o.hi);
+      read_region(downstream, "downstream", o.down_lo, o.down_hi);
     }
     before();
     GradientOptions options;
@@ -514,8 +529,8 @@ PYBIND11_MODULE(_eddy, m) {
       .def_property_readonly("porosity", &PySimulation::porosity)
       .def("_set_equilibrium", &PySimulation::set_equilibrium, py::arg("density"), py::arg("velocity"))
       .def("_gradient", &PySimulation::gradient, py::arg("steps"), py::arg("objective"), py::arg("target"),
-           py::arg("region"), py::arg("solid"), py::arg("direction"), py::arg("window"), py::arg("checkpoint_every"),
-           py::arg("memory_budget"))
+           py::arg("region"), py::arg("downstream"), py::arg("solid"), py::arg("direction"), py::arg("window"),
+           py::arg("checkpoint_every"), py::arg("memory_budget"))
       .def("particles", &PySimulation::particles)
       .def("statistics", &PySimulation::statistics, py::arg("name"))
       .def_property_readonly("statistics_samples", &PySimulation::statistics_samples)

@@ -235,8 +235,8 @@ class Simulation(_eddy.Simulation):
             fields.append(array)
         super()._set_equilibrium(*fields)
 
-    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, solid=None, direction=None,
-                 window=1, checkpoint_every=0, memory_budget=0):
+    def gradient(self, steps, objective="kinetic_energy", *, target=None, region=None, downstream=None, solid=None,
+                 direction=None, window=1, checkpoint_every=0, memory_budget=0):
         """Runs `steps` steps from the current state and returns the gradient of an objective of the final state, or
         summed over a time window, by the discrete adjoint of eddy's step (solver/adjoint.hpp), as a dict of arrays
         and figures; the simulation then holds the state after the steps, as after step(steps). Lattice units
@@ -248,7 +248,9 @@ class Simulation(_eddy.Simulation):
             "solid_force": L = F.d, the momentum-exchange force F on the [[solid]] body named `solid` (the value its
             forces report, lattice units; a body with wall = "halfway") along `direction` d = (dx, dy, dz) (default
             (1, 0, 0), not normalised): the drag with d along the flow, the lift across it; C_D = 2 F.d / (U^2 A)
-            for a unit d.
+            for a unit d; "pressure_drop": L = c_s^2 (<rho> over the fluid cells of `region` - <rho> over those of
+            `downstream`), c_s^2 = 1/3, both regions given as for the kinetic energy (a channel's resistance: with a
+            fixed inflow, the dissipated power is the flow rate times it).
         window: W, the objective summed over the states at the ends of the last W steps (1: the final state only;
             steps + 1 counts the starting state too). ValueError outside 1 <= W <= steps + 1.
         checkpoint_every: forward states kept every k steps, the others recomputed (0: the smallest k whose states
@@ -271,8 +273,9 @@ class Simulation(_eddy.Simulation):
         arrays are FieldArrays: zero-copy views of the adjoint's own fields (device
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
-        periodic faces, bodies without interpolated walls; InputError for open faces, interpolated walls, LES,
-        particles, [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
+        periodic faces, velocity inlets, pressure outlets (exact where no per-cell force or porosity acts on its
+        first two layers), zero-gradient outflow, free slip, bodies without interpolated walls; InputError for the
+        convective outflow, interpolated walls, LES, particles, [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
         together): the simulation then holds the state its forward run had reached, or once that run is done, the
         state after the steps."""
         def count(name, value):
@@ -298,8 +301,8 @@ class Simulation(_eddy.Simulation):
             if value >= 2**63:
                 raise ValueError("gradient: %s = %d is too large" % (name, value))
         if not isinstance(objective, str):
-            raise TypeError("gradient: objective must be a str (\"kinetic_energy\", \"velocity_mismatch\" or "
-                            "\"solid_force\"; got %s)" % type(objective).__name__)
+            raise TypeError("gradient: objective must be a str (\"kinetic_energy\", \"velocity_mismatch\", "
+                            "\"solid_force\" or \"pressure_drop\"; got %s)" % type(objective).__name__)
         if direction is not None:
             d = _np.asarray(direction.cpu() if hasattr(direction, "cpu") else direction)
             if d.dtype.kind not in "iuf" or d.shape != (3,) or not _np.all(_np.isfinite(d)) or not _np.any(d):
@@ -309,8 +312,8 @@ class Simulation(_eddy.Simulation):
         if not 1 <= window <= steps + 1:
             raise ValueError("gradient: window = %d must be between 1 (the final state) and steps + 1 = %d (every "
                              "state from the start)" % (window, steps + 1))
-        return super()._gradient(steps, objective, target, region, solid, direction, window, checkpoint_every,
-                                 memory_budget)
+        return super()._gradient(steps, objective, target, region, downstream, solid, direction, window,
+                                 checkpoint_every, memory_budget)
 
     @property
     def particle_positions(self):

@@ -586,13 +586,11 @@ void expect_refusal(Call call, const std::string& text, const std::string& what)
 
 TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   EDDY_REQUIRE_DEVICE();
-  CaseConfig inlet = test::box_case(10, 8, 6, 0.7);
-  inlet.faces[0] = {FaceKind::velocity_inlet, {0.02, 0.0, 0.0}};
-  inlet.precision = Precision::float64;
-  finalize_case(inlet);
-  auto open = Simulation::create(inlet);
-  expect_refusal<InputError>([&] { gradient(*open, 4, Objective{}); }, "boundary.x_min.type = \"velocity_inlet\"",
-                             "a case with a velocity inlet");
+  CaseConfig les = adjoint_case();
+  les.les = LesModel::smagorinsky;
+  finalize_case(les);
+  auto with_les = Simulation::create(les);
+  expect_refusal<InputError>([&] { gradient(*with_les, 4, Objective{}); }, "numerics.les", "a case with LES");
   const CaseConfig config = adjoint_case();
   auto sim = Simulation::create(config);
   Objective short_target;
@@ -630,6 +628,17 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
   outside.lo = {0, 0, 0};
   outside.hi = {10, 9, 6};
   EXPECT_THROW(gradient(*sim, 4, outside), InputError);
+  Objective drop;  // a pressure drop: an upstream region is needed, and the downstream one must be inside
+  drop.kind = ObjectiveKind::pressure_drop;
+  expect_refusal<InputError>([&] { gradient(*sim, 4, drop); }, "the pressure drop needs an upstream region",
+                             "a pressure drop without regions");
+  drop.region = true;
+  drop.hi = {2, 8, 6};
+  drop.down_lo = {8, 0, 0};
+  drop.down_hi = {11, 8, 6};
+  expect_refusal<InputError>([&] { gradient(*sim, 4, drop); },
+                             "the downstream region's x range [8, 11) must satisfy 0 <= lo < hi <= 10",
+                             "a downstream region beyond the domain");
   Objective no_solid;
   no_solid.kind = ObjectiveKind::solid_force;
   no_solid.solid = 0;
