@@ -24,8 +24,9 @@ eddy_packages() {
   # TBB: the cpu backend's parallel std::sort (particle cell lists); rocPRIM: the hip backend's radix sort.
   # matplotlib: scripts/plot_forces.py, run by the test suite (tests/scripts/plot_forces.sh; skipped without it).
   # PyTorch (Debian's, CPU): the examples whose tensors go through DLPack and the differentiable layer of
-  # examples/python run in the test suite on the cpu build (skipped without it).
-  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib python3-torch
+  # examples/python run in the test suite on the cpu build (skipped without it). VTK's Python bindings: the
+  # topology optimisation example writes its designs as .vti files through them and reads them back.
+  [[ $backend == cpu ]] && echo libtbb-dev python3-matplotlib python3-torch python3-vtk9
   [[ $backend == hip ]] && echo hipcc libamdhip64-dev librocprim-dev
   return 0
 }
