@@ -15,7 +15,8 @@ EXAMPLES = sorted(p for p in (SOURCE_DIR / "examples" / "python").glob("*.py") i
 
 def test_examples_are_there():
     names = {p.name for p in EXAMPLES}
-    assert {"numpy_taylor_green.py", "cupy_kolmogorov.py", "numba_statistic.py", "torch_snapshots.py"} <= names
+    assert {"numpy_taylor_green.py", "cupy_kolmogorov.py", "numba_statistic.py", "torch_snapshots.py",
+            "adjoint_force_recovery.py", "torch_gradient_layer.py", "topology_bend.py"} <= names
 
 
 @requires_device
