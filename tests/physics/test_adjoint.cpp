@@ -30,6 +30,7 @@
 #include "solver/errors.hpp"
 #include "solver/precision.hpp"
 #include "solver/simulation.hpp"
+#include "tests/direction_vectors.hpp"
 #include "tests/force_field_support.hpp"
 #include "tests/test_support.hpp"
 
@@ -204,24 +205,9 @@ double forward_objective(const CaseConfig& config, const std::vector<double>& s0
   return value;
 }
 
-std::vector<double> random_vector(std::size_t size, double amplitude, std::mt19937& rng) {
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<double> v(size);
-  for (double& x : v) x = amplitude * unit(rng);
-  return v;
-}
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-std::vector<double> axpy(const std::vector<double>& x, double e, const std::vector<double>& d) {
-  std::vector<double> y(x);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] += e * d[i];
-  return y;
-}
+using test::axpy;
+using test::dot;
+using test::random_vector;
 
 /// The kinetic energy of the sub-box [lo, hi) (global cells per axis), of the final state.
 Objective sub_box_energy(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {

@@ -23,6 +23,7 @@
 #include "solver/open_adjoint.hpp"
 #include "solver/open_boundaries.hpp"
 #include "solver/simulation.hpp"
+#include "tests/direction_vectors.hpp"
 #include "tests/force_field_support.hpp"
 #include "tests/physics/open_channel.hpp"
 #include "tests/test_support.hpp"
@@ -64,24 +65,9 @@ CaseConfig channel(Outlet outlet, double tau = 0.7) {
 
 constexpr std::size_t kCells = std::size_t(kNx) * kNy * kNz;
 
-std::vector<double> random_vector(std::size_t size, double amplitude, std::mt19937& rng) {
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<double> v(size);
-  for (double& x : v) x = amplitude * unit(rng);
-  return v;
-}
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-std::vector<double> axpy(const std::vector<double>& x, double e, const std::vector<double>& d) {
-  std::vector<double> y(x);
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] += e * d[i];
-  return y;
-}
+using test::axpy;
+using test::dot;
+using test::random_vector;
 
 /// L of `objective` from the fields of one state, computed here from its definition (solver/adjoint.hpp).
 double objective_of(const MacroscopicFields& m, const Objective& o) {
