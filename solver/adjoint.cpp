@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -458,6 +459,12 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       options.check_interrupt();
     }
   };
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point start) {
+    backend::synchronize();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  Clock::time_point phase = Clock::now();
   std::vector<KeptState> kept_states;
   for (std::int64_t t = 0; t < steps; ++t) {
     if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host));
@@ -467,6 +474,7 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   const KeptState end = keep(sim, kept_on_host);
   adjoint.set_objective(objective);
   result.objective = adjoint.seed();
+  result.seconds_forward = seconds_since(phase);
   // The window's other states: f^n for n > N - W, each added to lambda^n once step_back has made it.
   const auto in_window = [&](std::int64_t n) { return n < steps && n > steps - objective.window; };
 
@@ -479,6 +487,7 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
       const std::int64_t start = m * k, stop = std::min(steps, start + k);
       const KeptState& kept_state = kept_states[std::size_t(m)];
+      phase = Clock::now();
       if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
       if (kept_on_host) keep_into(sim, first_copy, false);
       for (std::int64_t t = start + 1; t < stop; ++t) {
@@ -486,7 +495,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
         keep_into(sim, later[std::size_t(t - start - 1)], false);
         ++result.recomputed_steps;
       }
-      backend::synchronize();
+      result.seconds_recompute += seconds_since(phase);
+      phase = Clock::now();
       for (std::int64_t t = stop - 1; t > start; --t) {
         adjoint.step_back(later[std::size_t(t - start - 1)]);
         if (in_window(t)) result.objective += adjoint.add_objective(later[std::size_t(t - start - 1)]);
@@ -496,6 +506,7 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       adjoint.step_back(first);
       if (in_window(start)) result.objective += adjoint.add_objective(first);
       if (m == 0) adjoint.initial_equilibrium(first);
+      result.seconds_adjoint += seconds_since(phase);
       kept_states.pop_back();
       if (m > 0) check_interrupt(++swept);
     }

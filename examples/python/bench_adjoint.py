@@ -53,15 +53,18 @@ with eddy.Simulation(case, quiet=True) as sim:
     sim.step(100)
     print("eddy %s (%s), cavity %d^3, %s storage" % (eddy.__version__, eddy.backend, args.size, args.storage))
     for steps in args.steps:
-        forward, gradient = [], []
+        forward, gradient, phases = [], [], []
         for _ in range(args.repeat):
             forward.append(timed(sim, lambda: sim.step(steps))[0])
             seconds, g = timed(sim, lambda: sim.gradient(steps, checkpoint_every=args.checkpoint_every))
             gradient.append(seconds)
-            del g["force"], g["state"]  # the adjoint's fields go before the next run
+            phases.append(g["seconds"])
+            g = {k: v for k, v in g.items() if not hasattr(v, "to_numpy")}  # the adjoint's fields go before the next run
         f_mean, f_spread = describe(forward)
         g_mean, g_spread = describe(gradient)
         print("S = %4d: forward %.3f +- %.3f s (%.0f MLUPS), gradient %.3f +- %.3f s, ratio %.2f; k = %d, "
               "%d steps recomputed, states and adjoint fields %.2f GB on the device, %.2f GB on the host"
               % (steps, f_mean, f_spread, cells * steps / f_mean * 1e-6, g_mean, g_spread, g_mean / f_mean,
                  g["checkpoint_every"], g["recomputed_steps"], g["device_bytes"] * 1e-9, g["host_bytes"] * 1e-9))
+        print("         phases (mean): forward %.3f s, recompute %.3f s, adjoint %.3f s"
+              % tuple(statistics.mean(p[name] for p in phases) for name in ("forward", "recompute", "adjoint")))
