@@ -54,7 +54,7 @@ def case():
         "case": {"name": "topology_bend"},
         "domain": {"size": [N, N, 1], "periodic": [False, False, True]},
         "physics": {"tau": TAU, "velocity": U},
-        "boundary": {"x_min": {"type": "velocity_inlet", "velocity": [U, 0.0, 0.0]},
+        "boundary": {"x_min": {"type": "velocity_inlet", "velocity": [1.0, 0.0, 0.0]},  # in units of physics.velocity
                      "y_min": {"type": "pressure_outlet", "density": 1.0}},
         "solid": [box("left_low", (0, 0), (1, W0)), box("left_high", (0, W1), (1, N)),
                   box("bottom_left", (1, 0), (W0, 1)), box("bottom_right", (W1, 0), (N, 1))],
