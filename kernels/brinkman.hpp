@@ -41,4 +41,17 @@ EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE R brinkman_adjoint(R alpha, const R (&moment
   return alpha_bar;
 }
 
+/// The velocity a cell collided with, from its post-collision momentum m = sum_i c_i f*_i (= j + F, Guo), density
+/// rho, external force F_ext and porosity alpha: with F = (F_ext - alpha j) / (1 + alpha/2) and j = m - F,
+///   F = (F_ext - alpha m) / (1 - alpha/2),   u = (m - F/2) / rho = (2 m - F_ext) / ((2 - alpha) rho)
+/// (the header's formula solved for j; alpha = 0 gives u = (m - F_ext/2) / rho). What a pass after the step reads
+/// (the pressure outlet's moments, kernels/open_boundaries.hpp). Derivatives, with kappa = 2 / (2 - alpha):
+///   du/dm = kappa / rho,   du/dF_ext = -kappa / (2 rho),   du/drho = -u / rho,   du/dalpha = u / (2 - alpha).
+template <class R>
+EDDY_HOST_DEVICE EDDY_ALWAYS_INLINE void velocity_after_collision(const R (&m)[3], R rho, const R (&force_ext)[3],
+                                                                  R alpha, R (&u)[3]) {
+  const R inv = R(1) / ((R(2) - alpha) * rho);
+  for (int a = 0; a < 3; ++a) u[a] = (R(2) * m[a] - force_ext[a]) * inv;
+}
+
 }  // namespace eddy

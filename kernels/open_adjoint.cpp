@@ -10,9 +10,10 @@ namespace eddy {
 namespace {
 
 constexpr int kRow = 1024;  // threads per row of the launch box
-// Values per outlet cell, two halves of the same form: (rho_bar, u_bar[3], u[3], rho) of x, (0, u_n_bar[3], u_n[3],
-// rho_n) of x + n.
-constexpr int kRecord = 16;
+// Values per outlet cell, two halves of the same form: (rho_bar, u_bar[3], u[3], rho, kappa) of x, (0, u_n_bar[3],
+// u_n[3], rho_n, kappa_n) of x + n; kappa = 2 / (2 - alpha) (kernels/brinkman.hpp, velocity_after_collision).
+constexpr int kHalf = 9;
+constexpr int kRecord = 2 * kHalf;
 
 Box rows_for(std::int64_t n) {
   const int width = n < kRow ? int(n) : kRow;
@@ -39,15 +40,20 @@ struct OutletRecords {
   BlockShape shape;
   WallVelocities<R> walls;
   R force[3];
+  ForceFieldView<R> field;
+
+  EDDY_HOST_DEVICE R kappa(std::int64_t cell) const {
+    return field.porosity ? R(2) / (R(2) - field.porosity[cell]) : R(1);
+  }
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int /*z*/) const {
     const std::int64_t r = std::int64_t(y) * kRow + x;
     if (r >= plan.n_outlet_cells) return;
     const OutletAdjointCell c = plan.outlet_cells[r];
     R rho, u[3], rho_n, u_n[3];
-    open_post_collision_moments<T, R>(state, swapped, flags, shape, walls, force, c.cell, rho, u);
+    open_post_collision_moments<T, R>(state, swapped, flags, shape, walls, force, field, c.cell, rho, u);
     if (c.next >= 0) {
-      open_post_collision_moments<T, R>(state, swapped, flags, shape, walls, force, c.next, rho_n, u_n);
+      open_post_collision_moments<T, R>(state, swapped, flags, shape, walls, force, field, c.next, rho_n, u_n);
     } else {
       rho_n = rho;
       for (int a = 0; a < 3; ++a) u_n[a] = u[a];
@@ -77,23 +83,27 @@ struct OutletRecords {
     R* out = plan.records + kRecord * r;
     out[0] = rho_bar;
     out[7] = rho;
-    out[8] = R(0);  // x + n's rho is not read
-    out[15] = rho_n;
+    out[8] = kappa(c.cell);
+    out[kHalf] = R(0);  // x + n's rho is not read
+    out[kHalf + 7] = rho_n;
+    out[kHalf + 8] = c.next >= 0 ? kappa(c.next) : R(1);
     for (int a = 0; a < 3; ++a) {
       out[1 + a] = u_bar[a];
       out[4 + a] = u[a];
-      out[9 + a] = u_n_bar[a];
-      out[12 + a] = u_n[a];
+      out[kHalf + 1 + a] = u_n_bar[a];
+      out[kHalf + 4 + a] = u_n[a];
     }
   }
 };
 
-/// Per target slot: the linear terms added to the slot in order, then the sum of the outlet-moment terms.
+/// Per target slot: the linear terms added to the slot in order, then the sum of the outlet-moment terms; at the
+/// slots of direction 0 (one per cell) also the moments' share of dL/dF and dL/dalpha of that cell.
 template <class R>
 struct TargetSums {
   OpenAdjointPlan<R> plan;
   R* lambda;
   std::int64_t n_cells;
+  BlockFields<R> force_bar, porosity_bar;  // porosity_bar.at null without a porosity field
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int /*z*/) const {
     const std::int64_t t = std::int64_t(y) * kRow + x;
@@ -108,12 +118,22 @@ struct TargetSums {
         value += lambda[term.index];
         continue;
       }
-      // x's record (kind 1): rho_bar + u_bar.(c_k - u) / rho; x + n's (kind 2): u_n_bar.(c_k - u_n) / rho_n.
-      const R* rec = plan.records + kRecord * term.index + (term.kind == 1 ? 0 : 8);
+      // x's record (kind 1): rho_bar + u_bar.(kappa c_k - u) / rho; x + n's (kind 2): u_n_bar.(kappa c_k - u_n) /
+      // rho_n (du/ds_k through m and rho, kernels/brinkman.hpp).
+      const R* rec = plan.records + kRecord * term.index + (term.kind == 1 ? 0 : kHalf);
+      const R rho = rec[7], kappa = rec[8];
       R part = rec[0];
-      for (int a = 0; a < 3; ++a) part += rec[1 + a] * (R(d3q19::c(k, a)) - rec[4 + a]) / rec[7];
+      for (int a = 0; a < 3; ++a) part += rec[1 + a] * (kappa * R(d3q19::c(k, a)) - rec[4 + a]) / rho;
       moments = any_moments ? moments + part : part;
       any_moments = true;
+      if (k == 0) {  // du/dF_ext = -kappa / (2 rho), du/dalpha = u / (2 - alpha) = kappa u / 2; slot = the cell
+        R alpha_bar = R(0);
+        for (int a = 0; a < 3; ++a) {
+          force_bar(a, slot) -= R(0.5) * kappa * rec[1 + a] / rho;
+          alpha_bar += R(0.5) * kappa * rec[1 + a] * rec[4 + a];
+        }
+        if (porosity_bar.at) porosity_bar(0, slot) += alpha_bar;
+      }
     }
     lambda[slot] = any_moments ? value + moments : value;
   }
@@ -134,18 +154,20 @@ struct ClearSlots {
 
 template <class T>
 void open_faces_adjoint(const OpenAdjointPlan<compute_t<T>>& plan, const PopulationView<T>& state,
-                        PopulationLayout layout, const BlockFields<compute_t<T>>& lambda, const FlagView& flags,
-                        const BlockShape& shape, const WallVelocities<compute_t<T>>& walls,
-                        const compute_t<T> (&force)[3], const backend::Stream* stream) {
+                        PopulationLayout layout, const BlockFields<compute_t<T>>& lambda,
+                        const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& porosity_bar,
+                        const FlagView& flags, const BlockShape& shape, const WallVelocities<compute_t<T>>& walls,
+                        const compute_t<T> (&force)[3], const ForceFieldView<compute_t<T>>& field,
+                        const backend::Stream* stream) {
   using R = compute_t<T>;
   if (plan.n_outlet_cells > 0) {
     const OutletRecords<T> k{plan,  state, layout == PopulationLayout::swapped, lambda, flags,
-                             shape, walls, {force[0], force[1], force[2]}};
+                             shape, walls, {force[0], force[1], force[2]},      field};
     parallel_for(rows_for(plan.n_outlet_cells), k, "open_adjoint_outlet", stream);
   }
   if (plan.n_targets > 0) {
-    parallel_for(rows_for(plan.n_targets), TargetSums<R>{plan, lambda.at, lambda.n_cells}, "open_adjoint_targets",
-                 stream);
+    const TargetSums<R> k{plan, lambda.at, lambda.n_cells, force_bar, porosity_bar};
+    parallel_for(rows_for(plan.n_targets), k, "open_adjoint_targets", stream);
   }
   if (plan.n_nu_slots > 0) {
     parallel_for(rows_for(plan.n_nu_slots), ClearSlots<R>{plan.nu_slots, plan.n_nu_slots, lambda.at},
@@ -153,11 +175,12 @@ void open_faces_adjoint(const OpenAdjointPlan<compute_t<T>>& plan, const Populat
   }
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                \
-  template void open_faces_adjoint<T>(const OpenAdjointPlan<compute_t<T>>&, const PopulationView<T>&,      \
-                                      PopulationLayout, const BlockFields<compute_t<T>>&, const FlagView&, \
-                                      const BlockShape&, const WallVelocities<compute_t<T>>&,              \
-                                      const compute_t<T>(&)[3], const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                 \
+  template void open_faces_adjoint<T>(                                                                      \
+      const OpenAdjointPlan<compute_t<T>>&, const PopulationView<T>&, PopulationLayout,                     \
+      const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, \
+      const FlagView&, const BlockShape&, const WallVelocities<compute_t<T>>&, const compute_t<T>(&)[3],    \
+      const ForceFieldView<compute_t<T>>&, const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

@@ -26,9 +26,10 @@ EDDY_HOST_DEVICE inline void outlet_moments(const OpenPassArguments<T>& s, const
   using R = compute_t<T>;
   const OutletCell c = cells[m];
   R rho, u[3], u_next[3], rho_next;
-  open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.cell, rho, u);
+  open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, s.field, c.cell, rho, u);
   if (c.next >= 0) {
-    open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, c.next, rho_next, u_next);
+    open_post_collision_moments<T, R>(s.a, s.swapped, s.flags, s.shape, s.walls, s.force, s.field, c.next, rho_next,
+                                      u_next);
   }
   R* face = s.outlet_moments + 4 * std::int64_t(c.record);
   face[0] = rho;

@@ -44,6 +44,7 @@
 #include "kernels/backend.hpp"
 #include "kernels/block.hpp"
 #include "kernels/boundary_rules.hpp"
+#include "kernels/brinkman.hpp"
 #include "kernels/d3q19.hpp"
 #include "kernels/rounding_bits.hpp"
 #include "kernels/storage.hpp"
@@ -153,14 +154,17 @@ EDDY_HOST_DEVICE inline R open_post_collision(const PopulationView<T>& a, bool s
   return value;
 }
 
-/// The density rho and velocity u = (sum_k c_k f*_k - F/2) / rho of fluid cell z from its post-collision
-/// populations (Guo forcing: the collision added F to the momentum of sum_k c_k f_k + F/2), lattice units; `force`
-/// the uniform body force.
+/// The density rho and velocity u of fluid cell z that its collision used, from its post-collision populations:
+/// rho = 1 + sum_k f*_k (shifted), u = (2 m - F_ext) / ((2 - alpha) rho) with m = sum_k c_k f*_k (Guo forcing: the
+/// collision added its total force F to the momentum; kernels/brinkman.hpp, velocity_after_collision), F_ext the
+/// uniform `force` plus the cell's share of `field` and alpha its porosity (0 without). Lattice units. The same
+/// moments as the fused kernel's (OutletMomentsView) up to round-off, for every force.
 template <class T, class R>
 EDDY_HOST_DEVICE inline void open_post_collision_moments(const PopulationView<T>& a, bool swapped,
                                                          const FlagView& flags, const BlockShape& shape,
                                                          const WallVelocities<R>& walls, const R (&force)[3],
-                                                         std::int64_t z, R& rho, R (&u)[3]) {
+                                                         const ForceFieldView<R>& field, std::int64_t z, R& rho,
+                                                         R (&u)[3]) {
   R mass = R(0), momentum[3] = {R(0), R(0), R(0)};
   for (int k = 0; k < d3q19::Q; ++k) {
     const R g = open_post_collision<T, R>(a, swapped, flags, shape, walls, z, k);
@@ -168,7 +172,10 @@ EDDY_HOST_DEVICE inline void open_post_collision_moments(const PopulationView<T>
     for (int d = 0; d < 3; ++d) momentum[d] += R(d3q19::c(k, d)) * g;
   }
   rho = R(1) + mass / Stored<T>::kScale;
-  for (int d = 0; d < 3; ++d) u[d] = (momentum[d] / Stored<T>::kScale - R(0.5) * force[d]) / rho;
+  for (int d = 0; d < 3; ++d) momentum[d] /= Stored<T>::kScale;
+  R force_ext[3] = {force[0], force[1], force[2]};
+  field.add_to(z, force_ext);
+  velocity_after_collision(momentum, rho, force_ext, field.porosity ? field.porosity[z] : R(0), u);
 }
 
 /// What the pass needs besides the links: the state and the time.
@@ -181,6 +188,7 @@ struct OpenPassArguments {
   BlockShape shape;
   WallVelocities<R> walls;
   R force[3];               ///< uniform body force (the F/2 shift of the pressure outlet's velocities)
+  ForceFieldView<R> field;  ///< the per-cell force and porosity the step applied (open_post_collision_moments)
   R ramp[6];                ///< per face, the inlet's ramp factor at the arrival time (1 without a ramp)
   R face_value[6];          ///< per face, rho_w of a pressure outlet, lambda = U_c of a convective outflow
   const R* inlet_velocity;  ///< u_in of the inlet links at their crossing points, [3 index + d], lattice units

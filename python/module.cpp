@@ -155,6 +155,8 @@ class PySimulation {
 
   void synchronize() { simulation().synchronize(); }
 
+  void release_gradient_memory() { simulation().release_gradient_memory(); }
+
   void close() {
     readout_.reset();
     particle_readout_.reset();
@@ -349,8 +351,10 @@ class PySimulation {
       o.kind = ObjectiveKind::velocity_mismatch;
       if (target.is_none()) throw py::value_error("gradient: objective \"velocity_mismatch\" needs target");
       if (!region.is_none()) {
-        throw py::value_error("gradient: region is for objective \"kinetic_energy\"; the velocity mismatch counts "
-                              "every fluid cell");
+        throw py::value_error(
+            "gradient: region is for objectives \"kinetic_energy\" and \"pressure_drop\"; the velocity "
+            "mismatch counts "
+            "every fluid cell");
       }
       const auto t = py::array_t<double, py::array::forcecast>::ensure(target);
       if (!t || t.ndim() != 4 || t.shape(0) != n[2] || t.shape(1) != n[1] || t.shape(2) != n[0] || t.shape(3) != 3) {
@@ -521,6 +525,7 @@ PYBIND11_MODULE(_eddy, m) {
       .def("checkpoint", &PySimulation::checkpoint, py::arg("directory") = py::none())
       .def("synchronize", &PySimulation::synchronize)
       .def("close", &PySimulation::close)
+      .def("release_gradient_memory", &PySimulation::release_gradient_memory)
       .def_property_readonly("closed", &PySimulation::closed)
       .def("moments", &PySimulation::moments)
       .def_property_readonly("populations", &PySimulation::populations)

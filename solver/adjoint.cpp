@@ -18,6 +18,7 @@
 #include "solver/device_buffer.hpp"
 #include "solver/errors.hpp"
 #include "solver/field_halo.hpp"
+#include "solver/host_memory.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/mpi_check.hpp"
@@ -28,6 +29,10 @@ namespace eddy {
 std::string adjoint_unsupported(const CaseConfig& config) {
   for (std::size_t f = 0; f < config.faces.size(); ++f) {
     const FaceBoundary& b = config.faces[f];
+    if (is_open_face(b.kind) && b.sponge > 0.0) {
+      return std::string("boundary.") + kFaceNames[f] +
+             ".sponge (sponge layers, whose relaxation time varies per cell, are not differentiated yet)";
+    }
     if (b.kind == FaceKind::outflow && b.scheme == OutflowScheme::convective) {
       return std::string("boundary.") + kFaceNames[f] +
              ".scheme = \"convective\" (the convective outflow's history is not differentiated yet: the "
@@ -63,24 +68,74 @@ struct KeptState {
   const void* data() const { return device.size() ? static_cast<const void*>(device.data()) : host.data(); }
 };
 
-/// Copies the simulation's state into `k`, reusing its memory when it has some (on_host: host memory).
-void keep_into(Simulation& sim, KeptState& k, bool on_host) {
+/// The kept states' buffers of earlier calls (Simulation::gradient_workspace), all of one state's size: taken before
+/// new memory is allocated, given back as the sweep is done with them. Allocating and first touching tens of GB per
+/// call would otherwise cost an optimisation loop as much as the steps (on the cpu backend, most of the forward run).
+struct StatePool {
+  std::size_t bytes = 0;
+  std::vector<DeviceBuffer<unsigned char>> device;
+  std::vector<std::vector<unsigned char>> host;
+  std::size_t device_used = 0, host_used = 0;  // buffers this call took or allocated
+  std::size_t device_bytes() const { return device.size() * bytes; }
+  /// After a call: keeps as many buffers as it used (an earlier, larger call's others are released).
+  void trim() {
+    if (device.size() > device_used) device.resize(device_used);
+    if (host.size() > host_used) host.resize(host_used);
+    device_used = host_used = 0;
+  }
+  /// Gives the buffers of `k` back.
+  void recycle(KeptState& k) {
+    if (k.device.size() == bytes) device.push_back(std::move(k.device));
+    if (k.host.size() == bytes) host.push_back(std::move(k.host));
+  }
+};
+
+/// Copies the simulation's state into `k`, reusing its memory when it has some, else the pool's (on_host: host
+/// memory).
+void keep_into(Simulation& sim, KeptState& k, bool on_host, StatePool& pool) {
   const PopulationStorage s = sim.population_storage();
   k.layout = s.layout;
   k.step = s.step;
   if (on_host) {
+    if (k.host.size() != s.bytes) {
+      ++pool.host_used;
+      if (!pool.host.empty()) {
+        k.host = std::move(pool.host.back());
+        pool.host.pop_back();
+      }
+    }
     k.host.resize(s.bytes);
     backend::copy_to_host(k.host.data(), s.data, s.bytes);
   } else {
-    if (k.device.size() != s.bytes) k.device = DeviceBuffer<unsigned char>(s.bytes);
+    if (k.device.size() != s.bytes) {
+      ++pool.device_used;
+      if (!pool.device.empty()) {
+        k.device = std::move(pool.device.back());
+        pool.device.pop_back();
+      } else {
+        k.device = DeviceBuffer<unsigned char>(s.bytes);
+      }
+    }
     backend::copy_on_device(k.device.data(), s.data, s.bytes);
   }
 }
 
-KeptState keep(Simulation& sim, bool on_host) {
+KeptState keep(Simulation& sim, bool on_host, StatePool& pool) {
   KeptState k;
-  keep_into(sim, k, on_host);
+  keep_into(sim, k, on_host, pool);
   return k;
+}
+
+/// The simulation's pool for states of `bytes`, taken out of it (an earlier pool of another size is released).
+std::shared_ptr<StatePool> take_pool(Simulation& sim, std::size_t bytes) {
+  std::shared_ptr<StatePool> pool = std::static_pointer_cast<StatePool>(sim.gradient_workspace());
+  sim.gradient_workspace().reset();
+  if (!pool || pool->bytes != bytes) {
+    pool.reset();  // the old buffers go before new ones are counted
+    pool = std::make_shared<StatePool>();
+    pool->bytes = bytes;
+  }
+  return pool;
 }
 
 void restore(Simulation& sim, const KeptState& k) {
@@ -286,7 +341,10 @@ class AdjointSweep {
 
   /// The open faces' part of S^T (kernels/open_adjoint.hpp) on `lambda`, about the state `view` in `layout`.
   void open_faces(const PopulationView<T>& view, PopulationLayout layout, DeviceBuffer<R>& lambda) {
-    if (open_) open_->apply(view, layout, out(lambda), flags(), shape_, walls_, relax_.force);
+    if (open_) {
+      open_->apply(view, layout, out(lambda), out(*force_bar_), porosity_bar(), flags(), shape_, walls_, relax_.force,
+                   force_field_);
+    }
   }
 
   /// What the transposed streaming wrote into the ghost layer of `lambda`, to the cells that own those slots.
@@ -397,8 +455,8 @@ std::size_t state_bytes_of(const StatePlan& p, std::size_t fields) {
 /// rank (the largest k and host placement if any rank needs them), since the ranks step together. Throws
 /// OutOfMemoryError on every rank when the plan does not fit one of them.
 StatePlan choose_plan(std::int64_t steps, const GradientOptions& options, std::size_t state, std::size_t fields,
-                      const Decomposition& d) {
-  const std::size_t room = free_device_memory() / 10 * 9;
+                      std::size_t pooled, const Decomposition& d) {
+  const std::size_t room = free_device_memory() / 10 * 9 + pooled;
   const std::size_t budget = options.state_budget_bytes;
   const auto acceptable = [&](const StatePlan& p) {
     return p.device_bytes <= room && (budget == 0 || state_bytes_of(p, fields) <= budget);
@@ -421,9 +479,22 @@ StatePlan choose_plan(std::int64_t steps, const GradientOptions& options, std::s
     EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_LONG_LONG, MPI_MAX, d.comm));
     plan = plan_for(steps, agreed[0], agreed[1] != 0, state, fields);
   }
-  int fits = acceptable(plan) ? 1 : 0;
+  // Host memory for the kept states there: what the host can give without swapping (0: unknown, not checked).
+  const std::size_t host_room = host_available_memory() / 10 * 9;
+  const bool host_fits = plan.host_bytes == 0 || host_room == 0 || plan.host_bytes <= host_room;
+  int fits = acceptable(plan) && host_fits ? 1 : 0;
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, d.comm));
   if (fits) return plan;
+  int host_short = host_fits ? 0 : 1;
+  if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &host_short, 1, MPI_INT, MPI_MAX, d.comm));
+  if (host_short && (budget == 0 || state_bytes_of(plan, fields) <= budget)) {
+    throw OutOfMemoryError("gradient: the forward states of " + std::to_string(steps) + " steps kept every " +
+                           std::to_string(plan.k) + " in host memory need " + std::to_string(plan.host_bytes) +
+                           " B on a rank, more than 90 % of the host's available memory (" +
+                           std::to_string(host_available_memory()) +
+                           " B here); keep states less often (a larger checkpoint_every), run fewer steps or use "
+                           "more ranks");
+  }
   if (budget > 0 && state_bytes_of(plan, fields) > budget) {
     throw OutOfMemoryError("gradient: the forward states of " + std::to_string(steps) + " steps kept every " +
                            std::to_string(plan.k) + " need " + std::to_string(state_bytes_of(plan, fields)) +
@@ -443,9 +514,10 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   result.steps = steps;
   const BlockShape shape = block_shape(sim.decomposition());
   const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
-  const StatePlan plan =
-      choose_plan(steps, options, state_bytes,
-                  AdjointSweep<T>::fields_bytes(shape, objective.window > 1, sim.has_porosity()), sim.decomposition());
+  const std::shared_ptr<StatePool> pool = take_pool(sim, state_bytes);
+  const StatePlan plan = choose_plan(steps, options, state_bytes,
+                                     AdjointSweep<T>::fields_bytes(shape, objective.window > 1, sim.has_porosity()),
+                                     pool->device_bytes(), sim.decomposition());
   const std::int64_t k = plan.k;
   const bool kept_on_host = plan.kept_on_host;
   result.checkpoint_every = k;
@@ -467,11 +539,11 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   Clock::time_point phase = Clock::now();
   std::vector<KeptState> kept_states;
   for (std::int64_t t = 0; t < steps; ++t) {
-    if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host));
+    if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host, *pool));
     advance_checked(sim);
     if (t + 1 < steps) check_interrupt(t + 1);
   }
-  const KeptState end = keep(sim, kept_on_host);
+  KeptState end = keep(sim, kept_on_host, *pool);
   adjoint.set_objective(objective);
   result.objective = adjoint.seed();
   result.seconds_forward = seconds_since(phase);
@@ -489,10 +561,10 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       const KeptState& kept_state = kept_states[std::size_t(m)];
       phase = Clock::now();
       if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
-      if (kept_on_host) keep_into(sim, first_copy, false);
+      if (kept_on_host) keep_into(sim, first_copy, false, *pool);
       for (std::int64_t t = start + 1; t < stop; ++t) {
         advance_checked(sim);
-        keep_into(sim, later[std::size_t(t - start - 1)], false);
+        keep_into(sim, later[std::size_t(t - start - 1)], false, *pool);
         ++result.recomputed_steps;
       }
       result.seconds_recompute += seconds_since(phase);
@@ -507,6 +579,7 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       if (in_window(start)) result.objective += adjoint.add_objective(first);
       if (m == 0) adjoint.initial_equilibrium(first);
       result.seconds_adjoint += seconds_since(phase);
+      pool->recycle(kept_states.back());
       kept_states.pop_back();
       if (m > 0) check_interrupt(++swept);
     }
@@ -521,6 +594,12 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   if (options.host_copies) adjoint.host_copies(result);
   adjoint.hand_over(result);
   restore(sim, end);
+  // The buffers this call used stay with the simulation for the next (those of earlier, larger calls go).
+  for (KeptState& k : later) pool->recycle(k);
+  pool->recycle(first_copy);
+  pool->recycle(end);
+  pool->trim();
+  sim.gradient_workspace() = pool;
   return result;
 }
 

@@ -21,11 +21,10 @@
 //
 // Differentiable here: BGK and TRT with Guo forcing (uniform body force, per-cell force field, Brinkman drag), halfway
 // bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, the open faces
-// (velocity inlets, pressure outlets, zero-gradient outflow, free slip: kernels/open_adjoint.hpp; the pressure
-// outlet's velocities taken with the uniform body force, as its pass does for a state set without a step, so exact
-// where no per-cell force or porosity acts on an outlet's first two layers), in core, any rank count. Refused with an
-// InputError naming what is not: the convective outflow (its history), interpolated walls, LES and sponge layers,
-// particles, the thermal field, [statistics] (the recomputed steps would be sampled twice), out of core.
+// (velocity inlets, pressure outlets, zero-gradient outflow, free slip: kernels/open_adjoint.hpp), in core, any rank
+// count. Refused with an InputError naming what is not: the convective outflow (its history), sponge layers,
+// interpolated walls, LES, particles, the thermal field, [statistics] (the recomputed steps would be sampled twice),
+// out of core.
 // Units: lattice throughout.
 #pragma once
 

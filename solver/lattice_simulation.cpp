@@ -621,8 +621,8 @@ class LatticeSimulation final : public Simulation {
     if (pending == OpenPending::apply || pending == OpenPending::apply_from_populations) {
       const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
       const std::array<int, 3> origin = {decomposition_.offset[0], decomposition_.offset[1], decomposition_.offset[2]};
-      open_->apply(view(), layout_, FlagView{flags_.data()}, shape_, walls_, relax_.force, origin, step_, stability,
-                   pending == OpenPending::apply, &compute_);
+      open_->apply(view(), layout_, FlagView{flags_.data()}, shape_, walls_, relax_.force, force_field(), origin, step_,
+                   stability, pending == OpenPending::apply, &compute_);
     } else if (pending == OpenPending::restore) {
       open_->restore(view(), layout_, &compute_);
     }

@@ -81,7 +81,7 @@ OpenFacesAdjoint<T>::OpenFacesAdjoint(const CaseConfig& config, const Decomposit
   term_start_ = on_device(host.term_start, bytes_);
   nu_slots_ = on_device(host.nu_slots, bytes_);
   terms_ = on_device(host.terms, bytes_);
-  records_ = DeviceBuffer<R>(16 * host.outlet_cells.size());
+  records_ = DeviceBuffer<R>(18 * host.outlet_cells.size());
   bytes_ += records_.size() * sizeof(R);
   plan_.outlet_cells = outlet_cells_.data();
   plan_.n_outlet_cells = std::int64_t(host.outlet_cells.size());
@@ -97,9 +97,11 @@ OpenFacesAdjoint<T>::OpenFacesAdjoint(const CaseConfig& config, const Decomposit
 
 template <class T>
 void OpenFacesAdjoint<T>::apply(const PopulationView<T>& state, PopulationLayout layout, const BlockFields<R>& lambda,
+                                const BlockFields<R>& force_bar, const BlockFields<R>& porosity_bar,
                                 const FlagView& flags, const BlockShape& shape, const WallVelocities<R>& walls,
-                                const R (&force)[3]) {
-  open_faces_adjoint<T>(plan_, state, layout, lambda, flags, shape, walls, force, nullptr);
+                                const R (&force)[3], const ForceFieldView<R>& field) {
+  open_faces_adjoint<T>(plan_, state, layout, lambda, force_bar, porosity_bar, flags, shape, walls, force, field,
+                        nullptr);
 }
 
 template class OpenFacesAdjoint<float>;

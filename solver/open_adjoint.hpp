@@ -45,7 +45,9 @@ class OpenFacesAdjoint {
 
   /// The pass on `lambda` about `state` (after a step and its open-face pass), before the ghost exchange of lambda.
   void apply(const PopulationView<T>& state, PopulationLayout layout, const BlockFields<R>& lambda,
-             const FlagView& flags, const BlockShape& shape, const WallVelocities<R>& walls, const R (&force)[3]);
+             const BlockFields<R>& force_bar, const BlockFields<R>& porosity_bar, const FlagView& flags,
+             const BlockShape& shape, const WallVelocities<R>& walls, const R (&force)[3],
+             const ForceFieldView<R>& field);
 
   /// Device bytes of the plan.
   std::size_t bytes() const { return bytes_; }

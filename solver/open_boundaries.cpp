@@ -373,8 +373,8 @@ OpenFaces<T>::OpenFaces(const CaseConfig& config, const Decomposition& decomposi
 template <class T>
 void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
                          const BlockShape& shape, const WallVelocities<R>& walls, const R (&force)[3],
-                         const std::array<int, 3>& origin, std::int64_t arrival, const StabilityView<R>& stability,
-                         bool moments_from_step, const backend::Stream* stream) {
+                         const ForceFieldView<R>& field, const std::array<int, 3>& origin, std::int64_t arrival,
+                         const StabilityView<R>& stability, bool moments_from_step, const backend::Stream* stream) {
   if (n_links_ == 0) return;
   OpenPassArguments<T> args{};
   args.a = a;
@@ -383,6 +383,7 @@ void OpenFaces<T>::apply(const PopulationView<T>& a, PopulationLayout layout, co
   args.shape = shape;
   args.walls = walls;
   for (int d = 0; d < 3; ++d) args.force[d] = force[d];
+  args.field = field;
   for (int face = 0; face < 6; ++face) {
     args.ramp[face] = R(inlet_ramp(ramp_time_[std::size_t(face)], double(arrival)));
     args.face_value[face] = R(face_value_[std::size_t(face)]);

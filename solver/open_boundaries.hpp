@@ -76,11 +76,13 @@ class OpenFaces {
   /// The pass over `a`, held in `layout` (kernels/open_boundaries.hpp), for the populations the step `arrival`
   /// (0-based) collides: after step s, arrival = s + 1; the ramp is taken at t = arrival. `origin`: the global index
   /// of the block's cell (1, 1, 1) (RoundingKey). `moments_from_step`: the step's fused kernel wrote step_moments()
-  /// (false after set_populations: the pass computes all outlet moments from the populations). Queued on `stream`.
+  /// (false after set_populations: the pass computes all outlet moments from the populations). `field`: the per-cell
+  /// force and porosity the step applied (their velocities at the outlet, open_post_collision_moments). Queued on
+  /// `stream`.
   void apply(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
-             const WallVelocities<R>& walls, const R (&force)[3], const std::array<int, 3>& origin,
-             std::int64_t arrival, const StabilityView<R>& stability, bool moments_from_step,
-             const backend::Stream* stream);
+             const WallVelocities<R>& walls, const R (&force)[3], const ForceFieldView<R>& field,
+             const std::array<int, 3>& origin, std::int64_t arrival, const StabilityView<R>& stability,
+             bool moments_from_step, const backend::Stream* stream);
   /// After a state was set whose links hold their values in slot i of x (a checkpoint, the initial state): copies
   /// them where the next step reads them and takes the convective history from them.
   void restore(const PopulationView<T>& a, PopulationLayout layout, const backend::Stream* stream);

@@ -287,6 +287,10 @@ class Simulation {
     (void)step;
     throw not_in_core("populations");
   }
+  /// Memory that gradient() (solver/adjoint.hpp) keeps between its calls, its forward states' buffers, so that an
+  /// optimisation loop does not allocate and touch them again on every call; released with the simulation or here.
+  std::shared_ptr<void>& gradient_workspace() { return gradient_workspace_; }
+  void release_gradient_memory() { gradient_workspace_.reset(); }
   /// "own" or "swapped": what population_array() holds now (it changes with every step).
   virtual std::string population_layout() const { throw not_in_core("populations"); }
   /// The cell flags (kernels/cell_flags.hpp: kFluid, kFluidNearSolid, kWall, kMovingWall + face), unsigned bytes
@@ -463,6 +467,7 @@ class Simulation {
   ParticleComponent* particle_component_ = nullptr;
   ThermalComponent* thermal_component_ = nullptr;
   FlowStatistics* statistics_component_ = nullptr;
+  std::shared_ptr<void> gradient_workspace_;
 };
 
 }  // namespace eddy

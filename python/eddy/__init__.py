@@ -163,6 +163,12 @@ class Simulation(_eddy.Simulation):
         bit for bit. The force field (Simulation.force) is not part of it: set it again after a restart."""
         return super().checkpoint(directory)
 
+    def release_gradient_memory(self):
+        """Frees the forward states' buffers that gradient() keeps for its next call (device memory, or host memory
+        where the states did not fit the device): an optimisation loop allocates them once, other work may want the
+        memory back between calls. close() frees them too."""
+        return super().release_gradient_memory()
+
     def close(self):
         """Ends the simulation: the output directories are unlocked; stepping, output and the arrays raise
         ValueError from now on. The memory is released once no array made from it remains."""
@@ -257,7 +263,8 @@ class Simulation(_eddy.Simulation):
             fit 90 % of the free device memory and the budget, 1 keeping them all; else ceil(sqrt(steps)) with the
             kept ones in host memory).
         memory_budget: bytes the kept and recomputed forward states may take on this rank (0: no limit of its own;
-            OutOfMemoryError beyond it). The states live on the device where they fit, else in host memory.
+            OutOfMemoryError beyond it). The states live on the device where they fit, else in host memory; their
+            buffers stay with the simulation for the next call (release_gradient_memory() frees them).
 
         Returns {"objective": L (summed over ranks), "tau": dL/dtau (the relaxation time, summed over ranks; the
         viscosity nu = (tau - 1/2) / 3, so dL/dnu = 3 dL/dtau; TRT keeps its magic parameter), "force": dL/dF, shape (nz, ny, nx, 3) like Simulation.force
@@ -275,9 +282,9 @@ class Simulation(_eddy.Simulation):
         arrays are FieldArrays: zero-copy views of the adjoint's own fields (device
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,
-        periodic faces, velocity inlets, pressure outlets (exact where no per-cell force or porosity acts on its
-        first two layers), zero-gradient outflow, free slip, bodies without interpolated walls; InputError for the
-        convective outflow, interpolated walls, LES, particles, [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
+        periodic faces, velocity inlets, pressure outlets, zero-gradient outflow, free slip, bodies without
+        interpolated walls; InputError for the convective outflow, sponge layers, interpolated walls, LES, particles,
+        [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
         together): the simulation then holds the state its forward run had reached, or once that run is done, the
         state after the steps."""
         def count(name, value):
@@ -305,6 +312,9 @@ class Simulation(_eddy.Simulation):
         if not isinstance(objective, str):
             raise TypeError("gradient: objective must be a str (\"kinetic_energy\", \"velocity_mismatch\", "
                             "\"solid_force\" or \"pressure_drop\"; got %s)" % type(objective).__name__)
+        for name, box in (("region", region), ("downstream", downstream)):
+            if _holds_bool(box):
+                raise ValueError("gradient: %s holds a bool; give integer cells ((z0, z1), (y0, y1), (x0, x1))" % name)
         if direction is not None:
             d = _np.asarray(direction.cpu() if hasattr(direction, "cpu") else direction)
             if d.dtype.kind not in "iuf" or d.shape != (3,) or not _np.all(_np.isfinite(d)) or not _np.any(d):
@@ -327,6 +337,17 @@ class Simulation(_eddy.Simulation):
     def particle_velocities(self):
         """This rank's particles' velocities, shape (n, 3), float64, cells per step; as particle_positions."""
         return self.particles()[1]
+
+
+def _holds_bool(value):
+    """True when a nested list, tuple or array holds a bool (which int() would take as 0 or 1)."""
+    if isinstance(value, (bool, _np.bool_)):
+        return True
+    if isinstance(value, _np.ndarray):
+        return value.dtype == bool or (value.dtype == object and any(_holds_bool(v) for v in value.ravel()))
+    if isinstance(value, (list, tuple)):
+        return any(_holds_bool(v) for v in value)
+    return False
 
 
 def _documented(name, doc):

@@ -540,6 +540,35 @@ TEST(RunGradientSweep, EveryPlacementOfTheStatesGivesTheSameBits) {
   EXPECT_TRUE(all.state == r[0].state);
 }
 
+// The kept states' buffers stay with the simulation between calls (Simulation::gradient_workspace): a second call
+// from the same state takes them (device and host placement, and after a call of another interval) and gives the
+// same bits; release_gradient_memory() lets them go.
+TEST(RunGradientSweep, LaterCallsReuseTheStatesBuffersAndGiveTheSameBits) {
+  EDDY_REQUIRE_DEVICE();
+  const CaseConfig config = adjoint_case();
+  const std::vector<double> s0 = warmed_up_state(config);
+  auto sim = Simulation::create(config);
+  EXPECT_EQ(sim->gradient_workspace(), nullptr);
+  const GradientOptions options[] = {
+      {kKeepEvery}, {kKeepEvery}, {1}, {kKeepEvery, 0, StatePlacement::host}, {kKeepEvery, 0, StatePlacement::host},
+      {kKeepEvery}};
+  GradientResult first;
+  for (std::size_t call = 0; call < std::size(options); ++call) {
+    sim->set_populations(s0);
+    const GradientResult g = gradient(*sim, kSteps, Objective{}, options[call]);
+    EXPECT_NE(sim->gradient_workspace(), nullptr) << call;
+    if (call == 0) {
+      first = g;
+      continue;
+    }
+    EXPECT_TRUE(g.force == first.force) << "call " << call;
+    EXPECT_TRUE(g.state == first.state) << "call " << call;
+    EXPECT_EQ(g.objective, first.objective) << "call " << call;
+  }
+  sim->release_gradient_memory();
+  EXPECT_EQ(sim->gradient_workspace(), nullptr);
+}
+
 // Float and fp16 storage: the adjoint of those runs (in float arithmetic) against the double run's gradient. The
 // tolerances are those of the storage, not of the adjoint: float keeps 24 bits of f_i - w_i, fp16 11 bits of
 // 2^14 (f_i - w_i), and the gradients differ from double's as the states do (measured: 3e-7 and 2.2e-4, max-norm).
@@ -603,6 +632,13 @@ TEST(RunGradientSweep, RefusesWhatItDoesNotCover) {
       },
       "budget of 1073741824 B", "2^62 steps within a budget of 1 GiB");
   EXPECT_THROW(gradient(*sim, INT64_MAX, Objective{}, {INT64_MAX - 1, std::size_t(1) << 30}), OutOfMemoryError);
+  // States in host memory are checked against the host's available memory before the run, not allocated until it
+  // fails.
+  expect_refusal<OutOfMemoryError>(
+      [&] {
+        gradient(*sim, std::int64_t(1) << 40, Objective{}, {1, 0, StatePlacement::host});
+      },
+      "more than 90 % of the host's available memory", "2^40 states in host memory");
   Objective reversed;
   reversed.region = true;
   reversed.lo = {5, 0, 0};

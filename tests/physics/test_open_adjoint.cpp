@@ -3,9 +3,9 @@
 // zero-gradient outflow (free-slip y faces, walls on z), under a body force and a per-cell force field, 20 steps with
 // states kept every 6. For the pressure drop between two cross-sections (the objective of a channel's design), the
 // kinetic energy of a sub-box and a velocity mismatch: dL/dtau and the directional derivatives along 3 random
-// directions of the per-cell force (zero on the outlet's first two layers, where the adjoint takes the outlet's
-// velocities with the uniform force: solver/adjoint.hpp) and of the starting populations, against central differences
-// of forward runs (objective from Simulation::fields()), 1e-6 relative as issue 28 asks. Also the plan's terms on a
+// directions of the per-cell force (everywhere, the outlet's layers included, whose velocities enter its rule), of the
+// starting populations and, with a porosity field, of the porosity, against central differences of forward runs
+// (objective from Simulation::fields()), 1e-6 relative as issue 28 asks. Also the plan's terms on a
 // small case (every link's nu feeds its target, the outlet's cells feed their 19 slots), and the convective outflow's
 // refusal.
 #include <gtest/gtest.h>
@@ -94,16 +94,17 @@ double objective_of(const MacroscopicFields& m, const Objective& o) {
 }
 
 std::unique_ptr<Simulation> start_from(const CaseConfig& config, const std::vector<double>& s0,
-                                       const std::vector<double>& force) {
+                                       const std::vector<double>& force, const std::vector<double>& porosity) {
   auto sim = Simulation::create(config);
   test::set_force_field(*sim, [&](int a, std::int64_t k) { return force[a * kCells + std::size_t(k)]; });
+  if (!porosity.empty()) test::set_porosity(*sim, [&](std::int64_t k) { return porosity[std::size_t(k)]; });
   sim->set_populations(s0);
   return sim;
 }
 
 double forward_objective(const CaseConfig& config, const std::vector<double>& s0, const std::vector<double>& force,
-                         const Objective& objective) {
-  auto sim = start_from(config, s0, force);
+                         const Objective& objective, const std::vector<double>& porosity) {
+  auto sim = start_from(config, s0, force, porosity);
   sim->advance(kSteps);
   return objective_of(sim->fields(), objective);
 }
@@ -122,6 +123,7 @@ Objective pressure_drop() {
 struct Variant {
   Outlet outlet;
   ObjectiveKind objective;
+  bool porous;  // a porosity field everywhere (the outlet's layers included)
 };
 
 class OpenFacesGradient : public ::testing::TestWithParam<Variant> {};
@@ -147,54 +149,61 @@ TEST_P(OpenFacesGradient, AgreesWithCentralDifferencesOfTheForwardRun) {
     warm->advance(30);
     s0 = warm->populations();
   }
-  // A per-cell force, zero on the outlet's first two layers (x = 10, 11).
-  const auto outlet_layers = [&](std::vector<double>& f) {
-    for (int a = 0; a < 3; ++a)
-      for (std::size_t k = 0; k < kCells; ++k)
-        if (int(k % kNx) >= kNx - 2) f[a * kCells + k] = 0.0;
-  };
-  std::vector<double> force = random_vector(3 * kCells, 1e-4, rng);
-  outlet_layers(force);
+  // A per-cell force everywhere (the outlet's layers too: their velocities enter the outlet's rule).
+  const std::vector<double> force = random_vector(3 * kCells, 1e-4, rng);
+  std::vector<double> alpha;
+  if (v.porous) {
+    alpha = random_vector(kCells, 0.02, rng);
+    for (double& a : alpha) a += 0.04;
+  }
 
-  auto sim = start_from(config, s0, force);
+  auto sim = start_from(config, s0, force, alpha);
   const GradientResult grad = gradient(*sim, kSteps, objective, {kKeepEvery});
-  EXPECT_NEAR(grad.objective, forward_objective(config, s0, force, objective), 1e-12 * std::abs(grad.objective));
+  EXPECT_NEAR(grad.objective, forward_objective(config, s0, force, objective, alpha), 1e-12 * std::abs(grad.objective));
 
   const double e = 1e-6;
-  const double central_tau = (forward_objective(channel(v.outlet, 0.7 + e), s0, force, objective) -
-                              forward_objective(channel(v.outlet, 0.7 - e), s0, force, objective)) /
+  const double central_tau = (forward_objective(channel(v.outlet, 0.7 + e), s0, force, objective, alpha) -
+                              forward_objective(channel(v.outlet, 0.7 - e), s0, force, objective, alpha)) /
                              (2 * e);
   EXPECT_LE(std::abs(grad.tau - central_tau), 1e-6 * std::abs(central_tau))
       << "tau: adjoint " << grad.tau << ", central difference " << central_tau;
   for (int trial = 0; trial < 3; ++trial) {
-    std::vector<double> d_force = random_vector(3 * kCells, 1.0, rng);
-    outlet_layers(d_force);
-    const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective) -
-                            forward_objective(config, s0, axpy(force, -e, d_force), objective)) /
+    const std::vector<double> d_force = random_vector(3 * kCells, 1.0, rng);
+    const double central = (forward_objective(config, s0, axpy(force, e, d_force), objective, alpha) -
+                            forward_objective(config, s0, axpy(force, -e, d_force), objective, alpha)) /
                            (2 * e);
     EXPECT_LE(std::abs(dot(grad.force, d_force) - central), 1e-6 * std::abs(central))
         << "force direction " << trial << ": adjoint " << dot(grad.force, d_force) << ", central " << central;
     const std::vector<double> d_state = random_vector(std::size_t(Q) * kCells, 1.0, rng);
-    const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective) -
-                                  forward_objective(config, axpy(s0, -e, d_state), force, objective)) /
+    const double central_state = (forward_objective(config, axpy(s0, e, d_state), force, objective, alpha) -
+                                  forward_objective(config, axpy(s0, -e, d_state), force, objective, alpha)) /
                                  (2 * e);
     EXPECT_LE(std::abs(dot(grad.state, d_state) - central_state), 1e-6 * std::abs(central_state))
         << "state direction " << trial << ": adjoint " << dot(grad.state, d_state) << ", central " << central_state;
+    if (!v.porous) continue;
+    const std::vector<double> d_alpha = random_vector(kCells, 1.0, rng);
+    const double central_alpha = (forward_objective(config, s0, force, objective, axpy(alpha, e, d_alpha)) -
+                                  forward_objective(config, s0, force, objective, axpy(alpha, -e, d_alpha))) /
+                                 (2 * e);
+    EXPECT_LE(std::abs(dot(grad.porosity, d_alpha) - central_alpha), 1e-6 * std::abs(central_alpha))
+        << "porosity direction " << trial << ": adjoint " << dot(grad.porosity, d_alpha) << ", central "
+        << central_alpha;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Channels, OpenFacesGradient,
-                         ::testing::Values(Variant{Outlet::pressure, ObjectiveKind::pressure_drop},
-                                           Variant{Outlet::pressure, ObjectiveKind::kinetic_energy},
-                                           Variant{Outlet::zero_gradient, ObjectiveKind::pressure_drop},
-                                           Variant{Outlet::zero_gradient, ObjectiveKind::velocity_mismatch}),
+                         ::testing::Values(Variant{Outlet::pressure, ObjectiveKind::pressure_drop, false},
+                                           Variant{Outlet::pressure, ObjectiveKind::pressure_drop, true},
+                                           Variant{Outlet::pressure, ObjectiveKind::kinetic_energy, false},
+                                           Variant{Outlet::zero_gradient, ObjectiveKind::pressure_drop, true},
+                                           Variant{Outlet::zero_gradient, ObjectiveKind::velocity_mismatch, false}),
                          [](const ::testing::TestParamInfo<Variant>& info) {
                            const char* objective = info.param.objective == ObjectiveKind::pressure_drop ? "PressureDrop"
                                                    : info.param.objective == ObjectiveKind::kinetic_energy
                                                        ? "KineticEnergy"
                                                        : "VelocityMismatch";
                            return std::string(info.param.outlet == Outlet::pressure ? "PressureOutlet" : "Outflow") +
-                                  objective;
+                                  objective + (info.param.porous ? "ThroughPorosity" : "");
                          });
 
 TEST(OpenFacesAdjointPlan, EveryLinkFeedsItsTargetAndTheOutletCellsTheirSlots) {
@@ -234,6 +243,20 @@ TEST(OpenFacesAdjointPlan, EveryLinkFeedsItsTargetAndTheOutletCellsTheirSlots) {
   std::size_t outlet_links = 0;
   for (const OpenLink& l : links) outlet_links += l.rule == kPressureRule ? 1 : 0;
   EXPECT_EQ(plan.outlet_links.size(), outlet_links);
+}
+
+TEST(OpenFacesAdjointPlan, RefusesSpongeLayers) {
+  CaseConfig config = channel(Outlet::zero_gradient);
+  config.faces[1].sponge = 4.0;
+  config.faces[1].sponge_tau = 1.2;
+  finalize_case(config);
+  auto sim = Simulation::create(config);
+  try {
+    gradient(*sim, 2, Objective{});
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("boundary.x_max.sponge"), std::string::npos) << e.what();
+  }
 }
 
 TEST(OpenFacesAdjointPlan, RefusesTheConvectiveOutflow) {

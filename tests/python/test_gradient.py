@@ -11,6 +11,7 @@
   of forward runs from perturbed equilibria; set_equilibrium's read-back is f_eq of its arguments.
 - The solid_force objective: linear in its direction (objective and gradient).
 - dL/dalpha of a porosity field (sim.porosity, the Brinkman drag) against central differences.
+- A second call from the same state (the states' buffers kept by the simulation) gives the same bits.
 - The pressure drop across a channel between a velocity inlet and a pressure outlet (the open faces' adjoint):
   dL/dalpha of a porous plug against central differences.
 - Bad objectives, targets, regions, windows, equilibria, solid-force and pressure-drop arguments raise ValueError
@@ -233,8 +234,8 @@ def drop_after(alpha, start, steps):
 
 @cpu_only
 def test_pressure_drop_through_a_porous_channel_matches_central_differences():
-    """The open faces' adjoint from Python: dL/dalpha of the pressure drop across a channel with a porous plug
-    (the porosity zero on the outlet's two layers, where the adjoint is exact), against central differences."""
+    """The open faces' adjoint from Python: dL/dalpha of the pressure drop across a channel with a porous plug,
+    against central differences."""
     rng = np.random.default_rng(31)
     alpha = np.zeros((1, 8, 14))
     alpha[0, 2:6, 5:8] = 0.05 + 0.02 * rng.uniform(-1, 1, size=(4, 3))
@@ -255,6 +256,23 @@ def test_pressure_drop_through_a_porous_channel_matches_central_differences():
         assert abs(adjoint - central) <= 1e-6 * abs(central), (adjoint, central)
 
 
+@cpu_only
+def test_a_second_call_reuses_the_memory_and_gives_the_same_gradient():
+    with eddy.Simulation(box(), quiet=True) as sim:
+        sim.step(5)
+        start = np.asarray(sim.populations).copy()
+        first = sim.gradient(STEPS, checkpoint_every=5)
+        np.asarray(sim.populations)[...] = start
+        second = sim.gradient(STEPS, checkpoint_every=5)
+        assert first["objective"] == second["objective"]
+        assert np.array_equal(first["force"].to_numpy(), second["force"].to_numpy())
+        assert set(second["seconds"]) == {"forward", "recompute", "adjoint"}
+        assert all(v >= 0 for v in second["seconds"].values())
+        sim.release_gradient_memory()
+        np.asarray(sim.populations)[...] = start
+        assert sim.gradient(STEPS, checkpoint_every=5)["objective"] == first["objective"]
+
+
 @requires_device
 def test_bad_pressure_drop_objectives_are_refused():
     with eddy.Simulation(channel(), quiet=True) as sim:
@@ -264,6 +282,10 @@ def test_bad_pressure_drop_objectives_are_refused():
             sim.gradient(4, "kinetic_energy", downstream=DOWNSTREAM)
         with pytest.raises(ValueError, match="downstream must be"):
             sim.gradient(4, "pressure_drop", region=UPSTREAM, downstream=(1, 2))
+        with pytest.raises(ValueError, match="region holds a bool"):
+            sim.gradient(4, "pressure_drop", region=((False, True), (0, 8), (1, 3)), downstream=DOWNSTREAM)
+        with pytest.raises(ValueError, match="downstream holds a bool"):
+            sim.gradient(4, "pressure_drop", region=UPSTREAM, downstream=np.ones((3, 2), dtype=bool))
         with pytest.raises(eddy.InputError, match="downstream region's x range"):
             sim.gradient(4, "pressure_drop", region=UPSTREAM, downstream=((0, 1), (0, 8), (9, 15)))
         assert sim.time_step == 0
