@@ -38,6 +38,11 @@ struct BlockFields {
 template <class R>
 void zero_fields(const BlockFields<R>& fields, int components, const BlockShape& shape, const backend::Stream* stream);
 
+/// The sums of one block field over each x-row of the interior of `shape`, in double: rows[(z - 1) * ny + (y - 1)]
+/// (the caller adds the rows in a fixed order; dL/dtau from the rates' adjoints).
+template <class R>
+void row_sums(const R* field, const BlockShape& shape, double* rows, const backend::Stream* stream);
+
 /// Adds `components` block fields `from` to `to` at the interior cells of `shape` (the window's seeds to lambda).
 template <class R>
 void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int components, const BlockShape& shape,

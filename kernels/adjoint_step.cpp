@@ -84,6 +84,8 @@ EDDY_HOST_DEVICE inline R porosity_chain(R alpha, const R (&momentum)[3], R (&fo
 template <class T>
 struct AdjointStep {
   using R = compute_t<T>;
+  // The register cap (kernels/parallel_for.hpp, MaxRegisters): measured in docs/performance.md.
+  static constexpr int kMaxRegisters = 80;
   PopulationView<T> state;
   bool swapped;
   BlockFields<const R> lambda_next;
@@ -240,6 +242,19 @@ struct AdjointObjective {
   }
 };
 
+/// rows[(z - 1) ny + (y - 1)] = the sum over x of one block field's interior row, in double.
+template <class R>
+struct RowSums {
+  const R* field;
+  BlockShape shape;
+  double* rows;
+  EDDY_HOST_DEVICE void operator()(int /*x*/, int y, int z) const {
+    double sum = 0.0;
+    for (int x = 1; x <= shape.n[0]; ++x) sum += double(field[shape.index(x, y, z)]);
+    rows[(z - 1) * std::int64_t(shape.n[1]) + (y - 1)] = sum;
+  }
+};
+
 template <class R>
 struct ZeroFields {
   BlockFields<R> fields;
@@ -270,6 +285,12 @@ template <class R>
 void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int components, const BlockShape& shape,
                 const backend::Stream* stream) {
   parallel_for(shape.interior(), AddFields<R>{to, from, components, shape}, "add_fields", stream);
+}
+
+template <class R>
+void row_sums(const R* field, const BlockShape& shape, double* rows, const backend::Stream* stream) {
+  const Box all_rows{{1, 1, 1}, {2, shape.n[1] + 1, shape.n[2] + 1}};
+  parallel_for(all_rows, RowSums<R>{field, shape, rows}, "row_sums", stream);
 }
 
 template <class R>
@@ -347,6 +368,8 @@ template void adjoint_objective<float>(const float*, const ObjectiveView<float>&
                                        const backend::Stream*);
 template void adjoint_objective<double>(const double*, const ObjectiveView<double>&, double*, double*,
                                         const BlockShape&, const backend::Stream*);
+template void row_sums<float>(const float*, const BlockShape&, double*, const backend::Stream*);
+template void row_sums<double>(const double*, const BlockShape&, double*, const backend::Stream*);
 template void zero_fields<float>(const BlockFields<float>&, int, const BlockShape&, const backend::Stream*);
 template void zero_fields<double>(const BlockFields<double>&, int, const BlockShape&, const backend::Stream*);
 template void add_fields<float>(const BlockFields<float>&, const BlockFields<const float>&, int, const BlockShape&,

@@ -422,8 +422,9 @@ class PySimulation {
                           : py::none();
     out["checkpoint_every"] = g.checkpoint_every;
     out["recomputed_steps"] = g.recomputed_steps;
-    out["seconds"] = py::dict(py::arg("forward") = g.seconds_forward, py::arg("recompute") = g.seconds_recompute,
-                              py::arg("adjoint") = g.seconds_adjoint);
+    out["seconds"] = py::dict(py::arg("setup") = g.seconds_setup, py::arg("forward") = g.seconds_forward,
+                              py::arg("recompute") = g.seconds_recompute, py::arg("adjoint") = g.seconds_adjoint,
+                              py::arg("finish") = g.seconds_finish);
     out["host_bytes"] = g.host_bytes;
     out["device_bytes"] = g.device_bytes;
     return out;

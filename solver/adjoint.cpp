@@ -126,16 +126,33 @@ KeptState keep(Simulation& sim, bool on_host, StatePool& pool) {
   return k;
 }
 
-/// The simulation's pool for states of `bytes`, taken out of it (an earlier pool of another size is released).
-std::shared_ptr<StatePool> take_pool(Simulation& sim, std::size_t bytes) {
-  std::shared_ptr<StatePool> pool = std::static_pointer_cast<StatePool>(sim.gradient_workspace());
-  sim.gradient_workspace().reset();
-  if (!pool || pool->bytes != bytes) {
-    pool.reset();  // the old buffers go before new ones are counted
-    pool = std::make_shared<StatePool>();
-    pool->bytes = bytes;
+/// What gradient() keeps between calls (Simulation::gradient_workspace): the kept states' buffers, and the adjoint's
+/// fields of the last result (GradientResult::device_fields), which the next call takes where no array of that
+/// result is left (only the workspace holds them).
+struct GradientWorkspace {
+  StatePool states;
+  std::shared_ptr<void> fields;  // std::array<std::shared_ptr<DeviceBuffer<R>>, 4> of the last call
+  std::size_t field_value_bytes = 0;
+  std::int64_t field_cells = 0;
+  std::size_t field_bytes = 0;  // device bytes of those buffers
+  /// The last call's fields as R of a block of `cells`, where nothing else holds them; else null.
+  template <class R>
+  std::shared_ptr<std::array<std::shared_ptr<DeviceBuffer<R>>, 4>> free_fields(std::int64_t cells) const {
+    if (!fields || fields.use_count() != 1 || field_value_bytes != sizeof(R) || field_cells != cells) return nullptr;
+    return std::static_pointer_cast<std::array<std::shared_ptr<DeviceBuffer<R>>, 4>>(fields);
   }
-  return pool;
+};
+
+/// The simulation's workspace for states of `bytes`, taken out of it (the states of another size are released).
+std::shared_ptr<GradientWorkspace> take_workspace(Simulation& sim, std::size_t bytes) {
+  std::shared_ptr<GradientWorkspace> w = std::static_pointer_cast<GradientWorkspace>(sim.gradient_workspace());
+  sim.gradient_workspace().reset();
+  if (!w) w = std::make_shared<GradientWorkspace>();
+  if (w->states.bytes != bytes) {
+    w->states = StatePool{};  // the old buffers go before new ones are counted
+    w->states.bytes = bytes;
+  }
+  return w;
 }
 
 void restore(Simulation& sim, const KeptState& k) {
@@ -154,7 +171,8 @@ class AdjointSweep {
   using R = compute_t<T>;
 
  public:
-  explicit AdjointSweep(Simulation& sim)
+  /// `workspace`: the last call's fields are taken from it where free.
+  AdjointSweep(Simulation& sim, GradientWorkspace& workspace)
       : sim_(sim),
         d_(sim.decomposition()),
         shape_(block_shape(d_)),
@@ -172,8 +190,15 @@ class AdjointSweep {
     backend::synchronize();
     backend::copy_to_host(host_flags_.data(), flags_, host_flags_.size());
     if (has_open_faces(sim.config())) open_ = std::make_unique<OpenFacesAdjoint<T>>(sim.config(), d_, host_flags_);
-    for (auto& l : lambda_) l = std::make_shared<DeviceBuffer<R>>(std::size_t(d3q19::Q) * std::size_t(cells_));
-    force_bar_ = std::make_shared<DeviceBuffer<R>>(3 * std::size_t(cells_));
+    const auto earlier = workspace.free_fields<R>(cells_);
+    workspace.fields.reset();
+    const auto field = [&](int which, std::size_t components) {
+      if (earlier && (*earlier)[std::size_t(which)]) return (*earlier)[std::size_t(which)];
+      return std::make_shared<DeviceBuffer<R>>(components * std::size_t(cells_));
+    };
+    lambda_[0] = field(1, d3q19::Q);
+    lambda_[1] = field(2, d3q19::Q);
+    force_bar_ = field(0, 3);
     omega_bar_ = DeviceBuffer<R>(2 * std::size_t(cells_));
     zero_fields<R>(out(omega_bar_), 2, shape_, nullptr);
     zero_fields<R>(out(*lambda_[0]), d3q19::Q, shape_, nullptr);
@@ -185,7 +210,7 @@ class AdjointSweep {
     for (int a = 0; a < 3; ++a) force_field_.f[a] = base + std::int64_t(a) * cells_;
     if (sim.has_porosity()) {  // the Brinkman drag's field (Simulation::porosity_array) and dL/dalpha
       force_field_.porosity = static_cast<const R*>(sim.porosity_array().data) - shape_.index(1, 1, 1);
-      porosity_bar_ = std::make_shared<DeviceBuffer<R>>(std::size_t(cells_));
+      porosity_bar_ = field(3, 1);
       zero_fields<R>(out(*porosity_bar_), 1, shape_, nullptr);
     }
   }
@@ -301,13 +326,12 @@ class AdjointSweep {
 
   /// dL/dtau of this rank's cells: the rates' adjoints summed over the interior cells (in double) and taken to tau
   /// through omega+ = 1 / tau and omega- = omega+ (BGK) or 1 / (Lambda / (tau - 1/2) + 1/2) (TRT, magic Lambda).
-  double tau_gradient() const {
-    backend::synchronize();
-    const std::vector<R> all = omega_bar_.download();
+  double tau_gradient() {
     double sums[2] = {0.0, 0.0};
-    for_each_interior(shape_, [&](std::int64_t, std::int64_t cell) {
-      for (int r = 0; r < 2; ++r) sums[r] += double(all[std::size_t(r * cells_ + cell)]);
-    });
+    for (int r = 0; r < 2; ++r) {  // on the device, row by row; the rows added here in order
+      row_sums<R>(omega_bar_.data() + r * cells_, shape_, rows_.data(), nullptr);
+      for (double row : rows_.download()) sums[r] += row;
+    }
     const CaseConfig& c = sim_.config();
     const double tau = c.tau, omega_plus = 1.0 / tau;
     const double omega_minus = c.collision == Collision::bgk ? omega_plus : trt_omega_minus(omega_plus, c.magic);
@@ -331,6 +355,7 @@ class AdjointSweep {
       result.porosity_array = block_interior_array(porosity_bar_->data(), shape_, 'f', int(sizeof(R)), false);
     result.device_fields = std::make_shared<std::array<std::shared_ptr<DeviceBuffer<R>>, 4>>(
         std::array<std::shared_ptr<DeviceBuffer<R>>, 4>{force_bar_, lambda_[0], lambda_[1], porosity_bar_});
+    // Order [force_bar, lambda 0, lambda 1, porosity_bar]: what the constructor takes back from the workspace.
   }
 
  private:
@@ -510,20 +535,30 @@ StatePlan choose_plan(std::int64_t steps, const GradientOptions& options, std::s
 
 template <class T>
 GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objective, const GradientOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point start) {
+    backend::synchronize();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  Clock::time_point phase = Clock::now();
   GradientResult result;
   result.steps = steps;
   const BlockShape shape = block_shape(sim.decomposition());
   const std::size_t state_bytes = std::size_t(d3q19::Q) * std::size_t(shape.n_cells()) * sizeof(T);
-  const std::shared_ptr<StatePool> pool = take_pool(sim, state_bytes);
+  const std::shared_ptr<GradientWorkspace> workspace = take_workspace(sim, state_bytes);
+  StatePool* const pool = &workspace->states;
+  // The last call's fields, where free, are memory this call has already.
+  const std::size_t free_fields =
+      workspace->free_fields<compute_t<T>>(shape.n_cells()) ? workspace->field_bytes : std::size_t(0);
   const StatePlan plan = choose_plan(steps, options, state_bytes,
                                      AdjointSweep<T>::fields_bytes(shape, objective.window > 1, sim.has_porosity()),
-                                     pool->device_bytes(), sim.decomposition());
+                                     pool->device_bytes() + free_fields, sim.decomposition());
   const std::int64_t k = plan.k;
   const bool kept_on_host = plan.kept_on_host;
   result.checkpoint_every = k;
   result.host_bytes = plan.host_bytes;
   result.device_bytes = plan.device_bytes;
-  AdjointSweep<T> adjoint(sim);
+  AdjointSweep<T> adjoint(sim, *workspace);
 
   // Forward: keep s^0, s^k, s^2k, ... and s^N; then the objective of s^N and the seed.
   const auto check_interrupt = [&](std::int64_t count) {
@@ -531,12 +566,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       options.check_interrupt();
     }
   };
-  using Clock = std::chrono::steady_clock;
-  const auto seconds_since = [](Clock::time_point start) {
-    backend::synchronize();
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  Clock::time_point phase = Clock::now();
+  result.seconds_setup = seconds_since(phase);
+  phase = Clock::now();
   std::vector<KeptState> kept_states;
   for (std::int64_t t = 0; t < steps; ++t) {
     if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host, *pool));
@@ -587,6 +618,7 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
     restore(sim, end);  // interrupted: the state after the steps, as documented
     throw;
   }
+  phase = Clock::now();
   const Decomposition& d = sim.decomposition();
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.objective, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   result.tau = adjoint.tau_gradient();
@@ -599,7 +631,13 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   pool->recycle(first_copy);
   pool->recycle(end);
   pool->trim();
-  sim.gradient_workspace() = pool;
+  workspace->fields = result.device_fields;
+  workspace->field_value_bytes = sizeof(compute_t<T>);
+  workspace->field_cells = shape.n_cells();
+  workspace->field_bytes = (2 * std::size_t(d3q19::Q) + 3 + (sim.has_porosity() ? 1 : 0)) *
+                           std::size_t(shape.n_cells()) * sizeof(compute_t<T>);
+  sim.gradient_workspace() = workspace;
+  result.seconds_finish = seconds_since(phase);
   return result;
 }
 

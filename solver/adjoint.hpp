@@ -106,10 +106,12 @@ struct GradientResult {
   std::int64_t steps = 0;             ///< N
   std::int64_t checkpoint_every = 0;  ///< k
   std::int64_t recomputed_steps = 0;  ///< forward steps run again during the reverse sweep
-  /// Wall-clock seconds of the three phases on this rank, the device synchronised at their ends: the forward run
-  /// (with the kept states' copies and the objective's seed), the recomputed segments (with their states' copies), and
-  /// the adjoint steps (with the window's seeds and the ghost exchanges).
-  double seconds_forward = 0.0, seconds_recompute = 0.0, seconds_adjoint = 0.0;
+  /// Wall-clock seconds of the phases on this rank, the device synchronised at their ends: the set-up (the memory
+  /// plan, the adjoint's fields allocated and cleared), the forward run (with the kept states' copies and the
+  /// objective's seed), the recomputed segments (with their states' copies), the adjoint steps (with the window's
+  /// seeds and the ghost exchanges), and the finish (dL/dtau's sums, the result's arrays).
+  double seconds_setup = 0.0, seconds_forward = 0.0, seconds_recompute = 0.0, seconds_adjoint = 0.0,
+         seconds_finish = 0.0;
   std::size_t host_bytes = 0;         ///< host memory of the kept states (this rank; 0 when the device holds them)
   /// device memory of the adjoint's fields and the states it holds (this rank); a window (W > 1) adds one field of
   /// 19 values per cell for its objectives' seeds

@@ -66,5 +66,6 @@ with eddy.Simulation(case, quiet=True) as sim:
               "%d steps recomputed, states and adjoint fields %.2f GB on the device, %.2f GB on the host"
               % (steps, f_mean, f_spread, cells * steps / f_mean * 1e-6, g_mean, g_spread, g_mean / f_mean,
                  g["checkpoint_every"], g["recomputed_steps"], g["device_bytes"] * 1e-9, g["host_bytes"] * 1e-9))
-        print("         phases (mean): forward %.3f s, recompute %.3f s, adjoint %.3f s"
-              % tuple(statistics.mean(p[name] for p in phases) for name in ("forward", "recompute", "adjoint")))
+        names = ("setup", "forward", "recompute", "adjoint", "finish")
+        print("         phases (mean): " + ", ".join("%s %.3f s" % (name, statistics.mean(p[name] for p in phases))
+                                                   for name in names))

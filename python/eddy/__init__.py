@@ -277,8 +277,8 @@ class Simulation(_eddy.Simulation):
         a run that starts from the equilibrium f_eq(rho0, u0) that set_equilibrium writes (the chain rule through
         f_eq at the starting state's raw moments: exact for such a start, the derivative along the equilibria
         otherwise; 0 in solid cells), "checkpoint_every", "recomputed_steps", "host_bytes", "device_bytes",
-        "seconds": {"forward", "recompute", "adjoint"}: this rank's wall-clock seconds of the forward run, the
-        recomputed segments and the adjoint steps}. The
+        "seconds": {"setup", "forward", "recompute", "adjoint", "finish"}: this rank's wall-clock seconds of the
+        set-up, the forward run, the recomputed segments, the adjoint steps and the result's making}. The
         arrays are FieldArrays: zero-copy views of the adjoint's own fields (device
         memory on GPU builds: cupy.asarray, torch.from_dlpack; NumPy on the cpu build), in the arithmetic type,
         each gradient() call making new ones. Differentiable: BGK/TRT with Guo forcing, walls, moving walls,

@@ -542,7 +542,7 @@ TEST(RunGradientSweep, EveryPlacementOfTheStatesGivesTheSameBits) {
 
 // The kept states' buffers stay with the simulation between calls (Simulation::gradient_workspace): a second call
 // from the same state takes them (device and host placement, and after a call of another interval) and gives the
-// same bits; release_gradient_memory() lets them go.
+// same bits; so do the adjoint's fields once the last result is dropped; release_gradient_memory() lets them go.
 TEST(RunGradientSweep, LaterCallsReuseTheStatesBuffersAndGiveTheSameBits) {
   EDDY_REQUIRE_DEVICE();
   const CaseConfig config = adjoint_case();
@@ -565,6 +565,21 @@ TEST(RunGradientSweep, LaterCallsReuseTheStatesBuffersAndGiveTheSameBits) {
     EXPECT_TRUE(g.state == first.state) << "call " << call;
     EXPECT_EQ(g.objective, first.objective) << "call " << call;
   }
+  // The adjoint's fields: a call takes the last result's where no array of it is left, not while one is.
+  const void* dropped = nullptr;
+  {
+    sim->set_populations(s0);
+    const GradientResult g = gradient(*sim, kSteps, Objective{}, options[0]);
+    dropped = g.force_array.data;
+  }
+  sim->set_populations(s0);
+  const GradientResult reused = gradient(*sim, kSteps, Objective{}, options[0]);
+  EXPECT_EQ(reused.force_array.data, dropped);
+  EXPECT_TRUE(reused.force == first.force);
+  sim->set_populations(s0);
+  const GradientResult held = gradient(*sim, kSteps, Objective{}, options[0]);
+  EXPECT_NE(held.force_array.data, reused.force_array.data);  // `reused` is still held: new fields
+  EXPECT_TRUE(held.state == first.state);
   sim->release_gradient_memory();
   EXPECT_EQ(sim->gradient_workspace(), nullptr);
 }
