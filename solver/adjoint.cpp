@@ -272,9 +272,10 @@ class AdjointSweep {
   }
 
   /// A window's state s^n, after step_back has made lambda^n: lambda^n += S^T dL/df^n and force_bar += its F/2
-  /// term. Leaves s^n in the simulation (restore). Returns this rank's L of f^n.
-  double add_objective(const KeptState& state) {
-    restore(sim_, state);
+  /// term. Leaves s^n in the simulation (restore; null `state`: the simulation holds it already). Returns this rank's
+  /// L of f^n.
+  double add_objective(const KeptState* state) {
+    if (state) restore(sim_, *state);
     if (window_seed_.size() == 0) window_seed_ = DeviceBuffer<R>(std::size_t(d3q19::Q) * std::size_t(cells_));
     zero_fields<R>(out(window_seed_), d3q19::Q, shape_, nullptr);
     const double value = objective_into(window_seed_);
@@ -283,16 +284,18 @@ class AdjointSweep {
     return value;
   }
 
-  /// One step back: lambda^n from lambda^{n+1} about the kept state s^n; adds to force_bar.
-  void step_back(const KeptState& state) {
-    const PopulationView<T> view{static_cast<T*>(const_cast<void*>(state.data())), cells_};
-    adjoint_step<T>(view, PopulationLayout(state.layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
+  /// One step back: lambda^n from lambda^{n+1} about the state s^n at `data` (a kept state, or the simulation's own
+  /// array) in `layout`; adds to force_bar.
+  void step_back(const void* data, int layout) {
+    const PopulationView<T> view{static_cast<T*>(const_cast<void*>(data)), cells_};
+    adjoint_step<T>(view, PopulationLayout(layout), in(*lambda_[current_]), out(*lambda_[1 - current_]),
                     out(*force_bar_), out(omega_bar_), porosity_bar(), flags(), shape_, relax_, walls_, force_field_,
                     nullptr);
     current_ = 1 - current_;
-    open_faces(view, PopulationLayout(state.layout), *lambda_[current_]);
+    open_faces(view, PopulationLayout(layout), *lambda_[current_]);
     send_ghosts(*lambda_[current_]);
   }
+  void step_back(const KeptState& state) { step_back(state.data(), state.layout); }
 
   /// After the sweep: dL/drho0 and dL/du0 of a start from an equilibrium, about the starting state s^0, into the
   /// other lambda buffer (no longer needed: components 0 and 1-3).
@@ -451,15 +454,16 @@ struct StatePlan {
 };
 
 /// Device and host bytes of kept-state interval k for `steps` steps (states of `state` bytes, adjoint fields of
-/// `fields` bytes): ceil(steps / k) kept states and the final one, k - 1 recomputed ones of a segment (on the
-/// device) and, where the kept ones are on the host, a device copy of the segment's first.
+/// `fields` bytes): ceil(steps / k) kept states and the final one, k - 2 copies of a segment's recomputed states (on
+/// the device; its last stays in the simulation's array) and, where the kept ones are on the host, a device copy of
+/// the segment's first.
 StatePlan plan_for(std::int64_t steps, std::int64_t k, bool on_host, std::size_t state, std::size_t fields) {
   StatePlan p;
   p.k = k;
   p.kept_on_host = on_host;
   // Saturated at SIZE_MAX: step counts near 2^63 give sizes no machine has, not wrapped small ones.
   const std::size_t kept = std::size_t(steps / k) + (steps % k != 0 ? 1 : 0) + 1;
-  const std::size_t segment = std::size_t(std::min(k, steps) - 1 + (on_host ? 1 : 0));
+  const std::size_t segment = std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 2) + (on_host ? 1 : 0));
   const auto bytes = [&](std::size_t count) {
     return double(count) * double(state) + double(fields) >= double(SIZE_MAX) ? SIZE_MAX : count * state + fields;
   };
@@ -593,21 +597,29 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       phase = Clock::now();
       if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
       if (kept_on_host) keep_into(sim, first_copy, false, *pool);
+      // The segment's last state stays in the simulation's own array, which the first step back reads: no copy.
       for (std::int64_t t = start + 1; t < stop; ++t) {
         advance_checked(sim);
-        keep_into(sim, later[std::size_t(t - start - 1)], false, *pool);
+        if (t + 1 < stop) keep_into(sim, later[std::size_t(t - start - 1)], false, *pool);
         ++result.recomputed_steps;
       }
       result.seconds_recompute += seconds_since(phase);
       phase = Clock::now();
       for (std::int64_t t = stop - 1; t > start; --t) {
-        adjoint.step_back(later[std::size_t(t - start - 1)]);
-        if (in_window(t)) result.objective += adjoint.add_objective(later[std::size_t(t - start - 1)]);
+        if (t + 1 == stop) {
+          const PopulationStorage live = sim.population_storage();
+          adjoint.step_back(live.data, live.layout);
+          if (in_window(t)) result.objective += adjoint.add_objective(nullptr);
+        } else {
+          const KeptState& state = later[std::size_t(t - start - 1)];
+          adjoint.step_back(state);
+          if (in_window(t)) result.objective += adjoint.add_objective(&state);
+        }
         check_interrupt(++swept);
       }
       const KeptState& first = kept_on_host ? first_copy : kept_state;
       adjoint.step_back(first);
-      if (in_window(start)) result.objective += adjoint.add_objective(first);
+      if (in_window(start)) result.objective += adjoint.add_objective(&first);
       if (m == 0) adjoint.initial_equilibrium(first);
       result.seconds_adjoint += seconds_since(phase);
       pool->recycle(kept_states.back());
