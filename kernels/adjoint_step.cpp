@@ -44,12 +44,13 @@
 namespace eddy {
 namespace {
 
-/// S^T at fluid `cell` (interior): nu_j(x) to the slot whose population fed f_j(x); slots of x whose writer is a
-/// non-solid ghost cell set to 0 (the ghost exchange adds their values later).
+/// S^T at fluid `cell` (interior) whose flag is `own`: nu_j(x) to the slot whose population fed f_j(x); slots of x
+/// whose writer is a non-solid ghost cell set to 0 (the ghost exchange adds their values later). kFluid cells have
+/// no solid neighbour: no flag reads for the pushes.
 template <class R>
 EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const BlockFields<R>& lambda,
                                                 const FlagView& flags, const BlockShape& shape, int x, int y, int z,
-                                                std::int64_t cell) {
+                                                std::int64_t cell, CellFlag own) {
   EDDY_UNROLL
   for (int j = 0; j < d3q19::Q; ++j) {
     const int cx = d3q19::c(j, 0), cy = d3q19::c(j, 1), cz = d3q19::c(j, 2);
@@ -57,6 +58,13 @@ EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const B
     const bool to_ghost =
         x + cx < 1 || x + cx > shape.n[0] || y + cy < 1 || y + cy > shape.n[1] || z + cz < 1 || z + cz > shape.n[2];
     if (to_ghost && !is_solid(flags.flag[to])) lambda(j, cell) = R(0);
+  }
+  if (own == kFluid) {
+    EDDY_UNROLL
+    for (int j = 0; j < d3q19::Q; ++j) {
+      lambda(j, cell - shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2))) = nu[j];
+    }
+    return;
   }
   EDDY_UNROLL
   for (int j = 0; j < d3q19::Q; ++j) {
@@ -118,7 +126,7 @@ struct AdjointStep {
     }
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
     for (int r = 0; r < 2; ++r) omega_bar(r, cell) += rates_bar[r];
-    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
+    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell, own);
   }
 };
 
@@ -202,7 +210,7 @@ struct AdjointSeed {
       porosity_bar(0, cell) += porosity_chain(porosity[cell], momentum, bar, nu);
     }
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
-    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell);
+    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell, flags.flag[cell]);
   }
 };
 
