@@ -6,8 +6,8 @@
 // directions of the per-cell force (everywhere, the outlet's layers included, whose velocities enter its rule), of the
 // starting populations and, with a porosity field, of the porosity, against central differences of forward runs
 // (objective from Simulation::fields()), 1e-6 relative as issue 28 asks. Also the plan's terms on a
-// small case (every link's nu feeds its target, the outlet's cells feed their 19 slots), and the convective outflow's
-// refusal.
+// small case (every link's nu feeds its target, the outlet's cells feed their 19 slots), and the refusals of sponge
+// layers and of the convective outflow.
 #include <gtest/gtest.h>
 
 #include <array>
