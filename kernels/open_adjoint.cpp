@@ -111,7 +111,6 @@ struct TargetSums {
     const std::int64_t slot = plan.targets[t];
     const int k = int(slot / n_cells);
     R value = lambda[slot], moments = R(0);
-    bool any_moments = false;
     for (std::int64_t m = plan.term_start[t]; m < plan.term_start[t + 1]; ++m) {
       const OpenAdjointTerm term = plan.terms[m];
       if (term.kind == 0) {
@@ -124,8 +123,7 @@ struct TargetSums {
       const R rho = rec[7], kappa = rec[8];
       R part = rec[0];
       for (int a = 0; a < 3; ++a) part += rec[1 + a] * (kappa * R(d3q19::c(k, a)) - rec[4 + a]) / rho;
-      moments = any_moments ? moments + part : part;
-      any_moments = true;
+      moments += part;
       if (k == 0) {  // du/dF_ext = -kappa / (2 rho), du/dalpha = u / (2 - alpha) = kappa u / 2; slot = the cell
         R alpha_bar = R(0);
         for (int a = 0; a < 3; ++a) {
@@ -135,7 +133,7 @@ struct TargetSums {
         if (porosity_bar.at) porosity_bar(0, slot) += alpha_bar;
       }
     }
-    lambda[slot] = any_moments ? value + moments : value;
+    lambda[slot] = value + moments;  // 0 + moments on an owner whose linear terms came from another rank
   }
 };
 

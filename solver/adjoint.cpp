@@ -131,10 +131,11 @@ KeptState keep(Simulation& sim, bool on_host, StatePool& pool) {
 /// result is left (only the workspace holds them).
 struct GradientWorkspace {
   StatePool states;
+  std::vector<CellFlag> host_flags;  // the simulation's cell flags (they do not change), copied once
+  std::shared_ptr<void> open_faces;  // OpenFacesAdjoint<T> built from them, with open faces only
   std::shared_ptr<void> fields;  // std::array<std::shared_ptr<DeviceBuffer<R>>, 4> of the last call
   std::size_t field_value_bytes = 0;
   std::int64_t field_cells = 0;
-  std::size_t field_bytes = 0;  // device bytes of those buffers
   /// The last call's fields as R of a block of `cells`, where nothing else holds them; else null.
   template <class R>
   std::shared_ptr<std::array<std::shared_ptr<DeviceBuffer<R>>, 4>> free_fields(std::int64_t cells) const {
@@ -184,12 +185,20 @@ class AdjointSweep {
         moments_(4 * std::size_t(n_)),
         moments_bar_(4 * std::size_t(n_)),
         rows_(std::size_t(d_.local_size[1]) * std::size_t(d_.local_size[2])) {
-    // The simulation's own cell flags (block array, ghost layer included), and a host copy.
+    // The simulation's own cell flags (block array, ghost layer included); a host copy and the open faces' plan,
+    // made by the first call and kept in the workspace (the flags do not change).
     flags_ = static_cast<const CellFlag*>(sim.flag_array().data) - shape_.index(1, 1, 1);
-    host_flags_.resize(std::size_t(cells_));
-    backend::synchronize();
-    backend::copy_to_host(host_flags_.data(), flags_, host_flags_.size());
-    if (has_open_faces(sim.config())) open_ = std::make_unique<OpenFacesAdjoint<T>>(sim.config(), d_, host_flags_);
+    if (workspace.host_flags.size() != std::size_t(cells_)) {
+      workspace.host_flags.resize(std::size_t(cells_));
+      backend::synchronize();
+      backend::copy_to_host(workspace.host_flags.data(), flags_, workspace.host_flags.size());
+      workspace.open_faces.reset();
+      if (has_open_faces(sim.config())) {
+        workspace.open_faces = std::make_shared<OpenFacesAdjoint<T>>(sim.config(), d_, workspace.host_flags);
+      }
+    }
+    host_flags_ = &workspace.host_flags;
+    open_ = std::static_pointer_cast<OpenFacesAdjoint<T>>(workspace.open_faces);
     const auto earlier = workspace.free_fields<R>(cells_);
     workspace.fields.reset();
     const auto field = [&](int which, std::size_t components) {
@@ -244,7 +253,7 @@ class AdjointSweep {
       for (int z = 1; z <= shape_.n[2]; ++z)
         for (int y = 1; y <= shape_.n[1]; ++y)
           for (int x = 1; x <= shape_.n[0]; ++x) {
-            if (!is_fluid(host_flags_[std::size_t(shape_.index(x, y, z))])) continue;
+            if (!is_fluid((*host_flags_)[std::size_t(shape_.index(x, y, z))])) continue;
             counts[0] += view_.upstream(x, y, z) ? 1 : 0;
             counts[1] += view_.downstream(x, y, z) ? 1 : 0;
           }
@@ -419,8 +428,8 @@ class AdjointSweep {
   WallVelocities<R> walls_;
   FieldHalo<R> halo_;
   const CellFlag* flags_ = nullptr;                         // the simulation's
-  std::vector<CellFlag> host_flags_;                        // a host copy
-  std::unique_ptr<OpenFacesAdjoint<T>> open_;               // with open faces only
+  const std::vector<CellFlag>* host_flags_ = nullptr;       // a host copy (the workspace's)
+  std::shared_ptr<OpenFacesAdjoint<T>> open_;               // with open faces only (the workspace's)
   std::shared_ptr<DeviceBuffer<R>> lambda_[2], force_bar_;  // shared with the result's device views
   std::shared_ptr<DeviceBuffer<R>> porosity_bar_;           // dL/dalpha, with a porosity field only (shared too)
   DeviceBuffer<R> omega_bar_, moments_, moments_bar_;
@@ -552,8 +561,10 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   const std::shared_ptr<GradientWorkspace> workspace = take_workspace(sim, state_bytes);
   StatePool* const pool = &workspace->states;
   // The last call's fields, where free, are memory this call has already.
-  const std::size_t free_fields =
-      workspace->free_fields<compute_t<T>>(shape.n_cells()) ? workspace->field_bytes : std::size_t(0);
+  std::size_t free_fields = 0;
+  if (const auto fields = workspace->free_fields<compute_t<T>>(shape.n_cells())) {
+    for (const auto& b : *fields) free_fields += b ? b->size() * sizeof(compute_t<T>) : 0;
+  }
   const StatePlan plan = choose_plan(steps, options, state_bytes,
                                      AdjointSweep<T>::fields_bytes(shape, objective.window > 1, sim.has_porosity()),
                                      pool->device_bytes() + free_fields, sim.decomposition());
@@ -587,7 +598,8 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
 
   // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one, on the
   // device, into buffers reused from segment to segment.
-  std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 1)));  // s^{start+1}...
+  // s^{start+1} .. s^{stop-2}: the segment's last state stays in the simulation.
+  std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 2)));
   KeptState first_copy;  // s^start on the device, where the kept one is on the host
   std::int64_t swept = 0;  // steps swept back so far, for the interrupt checks
   try {
@@ -646,8 +658,6 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   workspace->fields = result.device_fields;
   workspace->field_value_bytes = sizeof(compute_t<T>);
   workspace->field_cells = shape.n_cells();
-  workspace->field_bytes = (2 * std::size_t(d3q19::Q) + 3 + (sim.has_porosity() ? 1 : 0)) *
-                           std::size_t(shape.n_cells()) * sizeof(compute_t<T>);
   sim.gradient_workspace() = workspace;
   result.seconds_finish = seconds_since(phase);
   return result;
