@@ -41,19 +41,20 @@ inline PopulationLayout after_step(PopulationLayout layout) {
 /// (kernels/sponge_layers.hpp) and, like `les`, takes the kernel with local rates (`les` then carries tau0 and the
 /// magic parameter, its factor 0 without LES): no memory traffic. `statistics` (when present) adds each updated fluid
 /// cell's rho, u (and u_a u_b) to its running sums in double (StatisticsView, kernels/views.hpp).
+/// `out` (when not null): the step writes its results into that array (a's shape) instead of `a`, slot for slot,
+/// and leaves `a` as it was (out of place, kernels/streaming.hpp); slots the step does not write keep out's values.
 /// Traffic per fluid cell: 19 reads + 19 writes of T + 1 flag byte = 153 B (float), 305 B (double), 77 B (fp16);
 /// the stability word is one 4-byte value per step that every thread reads from cache.
 template <class T>
-void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags,
-                    const BlockShape& shape, const Box& box, const Relaxation<compute_t<T>>& relax,
-                    const WallVelocities<compute_t<T>>& walls, const RoundingKey& key,
-                    const backend::Stream* stream = nullptr, bool wide_index = false,
+void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const FlagView& flags, const BlockShape& shape,
+                    const Box& box, const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
+                    const RoundingKey& key, const backend::Stream* stream = nullptr, bool wide_index = false,
                     const ForceFieldView<compute_t<T>>& force_field = {},
                     const VelocityOutView<compute_t<T>>& velocity_out = {},
                     const StabilityView<compute_t<T>>& stability = {},
-                    const OutletMomentsView<compute_t<T>>& outlet = {},
-                    const Smagorinsky<compute_t<T>>& les = {}, const SpongeLayers<compute_t<T>>& sponge = {},
-                    const StatisticsView& statistics = {});
+                    const OutletMomentsView<compute_t<T>>& outlet = {}, const Smagorinsky<compute_t<T>>& les = {},
+                    const SpongeLayers<compute_t<T>>& sponge = {}, const StatisticsView& statistics = {},
+                    T* out = nullptr);
 
 /// Macroscopic rho and u (with the Guo F/2 shift) of the populations that have arrived at each interior cell of
 /// `a` (held in `layout`; "swapped" reads the neighbours and the ghost layer), i.e. the fields at the current time.
@@ -115,6 +116,13 @@ void initial_state(const InitialField& init, double px, double py, double pz, do
 /// coming from a solid cell out of the fluid cell's own slot, kernels/streaming.hpp).
 template <class T>
 void initialize_populations(const PopulationView<T>& f, const BlockShape& shape, const InitialField& init);
+
+/// Copies the 19 slots of every non-solid cell of the block (ghost layer included) from `from` to `to` (arrays of
+/// one shape): a state as the next step reads it. The slots of solid cells, which no step reads, are left as `to`
+/// has them (kernels/population_copy.cpp). For the adjoint's kept states (solver/adjoint.cpp).
+template <class T>
+void copy_fluid_populations(const PopulationView<T>& to, const PopulationView<T>& from, const FlagView& flags,
+                            const BlockShape& shape, const backend::Stream* stream = nullptr);
 
 /// STREAM Copy, b[k] = a[k] for k < n (floats), with the lattice kernels' parallel_for: the reference bandwidth
 /// of `eddy bench`. Asynchronous on GPUs.

@@ -62,7 +62,8 @@ struct StreamCollide {
   // Fluid cells read and write through per-direction offsets (StepSlots, kernels/streaming.hpp); the odd step's
   // cells next to a wall use CellSlots on `a` with the neighbour flags.
   StepSlots<T, Index> slots;
-  PopulationView<T> a;
+  PopulationView<T> a;  // the array read
+  T* out;               // the array written: a.f (in place) or another of a's shape (kernels/streaming.hpp)
   Index stride;  // a.n_cells as a kernel parameter of the offset type (CellSlots)
   FlagView flags;
   BlockShape shape;
@@ -127,7 +128,7 @@ struct StreamCollide {
     if (plain) {
       store_step(slots, cell, f, bits, stage);
     } else {
-      scatter_own(CellSlots<T, Index>(a.f, cell, stride), flags, shape, cell, walls, f, bits);
+      scatter_own(CellSlots<T, Index>(out, cell, stride), flags, shape, cell, walls, f, bits);
     }
   }
 };
@@ -151,6 +152,7 @@ struct StepArguments {
   const Smagorinsky<R>& les;
   const SpongeLayers<R>& sponge;
   const StatisticsView& statistics;
+  T* out;
 };
 
 /// What acts besides the collision in a step with arguments `s`.
@@ -165,8 +167,9 @@ Source source_of(const StepArguments<T>& s) {
 /// Launches the kernel of one combination of the compile-time choices.
 template <class T, class Index, Source kSource, bool kOdd>
 void launch(const StepArguments<T>& s) {
-  const StreamCollide<T, kOdd, Index, kSource> k{step_slots<T, Index>(s.a, s.shape, kOdd),
+  const StreamCollide<T, kOdd, Index, kSource> k{step_slots<T, Index>(s.a, s.out, s.shape, kOdd),
                                                  s.a,
+                                                 s.out,
                                                  Index(s.a.n_cells),
                                                  s.flags,
                                                  s.shape,
@@ -213,9 +216,9 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
                     const ForceFieldView<compute_t<T>>& force_field, const VelocityOutView<compute_t<T>>& velocity_out,
                     const StabilityView<compute_t<T>>& stability, const OutletMomentsView<compute_t<T>>& outlet,
                     const Smagorinsky<compute_t<T>>& les, const SpongeLayers<compute_t<T>>& sponge,
-                    const StatisticsView& statistics) {
-  const StepArguments<T> s{a,           flags,        shape,     box,    relax, walls,  key,       stream,
-                           force_field, velocity_out, stability, outlet, les,   sponge, statistics};
+                    const StatisticsView& statistics, T* out) {
+  const StepArguments<T> s{a,           flags,        shape,     box,    relax, walls,  key,        stream,
+                           force_field, velocity_out, stability, outlet, les,   sponge, statistics, out ? out : a.f};
   const bool odd = layout == PopulationLayout::swapped;  // odd steps start from the "swapped" layout
   // 32-bit population offsets when every offset i * n_cells + cell fits (kernels/streaming.hpp).
   if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(a.n_cells) <= std::uint64_t(UINT32_MAX)) {
@@ -226,13 +229,12 @@ void stream_collide(const PopulationView<T>& a, PopulationLayout layout, const F
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                         \
-  template void stream_collide<T>(const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&,   \
-                                  const Box&, const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, \
-                                  const RoundingKey&, const backend::Stream*, bool,                                 \
-                                  const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,        \
-                                  const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&,     \
-                                  const Smagorinsky<compute_t<T>>&, const SpongeLayers<compute_t<T>>&,            \
-                                  const StatisticsView&);
+  template void stream_collide<T>(                                                                                  \
+      const PopulationView<T>&, PopulationLayout, const FlagView&, const BlockShape&, const Box&,                   \
+      const Relaxation<compute_t<T>>&, const WallVelocities<compute_t<T>>&, const RoundingKey&,                     \
+      const backend::Stream*, bool, const ForceFieldView<compute_t<T>>&, const VelocityOutView<compute_t<T>>&,      \
+      const StabilityView<compute_t<T>>&, const OutletMomentsView<compute_t<T>>&, const Smagorinsky<compute_t<T>>&, \
+      const SpongeLayers<compute_t<T>>&, const StatisticsView&, T*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

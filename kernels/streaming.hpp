@@ -16,6 +16,12 @@
 // even step left f*_opp(i)(x)), and a population heading into a solid cell is bounced at once into x's own slot
 // opp(i). Even steps then need no neighbour flags at all.
 //
+// Out of place: a step may read one array and write every slot it would have written into another array of the
+// same shape instead (the adjoint's kept forward states, solver/adjoint.cpp: the array read survives the step without
+// a copy). Since each slot has one reader and one writer, the result is bitwise the in-place one; the slots no step
+// writes (those of solid cells, and the ghost slots the exchange fills before they are read) keep the other array's
+// values.
+//
 // Index: the integer type of population offsets relative to the cell's own slot 0 (i * n_cells +- a neighbour
 // offset, never negative for the slots a cell touches), std::int64_t in general; std::uint32_t when
 // 19 * n_cells fits (blocks up to ~600^3). Each access is then a 32-bit offset added to a 64-bit pointer to the
@@ -69,15 +75,17 @@ struct StepSlots;
 
 template <class T>
 struct StepSlots<T, std::uint32_t> {
-  T* base;  // the array
+  T* base;        // the array read
+  T* write_base;  // the array written: base itself (in place) or another of the same shape
   std::uint32_t read_offset[d3q19::Q];
   std::uint32_t write_offset[d3q19::Q];
   EDDY_HOST_DEVICE T& read(int i, std::uint32_t cell) const { return base[read_offset[i] + cell]; }
-  EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return base[write_offset[i] + cell]; }
-  /// From offsets into array f (host side).
-  static StepSlots from(T* f, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
+  EDDY_HOST_DEVICE T& write(int i, std::uint32_t cell) const { return write_base[write_offset[i] + cell]; }
+  /// From offsets into array f, the writes into array `out` (host side).
+  static StepSlots from(T* f, T* out, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
     StepSlots s;
     s.base = f;
+    s.write_base = out;
     for (int i = 0; i < d3q19::Q; ++i) {
       s.read_offset[i] = std::uint32_t(read[i]);
       s.write_offset[i] = std::uint32_t(write[i]);
@@ -92,28 +100,29 @@ struct StepSlots<T, std::int64_t> {
   T* write_at[d3q19::Q];
   EDDY_HOST_DEVICE T& read(int i, std::int64_t cell) const { return read_at[i][cell]; }
   EDDY_HOST_DEVICE T& write(int i, std::int64_t cell) const { return write_at[i][cell]; }
-  /// From offsets into array f (host side).
-  static StepSlots from(T* f, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
+  /// From offsets into array f, the writes into array `out` (host side).
+  static StepSlots from(T* f, T* out, const std::int64_t (&read)[d3q19::Q], const std::int64_t (&write)[d3q19::Q]) {
     StepSlots s;
     for (int i = 0; i < d3q19::Q; ++i) {
       s.read_at[i] = f + read[i];
-      s.write_at[i] = f + write[i];
+      s.write_at[i] = out + write[i];
     }
     return s;
   }
 };
 
-/// StepSlots of array `a` of a block of shape `shape` for the even (odd = false) or odd step (host side). Every
-/// offset is >= 0 and, with 32-bit offsets, offset + cell < 19 n_cells <= 2^32 for the cells a step updates.
+/// StepSlots of array `a` of a block of shape `shape` for the even (odd = false) or odd step (host side), writing
+/// into array `out` (a.f: in place; another array of a's shape: out of place, the same slots). Every offset is >= 0
+/// and, with 32-bit offsets, offset + cell < 19 n_cells <= 2^32 for the cells a step updates.
 template <class T, class Index>
-inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, const BlockShape& shape, bool odd) {
+inline StepSlots<T, Index> step_slots(const PopulationView<T>& a, T* out, const BlockShape& shape, bool odd) {
   std::int64_t read[d3q19::Q], write[d3q19::Q];
   for (int i = 0; i < d3q19::Q; ++i) {
     const std::int64_t ahead = odd ? shape.offset(d3q19::c(i, 0), d3q19::c(i, 1), d3q19::c(i, 2)) : 0;
     read[i] = std::int64_t(odd ? d3q19::opp(i) : i) * a.n_cells - ahead;
     write[i] = std::int64_t(odd ? i : d3q19::opp(i)) * a.n_cells + ahead;
   }
-  return StepSlots<T, Index>::from(a.f, read, write);
+  return StepSlots<T, Index>::from(a.f, out, read, write);
 }
 
 /// No stage: every population is read and written at its slot. The odd step's GPU launch may pass a stage instead

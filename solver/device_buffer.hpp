@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +34,18 @@ class DeviceBuffer {
   T* data() const { return data_; }
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
+  /// Exchanges the memory (and so the contents) of this buffer and `other`, a buffer of another element type and
+  /// the same number of bytes; nothing is copied. std::logic_error if the sizes differ.
+  template <class U>
+  void swap_memory(DeviceBuffer<U>& other) {
+    if (other.bytes() != bytes() || bytes() % sizeof(U) != 0) {
+      throw std::logic_error("DeviceBuffer::swap_memory: buffers of " + std::to_string(bytes()) + " and " +
+                             std::to_string(other.bytes()) + " bytes");
+    }
+    T* mine = data_;
+    data_ = reinterpret_cast<T*>(other.data_);
+    other.data_ = reinterpret_cast<U*>(mine);
+  }
 
   /// Copies host data (host.size() must equal size()) to the device, after all queued device work.
   void upload(const std::vector<T>& host) {
@@ -47,6 +61,8 @@ class DeviceBuffer {
   }
 
  private:
+  template <class U>
+  friend class DeviceBuffer;
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };

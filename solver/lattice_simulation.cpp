@@ -204,6 +204,10 @@ class LatticeSimulation final : public Simulation {
         settle();
         update(shape_.interior(), key);
       }
+      if (spare_) {  // advance_into: the step wrote into the spare array, which becomes the simulation's
+        f_.swap_memory(*spare_);
+        spare_ = nullptr;
+      }
       if (sample) {
         // T at the same time (the scalar step below advances it), then the count.
         if (statistics_->temperature()) {
@@ -391,14 +395,28 @@ class LatticeSimulation final : public Simulation {
 
   void population_storage_restored(int layout, std::int64_t step) override {
     backend::synchronize();
-    layout_ = PopulationLayout(layout);
-    step_ = step;
-    // Taken after the exchange, ghosts included: nothing is owed to or from the neighbours.
-    halo_pending_ = false;
-    if (open_) open_pending_ = OpenPending::none;
-    wall_pass_pending_ = false;
-    saved_valid_ = false;
+    took_state(layout, step);
     reset_watch();
+  }
+
+  void advance_into(DeviceBuffer<unsigned char>& spare) override {
+    if (particles_ || n_interpolated_ > 0) {
+      throw std::logic_error("advance_into: not for particles or interpolated walls");
+    }
+    if (spare.bytes() != f_.bytes()) throw std::logic_error("advance_into: a spare array of another size");
+    spare_ = &spare;
+    try {
+      advance(1);
+    } catch (...) {
+      spare_ = nullptr;
+      throw;
+    }
+  }
+
+  void exchange_population_storage(DeviceBuffer<unsigned char>& state, int layout, std::int64_t step) override {
+    backend::synchronize();
+    f_.swap_memory(state);
+    took_state(layout, step);  // the stability watch stays: the states exchanged are those of this run
   }
 
   std::string population_layout() const override { return layout_ == PopulationLayout::own ? "own" : "swapped"; }
@@ -561,12 +579,24 @@ class LatticeSimulation final : public Simulation {
     const StabilityView<R> stability{watch_.data(), R(kMaxLatticeSpeed * kMaxLatticeSpeed), freezes()};
     stream_collide(view(), layout_, FlagView{flags_.data()}, shape_, box, relax_, walls_, key, &compute_, false,
                    force_field(), thermal_ ? thermal_->velocity_out() : VelocityOutView<R>{}, stability,
-                   open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, sponge_, statistics_view());
+                   open_ ? open_->step_moments() : OutletMomentsView<R>{}, les_, sponge_, statistics_view(),
+                   spare_ ? reinterpret_cast<T*>(spare_->data()) : nullptr);
   }
 
   /// Where this step's fused kernel adds its moments to the turbulence statistics: the sums on a sampled step
   /// (advance), null otherwise.
   StatisticsView statistics_view() const { return step_statistics_; }
+
+  /// The array holds a state population_storage() gave, taken after the exchange, ghosts included: nothing is owed
+  /// to or from the neighbours, or by the open faces and the walls.
+  void took_state(int layout, std::int64_t step) {
+    layout_ = PopulationLayout(layout);
+    step_ = step;
+    halo_pending_ = false;
+    if (open_) open_pending_ = OpenPending::none;
+    wall_pass_pending_ = false;
+    saved_valid_ = false;
+  }
 
   /// A fresh stability watch, for a new state.
   void reset_watch() {
@@ -641,6 +671,7 @@ class LatticeSimulation final : public Simulation {
   Box inner_{};
   std::vector<Box> shell_;
   DeviceBuffer<T> f_;
+  DeviceBuffer<unsigned char>* spare_ = nullptr;  // advance_into's array, which the step in progress writes
   DeviceBuffer<CellFlag> flags_;
   DeviceBuffer<R> moments_;
   PinnedBuffer<R> moments_host_;  // the host copy of moments_ (page-locked)

@@ -26,6 +26,7 @@
 #include "solver/block_solids.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/device_arrays.hpp"
+#include "solver/device_buffer.hpp"
 #include "solver/flow_statistics.hpp"
 #include "solver/output_box.hpp"
 #include "solver/particle_system.hpp"
@@ -283,6 +284,26 @@ class Simulation {
   virtual PopulationStorage population_storage() { throw not_in_core("populations"); }
   /// The caller has copied a state taken by population_storage() back into that array: its layout and step.
   virtual void population_storage_restored(int layout, std::int64_t step) {
+    (void)layout;
+    (void)step;
+    throw not_in_core("populations");
+  }
+  /// One step, as advance(1), whose fused kernel writes into `spare` (device memory of population_storage()'s bytes)
+  /// instead of the simulation's array (out of place, kernels/streaming.hpp); `spare`'s memory then becomes that
+  /// array, and the array of before the step is handed back in `spare`: the state population_storage() would have
+  /// given before the step (layout and step as then), which survives the step without a copy. For the adjoint's kept
+  /// forward states (solver/adjoint.cpp). The slots no step writes (solid cells') keep spare's values. Only while the
+  /// run is stable (after an instability the frozen cells write nothing). In core only; std::logic_error with
+  /// particles or interpolated walls (not covered) or a spare of another size; collective.
+  virtual void advance_into(DeviceBuffer<unsigned char>& spare) {
+    (void)spare;
+    throw not_in_core("populations");
+  }
+  /// Makes `state`'s memory the simulation's array (no copy): a state population_storage() gave with `layout` and
+  /// `step`, as population_storage_restored takes it; the array of before goes to `state`. std::logic_error for a
+  /// buffer of another size. In core only.
+  virtual void exchange_population_storage(DeviceBuffer<unsigned char>& state, int layout, std::int64_t step) {
+    (void)state;
     (void)layout;
     (void)step;
     throw not_in_core("populations");
