@@ -58,7 +58,7 @@ std::string adjoint_unsupported(const CaseConfig& config) {
 
 namespace {
 
-/// A kept forward state: a copy of the population array as stored (Simulation::population_storage), in device
+/// A kept forward state: the population array as stored (Simulation::population_storage), in device
 /// memory or, where it does not fit, in host memory.
 struct KeptState {
   DeviceBuffer<unsigned char> device;
@@ -82,6 +82,14 @@ struct StatePool {
     if (device.size() > device_used) device.resize(device_used);
     if (host.size() > host_used) host.resize(host_used);
     device_used = host_used = 0;
+  }
+  /// A device buffer for one state: the pool's, else new memory.
+  DeviceBuffer<unsigned char> take_device() {
+    ++device_used;
+    if (device.empty()) return DeviceBuffer<unsigned char>(bytes);
+    DeviceBuffer<unsigned char> b = std::move(device.back());
+    device.pop_back();
+    return b;
   }
   /// Gives the buffers of `k` back.
   void recycle(KeptState& k) {
@@ -107,15 +115,7 @@ void keep_into(Simulation& sim, KeptState& k, bool on_host, StatePool& pool) {
     k.host.resize(s.bytes);
     backend::copy_to_host(k.host.data(), s.data, s.bytes);
   } else {
-    if (k.device.size() != s.bytes) {
-      ++pool.device_used;
-      if (!pool.device.empty()) {
-        k.device = std::move(pool.device.back());
-        pool.device.pop_back();
-      } else {
-        k.device = DeviceBuffer<unsigned char>(s.bytes);
-      }
-    }
+    if (k.device.size() != s.bytes) k.device = pool.take_device();
     backend::copy_on_device(k.device.data(), s.data, s.bytes);
   }
 }
@@ -154,6 +154,16 @@ std::shared_ptr<GradientWorkspace> take_workspace(Simulation& sim, std::size_t b
     w->states.bytes = bytes;
   }
   return w;
+}
+
+/// The step from the simulation's state s^t that keeps s^t in `k` (device memory) without a copy: the step writes
+/// into k's memory (Simulation::advance_into), and the array it read, holding s^t, becomes k's.
+void step_keeping(Simulation& sim, KeptState& k, StatePool& pool) {
+  const PopulationStorage s = sim.population_storage();
+  k.layout = s.layout;
+  k.step = s.step;
+  if (k.device.size() != s.bytes) k.device = pool.take_device();
+  sim.advance_into(k.device);
 }
 
 void restore(Simulation& sim, const KeptState& k) {
@@ -444,12 +454,17 @@ class AdjointSweep {
 };
 
 /// Advances one step and stops with InstabilityError if the fused kernel's watch found a cell beyond the limit.
-void advance_checked(Simulation& sim) {
-  sim.advance(1);
+/// Throws InstabilityError when the step just taken became unstable.
+void check_stable(Simulation& sim) {
   if (sim.unstable_step() >= 0 || (sim.synchronize(), sim.unstable_step() >= 0)) {
     throw InstabilityError("gradient: the forward run became unstable at step " +
                            std::to_string(sim.unstable_step() + 1) + " (|u| > 0.5 or a NaN)");
   }
+}
+
+void advance_checked(Simulation& sim) {
+  sim.advance(1);
+  check_stable(sim);
 }
 
 /// The free device memory (host memory on the cpu backend) of this rank's device.
@@ -463,9 +478,9 @@ struct StatePlan {
 };
 
 /// Device and host bytes of kept-state interval k for `steps` steps (states of `state` bytes, adjoint fields of
-/// `fields` bytes): ceil(steps / k) kept states and the final one, k - 2 copies of a segment's recomputed states (on
-/// the device; its last stays in the simulation's array) and, where the kept ones are on the host, a device copy of
-/// the segment's first.
+/// `fields` bytes): ceil(steps / k) kept states and the final one (on the device, one of them is the simulation's own
+/// array: the state it runs on takes the place), k - 2 of a segment's recomputed states (on the device; its last
+/// stays in the simulation's array) and, where the kept ones are on the host, a device one of the segment's first.
 StatePlan plan_for(std::int64_t steps, std::int64_t k, bool on_host, std::size_t state, std::size_t fields) {
   StatePlan p;
   p.k = k;
@@ -583,36 +598,111 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   };
   result.seconds_setup = seconds_since(phase);
   phase = Clock::now();
+  // Buffers swap places with the simulation's array without copies (step_keeping, exchange_population_storage); the
+  // array the simulation had at the start (`original`: Python's arrays of it stay valid) is handed back to it at the
+  // end, holding the state after the steps.
+  const void* const original = sim.population_storage().data;
   std::vector<KeptState> kept_states;
-  for (std::int64_t t = 0; t < steps; ++t) {
-    if (t % k == 0) kept_states.push_back(keep(sim, kept_on_host, *pool));
-    advance_checked(sim);
-    if (t + 1 < steps) check_interrupt(t + 1);
+  // s^{start+1} .. s^{stop-2} of a recomputed segment: the segment's last state stays in the simulation.
+  std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 2)));
+  KeptState first_copy;  // s^start on the device, where the kept one is on the host
+  KeptState end;         // s^N
+  const auto original_buffer = [&]() -> DeviceBuffer<unsigned char>* {
+    for (std::vector<KeptState>* list : {&kept_states, &later}) {
+      for (KeptState& kept : *list) {
+        if (kept.device.data() == original) return &kept.device;
+      }
+    }
+    for (KeptState* kept : {&first_copy, &end}) {
+      if (kept->device.data() == original) return &kept->device;
+    }
+    for (DeviceBuffer<unsigned char>& b : pool->device) {
+      if (b.data() == original) return &b;
+    }
+    return nullptr;  // the simulation holds it
+  };
+  const FlagView flags{static_cast<const CellFlag*>(sim.flag_array().data) - shape.index(1, 1, 1)};
+  // Leaves `state` (null: the simulation's current state) in the simulation, in the original array; the slots of
+  // solid cells, which no step reads or writes, stay the original array's.
+  const auto leave_in_original = [&](const KeptState* state) {
+    DeviceBuffer<unsigned char>* home = original_buffer();
+    const PopulationStorage now = sim.population_storage();
+    if (!state && !home) return;
+    const int layout = state ? state->layout : now.layout;
+    const std::int64_t step = state ? state->step : now.step;
+    const void* from = state ? state->data() : now.data;
+    void* to = home ? static_cast<void*>(home->data()) : now.data;
+    const std::int64_t cells = shape.n_cells();
+    if (state && state->host.size() != 0) {
+      backend::copy_to_device(to, from, now.bytes);
+    } else if (from != to) {
+      copy_fluid_populations<T>(PopulationView<T>{static_cast<T*>(to), cells},
+                                PopulationView<T>{static_cast<T*>(const_cast<void*>(from)), cells}, flags, shape);
+    }
+    if (home) {
+      sim.exchange_population_storage(*home, layout, step);
+    } else {
+      sim.population_storage_restored(layout, step);
+    }
+  };
+
+  // Forward: keep s^0, s^k, s^2k, ... and s^N; then the objective of s^N and the seed.
+  try {
+    for (std::int64_t t = 0; t < steps; ++t) {
+      if (t % k == 0 && !kept_on_host) {
+        kept_states.emplace_back();
+        step_keeping(sim, kept_states.back(), *pool);
+        check_stable(sim);
+      } else {
+        if (t % k == 0) kept_states.push_back(keep(sim, true, *pool));
+        advance_checked(sim);
+      }
+      if (t + 1 < steps) check_interrupt(t + 1);
+    }
+  } catch (...) {
+    leave_in_original(nullptr);  // the state the forward run had reached, as documented
+    throw;
   }
-  KeptState end = keep(sim, kept_on_host, *pool);
   adjoint.set_objective(objective);
   result.objective = adjoint.seed();
+  if (kept_on_host) {
+    end = keep(sim, true, *pool);
+  } else {
+    // s^N leaves the simulation's array for a spare one, which the first recomputed segment replaces.
+    const PopulationStorage s = sim.population_storage();
+    end.layout = s.layout;
+    end.step = s.step;
+    end.device = pool->take_device();
+    sim.exchange_population_storage(end.device, end.layout, end.step);
+  }
   result.seconds_forward = seconds_since(phase);
   // The window's other states: f^n for n > N - W, each added to lambda^n once step_back has made it.
   const auto in_window = [&](std::int64_t n) { return n < steps && n > steps - objective.window; };
 
   // Backward, a segment [start, stop) at a time from the last: its states recomputed from the kept one, on the
-  // device, into buffers reused from segment to segment.
-  // s^{start+1} .. s^{stop-2}: the segment's last state stays in the simulation.
-  std::vector<KeptState> later(std::size_t(std::max<std::int64_t>(0, std::min(k, steps) - 2)));
-  KeptState first_copy;  // s^start on the device, where the kept one is on the host
+  // device, each step keeping the state it starts from (step_keeping) in buffers reused from segment to segment.
   std::int64_t swept = 0;  // steps swept back so far, for the interrupt checks
   try {
     for (std::int64_t m = std::int64_t(kept_states.size()) - 1; m >= 0; --m) {
       const std::int64_t start = m * k, stop = std::min(steps, start + k);
-      const KeptState& kept_state = kept_states[std::size_t(m)];
+      KeptState& kept_state = kept_states[std::size_t(m)];
       phase = Clock::now();
-      if (stop - start > 1 || kept_on_host) restore(sim, kept_state);
-      if (kept_on_host) keep_into(sim, first_copy, false, *pool);
-      // The segment's last state stays in the simulation's own array, which the first step back reads: no copy.
-      for (std::int64_t t = start + 1; t < stop; ++t) {
-        advance_checked(sim);
-        if (t + 1 < stop) keep_into(sim, later[std::size_t(t - start - 1)], false, *pool);
+      if (kept_on_host) {
+        restore(sim, kept_state);
+        if (stop - start > 1) {
+          step_keeping(sim, first_copy, *pool);
+        } else {
+          keep_into(sim, first_copy, false, *pool);
+        }
+      } else if (stop - start > 1) {
+        // s^start into the simulation, the array it held into kept_state; the step writes s^{start+1} there and
+        // hands s^start back.
+        sim.exchange_population_storage(kept_state.device, kept_state.layout, kept_state.step);
+        sim.advance_into(kept_state.device);
+      }
+      if (stop - start > 1) ++result.recomputed_steps;
+      for (std::int64_t t = start + 2; t < stop; ++t) {
+        step_keeping(sim, later[std::size_t(t - start - 2)], *pool);
         ++result.recomputed_steps;
       }
       result.seconds_recompute += seconds_since(phase);
@@ -634,12 +724,14 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
       if (in_window(start)) result.objective += adjoint.add_objective(&first);
       if (m == 0) adjoint.initial_equilibrium(first);
       result.seconds_adjoint += seconds_since(phase);
-      pool->recycle(kept_states.back());
-      kept_states.pop_back();
+      if (m > 0) {  // the first kept state may be the original array (leave_in_original finds it)
+        pool->recycle(kept_states.back());
+        kept_states.pop_back();
+      }
       if (m > 0) check_interrupt(++swept);
     }
   } catch (...) {
-    restore(sim, end);  // interrupted: the state after the steps, as documented
+    leave_in_original(&end);  // interrupted: the state after the steps, as documented
     throw;
   }
   phase = Clock::now();
@@ -649,9 +741,10 @@ GradientResult sweep(Simulation& sim, std::int64_t steps, const Objective& objec
   if (!d.serial()) EDDY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.tau, 1, MPI_DOUBLE, MPI_SUM, d.comm));
   if (options.host_copies) adjoint.host_copies(result);
   adjoint.hand_over(result);
-  restore(sim, end);
+  leave_in_original(&end);
   // The buffers this call used stay with the simulation for the next (those of earlier, larger calls go).
-  for (KeptState& k : later) pool->recycle(k);
+  for (KeptState& kept : kept_states) pool->recycle(kept);
+  for (KeptState& kept : later) pool->recycle(kept);
   pool->recycle(first_copy);
   pool->recycle(end);
   pool->trim();

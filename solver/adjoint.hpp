@@ -11,14 +11,18 @@
 // states only) and dL/dF = sum_n (dC/dF)^T lambda^{n+1} + the objective's own F/2 terms (Griewank & Walther 2008,
 // Evaluating Derivatives, 2nd ed., ch. 3 and 12).
 //
-// Forward states: every k-th state (k: GradientOptions::checkpoint_every) is kept as a copy of the population array as
-// stored (Simulation::population_storage) during the forward run, in device memory where it fits (90 % of the free
-// memory, with the adjoint's fields and one segment), else in host memory; the states between two kept ones are
-// recomputed by eddy's own fused kernel, on the device, before their segment of the reverse sweep (the segment's last
-// read where the simulation holds it). So N + (N - N/k) steps run in all and N/k + k states are held besides the
-// simulation's own (two-level checkpointing, the simplest case of Griewank 1992, Optim. Methods Softw. 1, 35). The
-// buffers stay with the simulation for the next call (Simulation::gradient_workspace). The adjoint step reads the
-// stored states as the fused kernel does, in its storage type (fp16 forward runs get a float adjoint).
+// Forward states: every k-th state (k: GradientOptions::checkpoint_every) is kept during the forward run, in device
+// memory where it fits (90 % of the free memory, with the adjoint's fields and one segment), else in host memory; the
+// states between two kept ones are recomputed by eddy's own fused kernel, on the device, before their segment of the
+// reverse sweep (the segment's last read where the simulation holds it). So N + (N - N/k) steps run in all and
+// N/k + k states are held besides the simulation's own (two-level checkpointing, the simplest case of Griewank 1992,
+// Optim. Methods Softw. 1, 35). On the device a state is kept without a copy: the step that leaves it runs out of
+// place (Simulation::advance_into), writing into another array, which the simulation runs on while the one read keeps
+// the state; recomputed segments start from a kept state the same way (Simulation::exchange_population_storage). The
+// simulation ends in the array it had before the call (its Python views stay valid), with one copy of the final
+// state into it. Host memory takes a copy of each state (Simulation::population_storage). The buffers stay with the
+// simulation for the next call (Simulation::gradient_workspace). The adjoint step reads the stored states as the
+// fused kernel does, in its storage type (fp16 forward runs get a float adjoint).
 //
 // Differentiable here: BGK and TRT with Guo forcing (uniform body force, per-cell force field, Brinkman drag), halfway
 // bounce-back walls and moving walls, solid bodies without interpolated walls, periodic faces, the open faces

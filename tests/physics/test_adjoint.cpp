@@ -497,22 +497,48 @@ TEST(RunGradientSweep, TauGradientOfBgkMatchesCentralDifferences) {
       << "adjoint " << grad.tau << ", central difference " << central;
 }
 
+// The simulation ends as after advance(steps), bitwise (the solid block's slots too, which no step writes), in the
+// array it had before the call (the sweep swaps arrays instead of copying states: Python's views of the old one must
+// stay valid); interrupted in the forward run, it holds the state that run had reached, in the sweep, the state
+// after the steps (double storage: the time, which later calls move on, does not change the populations).
 TEST(RunGradientSweep, LeavesTheSimulationAsAfterTheSteps) {
   EDDY_REQUIRE_DEVICE();
-  const CaseConfig config = adjoint_case();
-  const std::vector<double> s0 = warmed_up_state(config);
-  auto plain = Simulation::create(config);
-  plain->set_populations(s0);
-  const std::int64_t t0 = plain->time_step();
-  plain->advance(kSteps);
-  auto swept = Simulation::create(config);
-  swept->set_populations(s0);
-  gradient(*swept, kSteps, Objective{}, {kKeepEvery});
-  EXPECT_EQ(swept->time_step(), t0 + kSteps);
-  EXPECT_TRUE(swept->populations() == plain->populations());
-  swept->advance(3);  // and goes on as the plain run does
-  plain->advance(3);
-  EXPECT_TRUE(swept->populations() == plain->populations());
+  for (const bool solid : {false, true}) {
+    const CaseConfig config = adjoint_case(Precision::float64, 0.7, solid);
+    const std::vector<double> s0 = warmed_up_state(config);
+    auto plain = Simulation::create(config);
+    plain->set_populations(s0);
+    const std::int64_t t0 = plain->time_step();
+    plain->advance(7);
+    const std::vector<double> after_7 = plain->populations();
+    plain->advance(kSteps - 7);
+    auto swept = Simulation::create(config);
+    swept->set_populations(s0);
+    const void* array = swept->population_array().data;
+    gradient(*swept, kSteps, Objective{}, {kKeepEvery});
+    EXPECT_EQ(swept->population_array().data, array) << "solid " << solid;
+    EXPECT_EQ(swept->time_step(), t0 + kSteps);
+    EXPECT_TRUE(swept->populations() == plain->populations()) << "solid " << solid;
+    // Interrupted: after the 7th step of the forward run, and at the 3rd step back of the sweep.
+    for (const std::int64_t stop_at : {std::int64_t(7), std::int64_t(kSteps - 1 + 3)}) {
+      swept->set_populations(s0);
+      GradientOptions options{kKeepEvery};
+      options.interrupt_every = 1;
+      std::int64_t calls = 0;
+      options.check_interrupt = [&] {
+        if (++calls == stop_at) throw std::runtime_error("interrupted");
+      };
+      EXPECT_THROW(gradient(*swept, kSteps, Objective{}, options), std::runtime_error);
+      EXPECT_EQ(swept->population_array().data, array) << "solid " << solid << ", stopped at " << stop_at;
+      EXPECT_TRUE(swept->populations() == (stop_at == 7 ? after_7 : plain->populations()))
+          << "solid " << solid << ", stopped at " << stop_at;
+    }
+    swept->set_populations(s0);
+    gradient(*swept, kSteps, Objective{}, {kKeepEvery});
+    swept->advance(3);  // and goes on as the plain run does
+    plain->advance(3);
+    EXPECT_TRUE(swept->populations() == plain->populations()) << "solid " << solid;
+  }
 }
 
 TEST(RunGradientSweep, EveryPlacementOfTheStatesGivesTheSameBits) {
