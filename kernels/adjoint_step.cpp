@@ -32,6 +32,7 @@
 //   dL/du0(x)   = sum_i lambda^0_i(x) w_i rho0 (3 c_i + 9 (c_i.u0) c_i - 3 u0)
 // at rho0 = sum_i s^0_i, u0 = sum_i c_i s^0_i / rho0 (the raw moments of s^0, which are rho0 and u0 for an
 // equilibrium; no F/2 shift).
+#include <climits>
 #include <cstdint>
 
 #include "kernels/adjoint_collision.hpp"
@@ -46,31 +47,34 @@ namespace {
 
 /// S^T at fluid `cell` (interior) whose flag is `own`: nu_j(x) to the slot whose population fed f_j(x); slots of x
 /// whose writer is a non-solid ghost cell set to 0 (the ghost exchange adds their values later). kFluid cells have
-/// no solid neighbour: no flag reads for the pushes.
-template <class R>
-EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const BlockFields<R>& lambda,
+/// no solid neighbour: no flag reads for the pushes. `lambda`: the adjoint's block fields seen from the cell
+/// (CellSlots, kernels/streaming.hpp: 32-bit offsets where they fit, as the fused kernel's).
+template <class R, class Index>
+EDDY_HOST_DEVICE inline void scatter_transposed(const R (&nu)[d3q19::Q], const CellSlots<R, Index>& lambda,
                                                 const FlagView& flags, const BlockShape& shape, int x, int y, int z,
-                                                std::int64_t cell, CellFlag own) {
-  EDDY_UNROLL
-  for (int j = 0; j < d3q19::Q; ++j) {
-    const int cx = d3q19::c(j, 0), cy = d3q19::c(j, 1), cz = d3q19::c(j, 2);
-    const std::int64_t to = cell + shape.offset(cx, cy, cz);
-    const bool to_ghost =
-        x + cx < 1 || x + cx > shape.n[0] || y + cy < 1 || y + cy > shape.n[1] || z + cz < 1 || z + cz > shape.n[2];
-    if (to_ghost && !is_solid(flags.flag[to])) lambda(j, cell) = R(0);
+                                                Index cell, CellFlag own) {
+  const bool at_edge = x == 1 || x == shape.n[0] || y == 1 || y == shape.n[1] || z == 1 || z == shape.n[2];
+  if (at_edge) {
+    EDDY_UNROLL
+    for (int j = 0; j < d3q19::Q; ++j) {
+      const int cx = d3q19::c(j, 0), cy = d3q19::c(j, 1), cz = d3q19::c(j, 2);
+      const bool to_ghost =
+          x + cx < 1 || x + cx > shape.n[0] || y + cy < 1 || y + cy > shape.n[1] || z + cz < 1 || z + cz > shape.n[2];
+      if (to_ghost && !is_solid(flags.flag[std::int64_t(cell) + shape.offset(cx, cy, cz)])) lambda(j) = R(0);
+    }
   }
   if (own == kFluid) {
     EDDY_UNROLL
     for (int j = 0; j < d3q19::Q; ++j) {
-      lambda(j, cell - shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2))) = nu[j];
+      lambda(j, Index(0) - Index(shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2)))) = nu[j];
     }
     return;
   }
   EDDY_UNROLL
   for (int j = 0; j < d3q19::Q; ++j) {
-    const std::int64_t from = cell - shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2));
-    if (is_solid(flags.flag[from])) {
-      lambda(d3q19::opp(j), cell) = nu[j];
+    const Index from = Index(0) - Index(shape.offset(d3q19::c(j, 0), d3q19::c(j, 1), d3q19::c(j, 2)));
+    if (is_solid(flags.flag[cell + from])) {
+      lambda(d3q19::opp(j)) = nu[j];
     } else {
       lambda(j, from) = nu[j];
     }
@@ -89,7 +93,7 @@ EDDY_HOST_DEVICE inline R porosity_chain(R alpha, const R (&momentum)[3], R (&fo
   return alpha_bar;
 }
 
-template <class T>
+template <class T, class Index>
 struct AdjointStep {
   using R = compute_t<T>;
   // The register cap (kernels/parallel_for.hpp, MaxRegisters): measured in docs/performance.md.
@@ -105,15 +109,17 @@ struct AdjointStep {
   ForceFieldView<R> force_field;
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const std::int64_t cell = shape.index(x, y, z);
+    const Index cell = Index(shape.index(x, y, z));
     const CellFlag own = flags.flag[cell];
     if (is_solid(own)) return;
     R f[d3q19::Q], mu[d3q19::Q], nu[d3q19::Q];
     load_arrived(state, swapped, flags, shape, cell, own, walls, f);
     const R unscale = R(1) / Stored<T>::kScale;
+    const Index n = Index(lambda.n_cells);
+    const CellSlots<const R, Index> next(lambda_next.at, cell, n);
     for (int i = 0; i < d3q19::Q; ++i) {
       f[i] *= unscale;
-      mu[i] = lambda_next(i, cell);
+      mu[i] = next(i);
     }
     R force[3] = {relax.force[0], relax.force[1], relax.force[2]};
     force_field.cell_force(cell, f, R(1), force);
@@ -124,9 +130,10 @@ struct AdjointStep {
                              d3q19::c_moment(2, f) + R(0.5) * force[2]};
       porosity_bar(0, cell) += porosity_chain(force_field.porosity[cell], momentum, bar, nu);
     }
-    for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
-    for (int r = 0; r < 2; ++r) omega_bar(r, cell) += rates_bar[r];
-    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell, own);
+    const CellSlots<R, Index> fb(force_bar.at, cell, n), ob(omega_bar.at, cell, n);
+    for (int a = 0; a < 3; ++a) fb(a) += bar[a];
+    for (int r = 0; r < 2; ++r) ob(r) += rates_bar[r];
+    scatter_transposed(nu, CellSlots<R, Index>(lambda.at, cell, n), flags, shape, x, y, z, cell, own);
   }
 };
 
@@ -210,7 +217,8 @@ struct AdjointSeed {
       porosity_bar(0, cell) += porosity_chain(porosity[cell], momentum, bar, nu);
     }
     for (int a = 0; a < 3; ++a) force_bar(a, cell) += bar[a];
-    scatter_transposed(nu, lambda, flags, shape, x, y, z, cell, flags.flag[cell]);
+    scatter_transposed(nu, CellSlots<R, std::int64_t>(lambda.at, cell, lambda.n_cells), flags, shape, x, y, z, cell,
+                       flags.flag[cell]);
   }
 };
 
@@ -321,13 +329,23 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<compute_t<T>>& porosity_bar, const FlagView& flags, const BlockShape& shape,
                   const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
                   const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream) {
-  const AdjointStep<T> k{state,        layout == PopulationLayout::swapped,
-                         lambda_next,  lambda,
-                         force_bar,    omega_bar,
-                         porosity_bar, flags,
-                         shape,        relax,
-                         walls,        force_field};
-  parallel_for(shape.interior(), k, "adjoint_step", stream);
+  const auto launch = [&](auto index) {
+    using Index = decltype(index);
+    const AdjointStep<T, Index> k{state,        layout == PopulationLayout::swapped,
+                                  lambda_next,  lambda,
+                                  force_bar,    omega_bar,
+                                  porosity_bar, flags,
+                                  shape,        relax,
+                                  walls,        force_field};
+    // Warps on aligned runs of cells, as the fused kernel's (kernels/parallel_for.hpp).
+    parallel_for_aligned(shape, shape.interior(), k, "adjoint_step", stream);
+  };
+  // 32-bit offsets where every slot i * n_cells + cell fits (kernels/streaming.hpp), as in the fused kernel.
+  if (std::uint64_t(d3q19::Q) * std::uint64_t(shape.n_cells()) <= std::uint64_t(UINT32_MAX)) {
+    launch(std::uint32_t(0));
+  } else {
+    launch(std::int64_t(0));
+  }
 }
 
 template <class T>
