@@ -11,7 +11,8 @@
   of forward runs from perturbed equilibria; set_equilibrium's read-back is f_eq of its arguments.
 - The solid_force objective: linear in its direction (objective and gradient).
 - dL/dalpha of a porosity field (sim.porosity, the Brinkman drag) against central differences.
-- A second call from the same state (the states' buffers kept by the simulation) gives the same bits.
+- A second call from the same state (the states' buffers kept by the simulation) gives the same bits; a NumPy view
+  of sim.populations taken before a call still views the simulation's state after it.
 - The pressure drop across a channel between a velocity inlet and a pressure outlet (the open faces' adjoint):
   dL/dalpha of a porous plug against central differences.
 - Bad objectives, targets, regions, windows, equilibria, solid-force and pressure-drop arguments raise ValueError
@@ -271,6 +272,19 @@ def test_a_second_call_reuses_the_memory_and_gives_the_same_gradient():
         sim.release_gradient_memory()
         np.asarray(sim.populations)[...] = start
         assert sim.gradient(STEPS, checkpoint_every=5)["objective"] == first["objective"]
+
+
+@cpu_only
+def test_a_view_of_the_populations_stays_the_simulations():
+    # The sweep swaps arrays instead of copying states; the simulation must end in the array it had.
+    with eddy.Simulation(box(), quiet=True) as sim:
+        sim.step(5)
+        view = np.asarray(sim.populations)
+        sim.gradient(STEPS, checkpoint_every=5)
+        after = np.asarray(sim.populations)
+        assert np.shares_memory(view, after)
+        sim.step(1)
+        assert np.array_equal(view, np.asarray(sim.populations))
 
 
 @requires_device
