@@ -404,6 +404,10 @@ class LatticeSimulation final : public Simulation {
       throw std::logic_error("advance_into: not for particles or interpolated walls");
     }
     if (spare.bytes() != f_.bytes()) throw std::logic_error("advance_into: a spare array of another size");
+    // The ghost slots the step does not write keep what they hold now, as in place (later passes may read them).
+    settle();
+    copy_ghost_populations(PopulationView<T>{reinterpret_cast<T*>(spare.data()), shape_.n_cells()}, view(), shape_,
+                           &compute_);
     spare_ = &spare;
     try {
       advance(1);
