@@ -52,14 +52,16 @@ void add_fields(const BlockFields<R>& to, const BlockFields<const R>& from, int 
 /// (dC/dF)^T lambda_next added to force_bar and (dC/domega+, dC/domega-)^T lambda_next to the 2 block fields of
 /// omega_bar, at every interior fluid cell (kernels/adjoint_step.cpp's formula). F(x) is relax.force plus
 /// force_field at x, with its Brinkman drag where force_field.porosity is set: then dL/dalpha is added to
-/// porosity_bar (1 block field; unused otherwise).
+/// porosity_bar (1 block field; unused otherwise). Offsets are 32-bit where 19 * n_cells fits, 64-bit otherwise or
+/// with `wide_index` (tests compare both), as in the fused kernel.
 template <class T>
 void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<const compute_t<T>>& lambda_next, const BlockFields<compute_t<T>>& lambda,
                   const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
                   const BlockFields<compute_t<T>>& porosity_bar, const FlagView& flags, const BlockShape& shape,
                   const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream);
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream,
+                  bool wide_index = false);
 
 /// The seed of a force objective L = F.d on solid `solid` (kernels/adjoint_step.cpp): lambda_i(x_f) += 2 c_i.d at
 /// each of the solid's cut links (x_f, i) among `links` (device memory, n_links of them; half-way links only).

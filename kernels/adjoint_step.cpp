@@ -328,7 +328,7 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
                   const BlockFields<compute_t<T>>& force_bar, const BlockFields<compute_t<T>>& omega_bar,
                   const BlockFields<compute_t<T>>& porosity_bar, const FlagView& flags, const BlockShape& shape,
                   const Relaxation<compute_t<T>>& relax, const WallVelocities<compute_t<T>>& walls,
-                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream) {
+                  const ForceFieldView<compute_t<T>>& force_field, const backend::Stream* stream, bool wide_index) {
   const auto launch = [&](auto index) {
     using Index = decltype(index);
     const AdjointStep<T, Index> k{state,        layout == PopulationLayout::swapped,
@@ -341,7 +341,7 @@ void adjoint_step(const PopulationView<T>& state, PopulationLayout layout,
     parallel_for_aligned(shape, shape.interior(), k, "adjoint_step", stream);
   };
   // 32-bit offsets where every slot i * n_cells + cell fits (kernels/streaming.hpp), as in the fused kernel.
-  if (std::uint64_t(d3q19::Q) * std::uint64_t(shape.n_cells()) <= std::uint64_t(UINT32_MAX)) {
+  if (!wide_index && std::uint64_t(d3q19::Q) * std::uint64_t(shape.n_cells()) <= std::uint64_t(UINT32_MAX)) {
     launch(std::uint32_t(0));
   } else {
     launch(std::int64_t(0));
@@ -381,7 +381,7 @@ void adjoint_seed(const R* moments, const R* moments_bar, const BlockFields<R>& 
       const PopulationView<T>&, PopulationLayout, const BlockFields<const compute_t<T>>&,                            \
       const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&, const BlockFields<compute_t<T>>&,          \
       const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&, const Relaxation<compute_t<T>>&,         \
-      const WallVelocities<compute_t<T>>&, const ForceFieldView<compute_t<T>>&, const backend::Stream*);             \
+      const WallVelocities<compute_t<T>>&, const ForceFieldView<compute_t<T>>&, const backend::Stream*, bool);       \
   template void initial_equilibrium_adjoint<T>(const PopulationView<T>&, PopulationLayout,                           \
                                                const BlockFields<const compute_t<T>>&,                               \
                                                const BlockFields<compute_t<T>>&, const FlagView&, const BlockShape&, \

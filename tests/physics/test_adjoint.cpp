@@ -11,6 +11,7 @@
 //  - a porosity field (Brinkman drag): dL/dalpha, dL/dF and dL/dtau along random directions, 1e-6 relative;
 //  - a start from an equilibrium f_eq(rho0, u0): dL/du0 and dL/drho0 along random directions against central
 //    differences of forward runs from f_eq(rho0 +- e drho, u0 +- e du), 1e-6 relative;
+//  - one step back with 32-bit and with 64-bit offsets: the same bits;
 //  - the simulation ends as after advance(steps), bitwise; cases the adjoint does not cover, a short target and a
 //    too-small memory budget are refused with their messages.
 #include <gtest/gtest.h>
@@ -24,10 +25,14 @@
 #include <vector>
 
 #include "kernels/adjoint_collision.hpp"
+#include "kernels/adjoint_launchers.hpp"
+#include "kernels/cell_flags.hpp"
 #include "kernels/collision.hpp"
 #include "kernels/equilibrium.hpp"
 #include "solver/adjoint.hpp"
+#include "solver/device_buffer.hpp"
 #include "solver/errors.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/precision.hpp"
 #include "solver/simulation.hpp"
 #include "tests/direction_vectors.hpp"
@@ -630,6 +635,48 @@ TEST(RunGradientSweep, FloatAndFp16StorageFollowTheDoubleGradient) {
 }
 
 /// Expects `call` to throw E whose message contains `text`; `what` names the input in the failure.
+// The adjoint step's 32-bit and 64-bit offsets (the latter for blocks beyond ~600^3 cells) give the same bits: one
+// step back from a random state and lambda, with the solid block, walls and periodic faces, from either layout.
+TEST(AdjointStepOffsets, WideOffsetsGiveTheSameBits) {
+  EDDY_REQUIRE_DEVICE();
+  const CaseConfig config = adjoint_case(Precision::float64, 0.7, true);
+  const Decomposition serial = serial_decomposition(config);
+  const BlockShape shape = block_shape(serial);
+  const std::size_t cells = std::size_t(shape.n_cells());
+  DeviceBuffer<CellFlag> flags(cells);
+  flags.upload(build_flags(config, serial));
+  std::mt19937 rng(5);
+  const std::vector<double> state = test::random_vector(Q * cells, 0.01, rng);  // f_i - w_i
+  const std::vector<double> next = test::random_vector(Q * cells, 1.0, rng);
+  for (const PopulationLayout layout : {PopulationLayout::own, PopulationLayout::swapped}) {
+    std::vector<double> out[2][3];
+    for (int wide = 0; wide < 2; ++wide) {
+      DeviceBuffer<double> f(Q * cells), lambda_next(Q * cells), lambda(Q * cells), force_bar(3 * cells),
+          omega_bar(2 * cells), porosity_bar(cells);
+      f.upload(state);
+      lambda_next.upload(next);
+      lambda.upload(std::vector<double>(Q * cells, 0.0));
+      force_bar.upload(std::vector<double>(3 * cells, 0.0));
+      omega_bar.upload(std::vector<double>(2 * cells, 0.0));
+      const std::int64_t n = shape.n_cells();
+      adjoint_step<double>(PopulationView<double>{f.data(), n}, layout,
+                           BlockFields<const double>{lambda_next.data(), n}, BlockFields<double>{lambda.data(), n},
+                           BlockFields<double>{force_bar.data(), n}, BlockFields<double>{omega_bar.data(), n},
+                           BlockFields<double>{porosity_bar.data(), n}, FlagView{flags.data()}, shape,
+                           relaxation<double>(config), wall_velocities<double>(config), ForceFieldView<double>{},
+                           nullptr, wide == 1);
+      backend::synchronize();
+      out[wide][0] = lambda.download();
+      out[wide][1] = force_bar.download();
+      out[wide][2] = omega_bar.download();
+    }
+    for (int field = 0; field < 3; ++field) {
+      EXPECT_TRUE(out[0][field] == out[1][field]) << "field " << field << ", layout " << int(layout);
+      EXPECT_NE(out[0][field], std::vector<double>(out[0][field].size(), 0.0)) << "field " << field;
+    }
+  }
+}
+
 template <class E, class Call>
 void expect_refusal(Call call, const std::string& text, const std::string& what) {
   try {
