@@ -103,6 +103,7 @@ class PySimulation {
   // ---- stepping -------------------------------------------------------------------------------------------------
   void step(std::int64_t n) {
     if (n < 0) throw py::value_error("step: n must be >= 0 (got " + std::to_string(n) + ")");
+    refuse_inside_gradient("step");
     const std::shared_ptr<Session> keep = session();
     const Decomposition& d = keep->run().simulation().decomposition();
     before();
@@ -122,6 +123,7 @@ class PySimulation {
 
   bool run(const py::object& self, const py::object& callback, std::int64_t every) {
     if (!callback.is_none() && every <= 0) throw py::value_error("run: every must be >= 1");
+    refuse_inside_gradient("run");
     const std::shared_ptr<Session> keep = session();  // a callback that closes the simulation ends it safely
     CaseRun& run = keep->run();
     const StopSignalScope stop_signals(keep->rank() == 0);
@@ -287,7 +289,9 @@ class PySimulation {
                     const py::object& region, const py::object& downstream, const py::object& solid,
                     const py::object& direction, std::int64_t window, std::int64_t checkpoint_every,
                     std::size_t memory_budget) {
-    Simulation& sim = simulation();
+    refuse_inside_gradient("gradient");
+    const std::shared_ptr<Session> keep = session();  // a hook that closes the simulation ends the call safely
+    Simulation& sim = keep->run().simulation();
     const std::array<int, 3> n = sim.decomposition().local_size;
     const py::ssize_t cells = py::ssize_t(n[0]) * n[1] * n[2];
     Objective o;
@@ -402,23 +406,26 @@ class PySimulation {
     options.interrupt_every = kInterruptChunk;
     options.check_interrupt = [&d] { raise_if_interrupted(d); };
     GradientResult g;
+    in_gradient_ = true;
     try {
       g = eddy::gradient(sim, steps, o, options);
     } catch (...) {
+      in_gradient_ = false;
       after();
       throw;
     }
+    in_gradient_ = false;
+    if (keep->closed()) throw ClosedError("gradient: the simulation was closed during the call");
     after();
     py::dict out;
     out["objective"] = g.objective;
     out["tau"] = g.tau;
-    out["force"] = FieldArray("force_gradient", g.force_array, session_, g.device_fields);
-    out["state"] = FieldArray("state_gradient", g.state_array, session_, g.device_fields);
-    out["initial_density"] = FieldArray("initial_density_gradient", g.initial_density_array, session_, g.device_fields);
-    out["initial_velocity"] =
-        FieldArray("initial_velocity_gradient", g.initial_velocity_array, session_, g.device_fields);
+    out["force"] = FieldArray("force_gradient", g.force_array, keep, g.device_fields);
+    out["state"] = FieldArray("state_gradient", g.state_array, keep, g.device_fields);
+    out["initial_density"] = FieldArray("initial_density_gradient", g.initial_density_array, keep, g.device_fields);
+    out["initial_velocity"] = FieldArray("initial_velocity_gradient", g.initial_velocity_array, keep, g.device_fields);
     out["porosity"] = g.porosity_array.data != nullptr
-                          ? py::cast(FieldArray("porosity_gradient", g.porosity_array, session_, g.device_fields))
+                          ? py::cast(FieldArray("porosity_gradient", g.porosity_array, keep, g.device_fields))
                           : py::none();
     out["checkpoint_every"] = g.checkpoint_every;
     out["recomputed_steps"] = g.recomputed_steps;
@@ -464,10 +471,19 @@ class PySimulation {
     if (sync_default_ && backend::is_gpu()) simulation().order_with_stream(nullptr, true, false);
   }
   void after() {
-    if (sync_default_ && backend::is_gpu()) simulation().order_with_stream(nullptr, false, true);
+    if (sync_default_ && backend::is_gpu() && session_) simulation().order_with_stream(nullptr, false, true);
+  }
+  /// gradient() runs Python code between its steps (the signal handlers of its interrupt checks): a step or another
+  /// gradient from there would move the state under it.
+  void refuse_inside_gradient(const char* what) const {
+    if (in_gradient_) {
+      throw std::runtime_error(std::string(what) + ": the simulation is inside gradient() (called from a signal " +
+                               "handler during it?); call it after gradient() returns");
+    }
   }
 
   std::shared_ptr<Session> session_;
+  bool in_gradient_ = false;  // gradient() is running (refuse_inside_gradient)
   std::shared_ptr<Buffer> readout_, particle_readout_, statistics_readout_;
   bool sync_default_;
 };

@@ -286,7 +286,9 @@ class Simulation(_eddy.Simulation):
         interpolated walls; InputError for the convective outflow, sponge layers, interpolated walls, LES, particles,
         [thermal]. Ctrl-C raises KeyboardInterrupt within 64 steps (forward or back; on every rank
         together): the simulation then holds the state its forward run had reached, or once that run is done, the
-        state after the steps."""
+        state after the steps. The simulation ends in the memory it had, so views of populations stay valid. A
+        signal handler that calls step(), run() or gradient() during the call gets RuntimeError; one that calls
+        close() ends the call (ValueError, "closed")."""
         def count(name, value):
             if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):  # numpy's bool (1.x, 2.x) too
                 raise TypeError("gradient: %s must be an integer (got a bool)" % name)
