@@ -124,12 +124,14 @@ template <class T>
 void copy_fluid_populations(const PopulationView<T>& to, const PopulationView<T>& from, const FlagView& flags,
                             const BlockShape& shape, const backend::Stream* stream = nullptr);
 
-/// Copies the 19 slots of every ghost cell of the block (the ghost layer, padding excluded) from `from` to `to`:
-/// before an out-of-place step (stream_collide with `out`), the ghost slots it does not write then hold what an
-/// in-place step would have left there (kernels/population_copy.cpp).
+/// Copies the 19 slots of the ghost nodes of open faces (is_open flags) on the ghost planes of the faces marked in
+/// `faces` (x_min, x_max, y_min, ... as in CaseConfig::faces) from `from` to `to`: before an out-of-place step
+/// (stream_collide with `out`), their slots it does not write then hold what an in-place step would have left
+/// (kernels/population_copy.cpp).
 template <class T>
-void copy_ghost_populations(const PopulationView<T>& to, const PopulationView<T>& from, const BlockShape& shape,
-                            const backend::Stream* stream = nullptr);
+void copy_open_ghost_populations(const PopulationView<T>& to, const PopulationView<T>& from, const FlagView& flags,
+                                 const BlockShape& shape, const bool (&faces)[6],
+                                 const backend::Stream* stream = nullptr);
 
 /// STREAM Copy, b[k] = a[k] for k < n (floats), with the lattice kernels' parallel_for: the reference bandwidth
 /// of `eddy bench`. Asynchronous on GPUs.

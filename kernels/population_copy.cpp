@@ -2,9 +2,11 @@
 // adjoint's kept states (solver/adjoint.cpp, Simulation::advance_into):
 //   copy_fluid_populations: a state without the slots of solid cells, which are not part of it (no step reads them:
 //     kernels/streaming.hpp) and which the array written keeps; 19 * sizeof(T) read and written per non-solid cell;
-//   copy_ghost_populations: the ghost layer only, the slots an out-of-place step does not write there but later
-//     passes may read (the open faces' ghost nodes' other directions, the periodic planes' edges), so that they hold
-//     what an in-place step would have left.
+//   copy_open_ghost_populations: the ghost nodes of open faces only. The open-face pass sets their slots that point
+//     into the domain; the others, which no step writes, a later exchange may copy along a periodic or rank face to
+//     where a step reads them (a second exchange after Simulation::population_array, for one). Copied before an
+//     out-of-place step, they hold what an in-place step would have left. The other ghost slots an out-of-place step
+//     does not write are not read before the exchange or the step writes them (kernels/streaming.hpp).
 #include <cstdint>
 
 #include "kernels/cell_flags.hpp"
@@ -26,13 +28,15 @@ struct CopyFluidPopulations {
   }
 };
 
-/// All 19 slots of every cell of a box.
+/// All 19 slots of the cells of a box that are ghost nodes of open faces.
 template <class T>
-struct CopyCells {
+struct CopyOpenGhosts {
   PopulationView<T> to, from;
+  FlagView flags;
   BlockShape shape;
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
+    if (!is_open(flags.flag[cell])) return;
     for (int i = 0; i < d3q19::Q; ++i) to.f[i * to.n_cells + cell] = from.f[i * from.n_cells + cell];
   }
 };
@@ -40,16 +44,16 @@ struct CopyCells {
 }  // namespace
 
 template <class T>
-void copy_ghost_populations(const PopulationView<T>& to, const PopulationView<T>& from, const BlockShape& shape,
-                            const backend::Stream* stream) {
-  const int e[3] = {shape.n[0] + 2, shape.n[1] + 2, shape.n[2] + 2};
-  const int n[3] = {shape.n[0], shape.n[1], shape.n[2]};
-  // The ghost layer as six slabs, each ghost cell once: the z planes whole, the y planes between them, the x planes
-  // between those.
-  const Box slabs[6] = {{{0, 0, 0}, {e[0], e[1], 1}},         {{0, 0, n[2] + 1}, {e[0], e[1], e[2]}},
-                        {{0, 0, 1}, {e[0], 1, n[2] + 1}},     {{0, n[1] + 1, 1}, {e[0], e[1], n[2] + 1}},
-                        {{0, 1, 1}, {1, n[1] + 1, n[2] + 1}}, {{n[0] + 1, 1, 1}, {e[0], n[1] + 1, n[2] + 1}}};
-  for (const Box& slab : slabs) parallel_for(slab, CopyCells<T>{to, from, shape}, "copy_ghost_populations", stream);
+void copy_open_ghost_populations(const PopulationView<T>& to, const PopulationView<T>& from, const FlagView& flags,
+                                 const BlockShape& shape, const bool (&faces)[6], const backend::Stream* stream) {
+  for (int face = 0; face < 6; ++face) {
+    if (!faces[face]) continue;
+    const int axis = face / 2;
+    Box plane = shape.whole();
+    plane.lo[axis] = face % 2 == 0 ? 0 : shape.n[axis] + 1;
+    plane.hi[axis] = plane.lo[axis] + 1;
+    parallel_for(plane, CopyOpenGhosts<T>{to, from, flags, shape}, "copy_open_ghost_populations", stream);
+  }
 }
 
 template <class T>
@@ -59,11 +63,11 @@ void copy_fluid_populations(const PopulationView<T>& to, const PopulationView<T>
                        stream);
 }
 
-#define EDDY_INSTANTIATE(T)                                                                                      \
-  template void copy_fluid_populations<T>(const PopulationView<T>&, const PopulationView<T>&, const FlagView&,   \
-                                          const BlockShape&, const backend::Stream*);                            \
-  template void copy_ghost_populations<T>(const PopulationView<T>&, const PopulationView<T>&, const BlockShape&, \
-                                          const backend::Stream*);
+#define EDDY_INSTANTIATE(T)                                                                                         \
+  template void copy_fluid_populations<T>(const PopulationView<T>&, const PopulationView<T>&, const FlagView&,      \
+                                          const BlockShape&, const backend::Stream*);                               \
+  template void copy_open_ghost_populations<T>(const PopulationView<T>&, const PopulationView<T>&, const FlagView&, \
+                                               const BlockShape&, const bool(&)[6], const backend::Stream*);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(half_t)

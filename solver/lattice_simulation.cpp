@@ -404,10 +404,13 @@ class LatticeSimulation final : public Simulation {
       throw std::logic_error("advance_into: not for particles or interpolated walls");
     }
     if (spare.bytes() != f_.bytes()) throw std::logic_error("advance_into: a spare array of another size");
-    // The ghost slots the step does not write keep what they hold now, as in place (later passes may read them).
+    // The open faces' ghost slots the step does not write keep what they hold now, as in place (a later exchange
+    // may carry them to where a step reads them: kernels/population_copy.cpp).
     settle();
-    copy_ghost_populations(PopulationView<T>{reinterpret_cast<T*>(spare.data()), shape_.n_cells()}, view(), shape_,
-                           &compute_);
+    bool open_faces[6];
+    for (int face = 0; face < 6; ++face) open_faces[face] = is_open_face(config().faces[std::size_t(face)].kind);
+    copy_open_ghost_populations(PopulationView<T>{reinterpret_cast<T*>(spare.data()), shape_.n_cells()}, view(),
+                                FlagView{flags_.data()}, shape_, open_faces, &compute_);
     spare_ = &spare;
     try {
       advance(1);
