@@ -16,27 +16,20 @@
 namespace eddy {
 namespace {
 
-template <class T>
-struct CopyFluidPopulations {
-  PopulationView<T> to, from;
-  FlagView flags;
-  BlockShape shape;
-  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const std::int64_t cell = shape.index(x, y, z);
-    if (is_solid(flags.flag[cell])) return;
-    for (int i = 0; i < d3q19::Q; ++i) to.f[i * to.n_cells + cell] = from.f[i * from.n_cells + cell];
-  }
-};
+/// Which cells' slots CopyCells copies.
+enum class Cells { non_solid, open_ghosts };
 
-/// All 19 slots of the cells of a box that are ghost nodes of open faces.
-template <class T>
-struct CopyOpenGhosts {
+/// All 19 slots of the cells of a box that are not solid (Cells::non_solid) or that are ghost nodes of open faces
+/// (Cells::open_ghosts).
+template <class T, Cells kCells>
+struct CopyCells {
   PopulationView<T> to, from;
   FlagView flags;
   BlockShape shape;
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = shape.index(x, y, z);
-    if (!is_open(flags.flag[cell])) return;
+    const CellFlag flag = flags.flag[cell];
+    if (kCells == Cells::non_solid ? is_solid(flag) : !is_open(flag)) return;
     for (int i = 0; i < d3q19::Q; ++i) to.f[i * to.n_cells + cell] = from.f[i * from.n_cells + cell];
   }
 };
@@ -52,15 +45,16 @@ void copy_open_ghost_populations(const PopulationView<T>& to, const PopulationVi
     Box plane = shape.whole();
     plane.lo[axis] = face % 2 == 0 ? 0 : shape.n[axis] + 1;
     plane.hi[axis] = plane.lo[axis] + 1;
-    parallel_for(plane, CopyOpenGhosts<T>{to, from, flags, shape}, "copy_open_ghost_populations", stream);
+    parallel_for(plane, CopyCells<T, Cells::open_ghosts>{to, from, flags, shape}, "copy_open_ghost_populations",
+                 stream);
   }
 }
 
 template <class T>
 void copy_fluid_populations(const PopulationView<T>& to, const PopulationView<T>& from, const FlagView& flags,
                             const BlockShape& shape, const backend::Stream* stream) {
-  parallel_for_aligned(shape, shape.whole(), CopyFluidPopulations<T>{to, from, flags, shape}, "copy_fluid_populations",
-                       stream);
+  parallel_for_aligned(shape, shape.whole(), CopyCells<T, Cells::non_solid>{to, from, flags, shape},
+                       "copy_fluid_populations", stream);
 }
 
 #define EDDY_INSTANTIATE(T)                                                                                         \

@@ -23,6 +23,7 @@
 #include "solver/lattice_setup.hpp"
 #include "solver/simulation.hpp"
 #include "tests/force_field_support.hpp"
+#include "tests/physics/open_channel.hpp"
 #include "tests/physics/random_state.hpp"
 #include "tests/test_support.hpp"
 
@@ -38,12 +39,6 @@ struct OutOfPlaceCase {
 };
 
 void PrintTo(const OutOfPlaceCase& c, std::ostream* os) { *os << c.name; }
-
-FaceBoundary face(FaceKind kind) {
-  FaceBoundary b;
-  b.kind = kind;
-  return b;
-}
 
 CaseConfig case_of(const OutOfPlaceCase& p) {
   CaseConfig c = test::box_case(20, 12, 6, 0.7);
@@ -66,17 +61,17 @@ CaseConfig case_of(const OutOfPlaceCase& p) {
       break;
     case Kind::pressure_outlet:
     case Kind::outflow:
-      c.faces[0] = face(FaceKind::velocity_inlet);
+      c.faces[0] = test::face_of(FaceKind::velocity_inlet);
       c.faces[0].profile = InletProfile::parabolic;
       c.faces[0].speed = 0.05;
       if (p.kind == Kind::pressure_outlet) {
-        c.faces[1] = face(FaceKind::pressure_outlet);
+        c.faces[1] = test::face_of(FaceKind::pressure_outlet);
         c.faces[1].density = 0.998;
         test::make_periodic(c, 2);
       } else {
-        c.faces[1] = face(FaceKind::outflow);
-        c.faces[2] = face(FaceKind::free_slip);
-        c.faces[3] = face(FaceKind::free_slip);
+        c.faces[1] = test::face_of(FaceKind::outflow);
+        c.faces[2] = test::face_of(FaceKind::free_slip);
+        c.faces[3] = test::face_of(FaceKind::free_slip);
       }
       break;
   }
