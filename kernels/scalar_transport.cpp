@@ -1,7 +1,8 @@
-// Launcher of the scalar transport step (kernels/scalar_transport.hpp): one pass over the interior cells.
+// Launcher of the scalar transport step (kernels/scalar_transport.hpp): one pass over the interior cells, each
+// column walked along z (kernels/column_march.hpp).
 #include <cstdint>
 
-#include "kernels/parallel_for.hpp"
+#include "kernels/column_march.hpp"
 #include "kernels/scalar_launchers.hpp"
 
 namespace eddy {
@@ -10,11 +11,11 @@ template <class R>
 void advance_scalar(const R* t, R* t_next, const R* const (&u)[3], const FlagView& flags, const BlockShape& shape,
                     const ScalarWalls<R>& walls, R kappa, R dt, const backend::Stream* stream) {
   if (std::uint64_t(shape.n_cells()) <= std::uint64_t(UINT32_MAX)) {
-    const ScalarStep<R, std::uint32_t> k{t, t_next, {u[0], u[1], u[2]}, flags, shape, walls, kappa, dt};
-    parallel_for(shape.interior(), k, "advance_scalar", stream);
+    const ScalarColumnStep<R, std::uint32_t> k{{t, t_next, {u[0], u[1], u[2]}, flags, shape, walls, kappa, dt}};
+    parallel_for_columns(shape.interior(), k, "advance_scalar", stream);
   } else {
-    const ScalarStep<R, std::int64_t> k{t, t_next, {u[0], u[1], u[2]}, flags, shape, walls, kappa, dt};
-    parallel_for(shape.interior(), k, "advance_scalar", stream);
+    const ScalarColumnStep<R, std::int64_t> k{{t, t_next, {u[0], u[1], u[2]}, flags, shape, walls, kappa, dt}};
+    parallel_for_columns(shape.interior(), k, "advance_scalar", stream);
   }
 }
 

@@ -52,9 +52,30 @@ EDDY_HOST_DEVICE inline R wall_inflow(R kappa, R t_wall, R t_p, R t_pp, bool pp_
   return pp_open ? kappa * (R(8) * t_wall - R(9) * t_p + t_pp) * R(1.0 / 3.0) : R(2) * kappa * (t_wall - t_p);
 }
 
-/// Scalar transport of one step: reads T and u on the block (ghosts filled), writes T_next on fluid interior cells.
-/// Index: the integer type of cell offsets (32-bit when the block has fewer than 2^32 cells: fewer instructions and
-/// registers on GPUs).
+/// The change of T_P through one face whose neighbour N is fluid (open face, see the top of this file): diffusion
+/// kappa (T_N - T_P) minus the advective term s u_f (T_f - T_P), with u_f = (u_a(P) + u_a(N)) / 2 and
+/// T_f - T_P = (T_N - T_P) / 2; `high_side`: N = P + e_a (s = +1), else N = P - e_a (s = -1). Lattice units.
+template <class R>
+EDDY_HOST_DEVICE inline R open_face_rate(R kappa, R t_p, R t_n, R u_p, R u_n, bool high_side) {
+  const R u_face = (u_p + u_n) * R(0.5);
+  const R advection = u_face * ((t_n - t_p) * R(0.5));
+  return kappa * (t_n - t_p) - (high_side ? advection : -advection);
+}
+
+/// dT/dt of a cell P whose six face neighbours are all fluid: the sum of open_face_rate over the faces in the order
+/// -x, +x, -y, +y, -z, +z. t_n and u_n hold the neighbours' T and their velocity component normal to the shared face
+/// in that order; u_p the cell's own velocity.
+template <class R>
+EDDY_HOST_DEVICE inline R interior_rate(R kappa, R t_p, const R (&t_n)[6], const R (&u_p)[3], const R (&u_n)[6]) {
+  R sum = R(0);
+  EDDY_UNROLL
+  for (int face = 0; face < 6; ++face) sum += open_face_rate(kappa, t_p, t_n[face], u_p[face / 2], u_n[face], face % 2);
+  return sum;
+}
+
+/// Scalar transport of one step, cell by cell: reads T and u on the block (ghosts filled), writes T_next on fluid
+/// interior cells. Index: the integer type of cell offsets (32-bit when the block has fewer than 2^32 cells: fewer
+/// instructions and registers on GPUs).
 template <class R, class Index = std::int64_t>
 struct ScalarStep {
   const R* t;
@@ -66,7 +87,7 @@ struct ScalarStep {
   R kappa;
   R dt;
 
-  /// dT/dt of fluid cell P = (x, y, z) (lattice units: T per step).
+  /// dT/dt of fluid cell P = (x, y, z) (lattice units: T per step), every neighbour read from the fields.
   EDDY_HOST_DEVICE R rate(int x, int y, int z) const {
     const Index p = Index(shape.index(x, y, z));
     const bool near = flags.flag[p] != kFluid;  // kFluid: no solid neighbour, no flag reads
@@ -86,11 +107,7 @@ struct ScalarStep {
           sum += wall_inflow(kappa, walls.value[face], t_p, t[pp], !is_solid(flags.flag[pp]));
           continue;
         }
-        const R t_n = t[n];
-        const R u_face = (u_p + u[a][n]) * R(0.5);
-        // s u_f (T_f - T_P) with T_f - T_P = (T_N - T_P) / 2 and s = -1 (low side) or +1 (high side)
-        const R advection = u_face * ((t_n - t_p) * R(0.5));
-        sum += kappa * (t_n - t_p) - (side ? advection : -advection);
+        sum += open_face_rate(kappa, t_p, t[n], u_p, u[a][n], side == 1);
       }
     }
     return sum;
@@ -100,6 +117,43 @@ struct ScalarStep {
     const Index p = Index(shape.index(x, y, z));
     if (is_solid(flags.flag[p])) return;
     t_next[p] = t[p] + dt * rate(x, y, z);
+  }
+};
+
+/// The same step as ScalarStep, walking each column along z (kernels/column_march.hpp): T and u_z of the cell
+/// below and of the cell itself come from the previous cell, so only the cell above is read along z. Cells with
+/// every neighbour fluid (kFluid) take interior_rate on the carried and loaded values; the other fluid cells take
+/// ScalarStep::rate (walls, solid neighbours), which sums the same terms in the same order, so both forms write the
+/// same bits. Reads on a fluid interior cell: T and u of the cell above, u_x and u_y of the cell, T at x +- 1 and
+/// y +- 1, u_x at x +- 1, u_y at y +- 1 (the neighbours mostly cache hits) and the flag; 17 B compulsory (float).
+template <class R, class Index = std::int64_t>
+struct ScalarColumnStep {
+  ScalarStep<R, Index> cell;
+
+  struct Column {
+    R t_below, t_here, uz_below, uz_here;
+  };
+
+  EDDY_HOST_DEVICE Column begin(int x, int y, int z) const {
+    const Index p = Index(cell.shape.index(x, y, z)), plane = Index(cell.shape.offset(0, 0, 1));
+    return Column{cell.t[p - plane], cell.t[p], cell.u[2][p - plane], cell.u[2][p]};
+  }
+
+  EDDY_HOST_DEVICE void operator()(Column& c, int x, int y, int z) const {
+    const Index p = Index(cell.shape.index(x, y, z));
+    const Index row = Index(cell.shape.offset(0, 1, 0)), plane = Index(cell.shape.offset(0, 0, 1));
+    const R t_above = cell.t[p + plane], uz_above = cell.u[2][p + plane];
+    const CellFlag flag = cell.flags.flag[p];
+    if (flag == kFluid) {
+      const R t_n[6] = {cell.t[p - 1], cell.t[p + 1], cell.t[p - row], cell.t[p + row], c.t_below, t_above};
+      const R u_p[3] = {cell.u[0][p], cell.u[1][p], c.uz_here};
+      const R u_n[6] = {cell.u[0][p - 1],   cell.u[0][p + 1], cell.u[1][p - row],
+                        cell.u[1][p + row], c.uz_below,       uz_above};
+      cell.t_next[p] = c.t_here + cell.dt * interior_rate(cell.kappa, c.t_here, t_n, u_p, u_n);
+    } else if (!is_solid(flag)) {
+      cell.t_next[p] = c.t_here + cell.dt * cell.rate(x, y, z);
+    }
+    c = Column{c.t_here, t_above, c.uz_here, uz_above};
   }
 };
 

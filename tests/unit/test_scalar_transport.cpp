@@ -1,10 +1,11 @@
 // The scalar transport kernel (kernels/scalar_launchers.hpp) on this build's backend against a plain CPU reference
 // written face by face (each face's flux computed once and given to both cells), on random T and u with fixed-value
-// and adiabatic walls and a periodic axis; and the velocity the fused kernel writes for it (VelocityOutView) against
-// the moments of the same populations.
+// and adiabatic walls, a periodic axis and a solid body; its column walk against its cell-by-cell form, bit for bit;
+// and the velocity the fused kernel writes for it (VelocityOutView) against the moments of the same populations.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -70,24 +71,40 @@ std::vector<double> reference_step(const std::vector<CellFlag>& flags, const Blo
   return next;
 }
 
+/// A box longer than two column chunks along z (kColumnChunk = 16), rows of a length that is no multiple of a warp,
+/// walls as walled_box and a halfway-walled sphere inside (so wall fluxes arise on every axis, away from the faces).
+CaseConfig walled_box_with_sphere() {
+  CaseConfig c = test::box_case(45, 13, 37, 0.8);
+  test::make_periodic(c, 2);
+  SolidConfig ball;
+  ball.name = "ball";
+  ball.shape = SolidShape::sphere;
+  ball.center = {21.3, 6.6, 17.2};
+  ball.radius = 4.1;
+  ball.wall = SolidWall::halfway;
+  c.solids.push_back(ball);
+  finalize_case(c);
+  return c;
+}
+
+/// Random T in [-1, 1] and u in [-0.05, 0.05] on every cell of `cells` (values representable in R).
 template <class R>
-void expect_matches_reference(double tolerance) {
-  const CaseConfig c = walled_box();
-  const Decomposition d = serial_decomposition(c);
-  const BlockShape s = block_shape(d);
-  const std::vector<CellFlag> flags = build_flags(c, d);
+void random_fields(std::size_t cells, std::vector<double>& t, std::vector<double> (&u)[3]) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> value(-1.0, 1.0), speed(-0.05, 0.05);
-  const std::size_t cells = std::size_t(s.n_cells());
-  std::vector<double> t(cells), u[3];
-  for (auto& v : t) v = R(value(rng));  // values representable in R, so both sides start equal
+  t.resize(cells);
+  for (auto& v : t) v = R(value(rng));
   for (auto& component : u) {
     component.resize(cells);
     for (auto& v : component) v = R(speed(rng));
   }
-  const double kappa = 0.11, dt = 0.5;
-  const std::vector<double> expected = reference_step(flags, s, t, u, kappa, dt);
+}
 
+/// advance_scalar on the device from host fields; returns t_next (ghost cells left at -99).
+template <class R>
+std::vector<R> device_step(const std::vector<CellFlag>& flags, const BlockShape& s, const std::vector<double>& t,
+                           const std::vector<double> (&u)[3], const ScalarWalls<R>& walls, double kappa, double dt) {
+  const std::size_t cells = std::size_t(s.n_cells());
   DeviceBuffer<CellFlag> device_flags(cells);
   device_flags.upload(flags);
   DeviceBuffer<R> device_t(cells), device_next(cells),
@@ -95,36 +112,99 @@ void expect_matches_reference(double tolerance) {
   device_t.upload(std::vector<R>(t.begin(), t.end()));
   device_next.upload(std::vector<R>(cells, R(-99)));
   for (int a = 0; a < 3; ++a) device_u[a].upload(std::vector<R>(u[a].begin(), u[a].end()));
+  const R* const u_ptr[3] = {device_u[0].data(), device_u[1].data(), device_u[2].data()};
+  advance_scalar(device_t.data(), device_next.data(), u_ptr, FlagView{device_flags.data()}, s, walls, R(kappa), R(dt));
+  return device_next.download();
+}
+
+template <class R>
+void expect_matches_reference(const CaseConfig& c, double tolerance) {
+  const Decomposition d = serial_decomposition(c);
+  const BlockShape s = block_shape(d);
+  const std::vector<CellFlag> flags = build_flags(c, d);
+  std::vector<double> t, u[3];
+  random_fields<R>(std::size_t(s.n_cells()), t, u);
+  const double kappa = 0.11, dt = 0.5;
+  const std::vector<double> expected = reference_step(flags, s, t, u, kappa, dt);
   ScalarWalls<R> walls{};
   for (int f = 0; f < 6; ++f) {
     walls.fixed[f] = kFixed[f];
     walls.value[f] = R(kWallT[f]);
   }
-  const R* const u_ptr[3] = {device_u[0].data(), device_u[1].data(), device_u[2].data()};
-  advance_scalar(device_t.data(), device_next.data(), u_ptr, FlagView{device_flags.data()}, s, walls, R(kappa), R(dt));
-  const std::vector<R> got = device_next.download();
+  const std::vector<R> got = device_step<R>(flags, s, t, u, walls, kappa, dt);
   double worst = 0.0;
-  int checked = 0;
+  int checked = 0, solid = 0, beside_solid = 0;
   for (int z = 1; z <= s.n[2]; ++z)
     for (int y = 1; y <= s.n[1]; ++y)
       for (int x = 1; x <= s.n[0]; ++x) {
         const std::int64_t k = s.index(x, y, z);
+        if (is_solid(flags[k])) {
+          ++solid;
+          EXPECT_EQ(got[k], R(-99)) << "solid cell (" << x << ", " << y << ", " << z << ") must not be written";
+          continue;
+        }
+        beside_solid += flags[k] == kFluidNearSolid;
         worst = std::max(worst, std::abs(double(got[k]) - expected[k]));
         ++checked;
       }
-  EXPECT_EQ(checked, c.size[0] * c.size[1] * c.size[2]);
+  EXPECT_EQ(checked + solid, c.size[0] * c.size[1] * c.size[2]);
+  EXPECT_EQ(solid > 0, !c.solids.empty());
+  EXPECT_GT(beside_solid, 0);
   EXPECT_LT(worst, tolerance) << "max |kernel - face-based reference| over the interior";
   EXPECT_EQ(got[s.index(0, 3, 3)], R(-99)) << "ghost cells must not be written";
 }
 
 TEST(ScalarTransport, MatchesFaceBasedReferenceInDouble) {
   EDDY_REQUIRE_DEVICE();
-  expect_matches_reference<double>(1e-14);
+  expect_matches_reference<double>(walled_box(), 1e-14);
 }
 
 TEST(ScalarTransport, MatchesFaceBasedReferenceInFloat) {
   EDDY_REQUIRE_DEVICE();
-  expect_matches_reference<float>(1e-6);
+  expect_matches_reference<float>(walled_box(), 1e-6);
+}
+
+TEST(ScalarTransport, MatchesFaceBasedReferenceAroundABodyOverSeveralColumnChunks) {
+  EDDY_REQUIRE_DEVICE();
+  expect_matches_reference<double>(walled_box_with_sphere(), 1e-14);
+  expect_matches_reference<float>(walled_box_with_sphere(), 1e-6);
+}
+
+/// The column walk's fast path (kFluid cells: T and u_z carried along z, interior_rate) against the cell-by-cell
+/// form ScalarStep::rate, which every cell takes once flagged kFluidNearSolid: in a periodic box with no wall the
+/// two sum the same terms in the same order, so T_next must agree bit for bit on every cell.
+template <class R>
+void expect_column_walk_is_cell_by_cell() {
+  CaseConfig c = test::box_case(41, 10, 35, 0.8);
+  for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
+  finalize_case(c);
+  const Decomposition d = serial_decomposition(c);
+  const BlockShape s = block_shape(d);
+  const std::vector<CellFlag> flags = build_flags(c, d);
+  std::vector<CellFlag> near = flags;
+  int fast = 0;
+  for (int z = 1; z <= s.n[2]; ++z)
+    for (int y = 1; y <= s.n[1]; ++y)
+      for (int x = 1; x <= s.n[0]; ++x) {
+        fast += flags[s.index(x, y, z)] == kFluid;
+        near[s.index(x, y, z)] = kFluidNearSolid;
+      }
+  ASSERT_EQ(fast, 41 * 10 * 35) << "every interior cell of a periodic box has only fluid neighbours";
+  std::vector<double> t, u[3];
+  random_fields<R>(std::size_t(s.n_cells()), t, u);
+  const ScalarWalls<R> walls{};
+  const std::vector<R> walked = device_step<R>(flags, s, t, u, walls, 0.11, 0.5);
+  const std::vector<R> by_cell = device_step<R>(near, s, t, u, walls, 0.11, 0.5);
+  int differing = 0;
+  for (std::size_t k = 0; k < walked.size(); ++k) differing += std::memcmp(&walked[k], &by_cell[k], sizeof(R)) != 0;
+  EXPECT_EQ(differing, 0) << "cells whose T_next differs between the two forms";
+  EXPECT_NE(walked[s.index(5, 5, 5)], R(t[s.index(5, 5, 5)])) << "the step changed nothing";
+}
+
+TEST(ScalarTransport, ColumnWalkGivesTheCellByCellBits) {
+  EDDY_REQUIRE_DEVICE();
+  expect_column_walk_is_cell_by_cell<float>();
+  expect_column_walk_is_cell_by_cell<double>();
 }
 
 /// The fused kernel's velocity output equals u of compute_moments on the populations it collides (same formula, the
