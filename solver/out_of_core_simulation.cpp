@@ -395,9 +395,10 @@ class OutOfCoreSimulation final : public Simulation {
   }
 
   /// One step of the temperature in device buffer b with the velocity the fused kernel just wrote: its periodic x
-  /// and y ghosts filled, then per sub-step T's, and the explicit update over the slab (ThermalField::step in core).
-  /// `t_field` (0 or 1) is the current T field, updated.
-  void thermal_step(const SlabGeometry& g, int b, int& t_field, const backend::Stream& stream) {
+  /// and y ghosts filled, then per sub-step T's, and the explicit update over the slab's own planes widened by
+  /// widths[j] planes (visit_widths; ThermalField::step in core). `t_field` (0 or 1) is the current T field, updated.
+  void thermal_step(const SlabGeometry& g, int slab, int b, const std::vector<int>& widths, int& t_field,
+                    const backend::Stream& stream) {
     const FlagView flags{device_flags(b)};
     R* const u[3] = {thermal_field(b, 2), thermal_field(b, 3), thermal_field(b, 4)};
     for (R* component : u) fill_periodic_xy(component, g.shape, b, stream);
@@ -405,15 +406,23 @@ class OutOfCoreSimulation final : public Simulation {
     const ThermalParameters<R>& p = thermal_->p;
     for (int sub = 0; sub < p.substeps; ++sub) {
       fill_periodic_xy(thermal_field(b, t_field), g.shape, b, stream);
-      advance_scalar(thermal_field(b, t_field), thermal_field(b, 1 - t_field), u_in, flags, g.shape, p.walls, p.kappa,
-                     p.dt, &stream);
+      const Box box = own_planes(g, slab, widths[std::size_t(sub)]);
+      advance_scalar(thermal_field(b, t_field), thermal_field(b, 1 - t_field), u_in, flags, g.shape, box, p.walls,
+                     p.kappa, p.dt, &stream);
       t_field = 1 - t_field;
     }
   }
 
-  /// Advances the slab in device buffer b `steps` steps from the state's time and layout; returns the T field that
-  /// holds the temperature after them (0 without [thermal]).
-  int compute(const SlabGeometry& g, int b, int steps, const backend::Stream& stream) {
+  /// The interior cells of the device block of `slab` on its own planes and `width` planes beyond on each side.
+  Box own_planes(const SlabGeometry& g, int slab, int width) const {
+    const int lo = std::max(1, plan_.first[slab] - g.lo - width);
+    const int hi = std::min(g.shape.n[2] + 1, plan_.first[slab + 1] - g.lo + width);
+    return Box{{1, 1, lo}, {g.shape.n[0] + 1, g.shape.n[1] + 1, std::max(lo, hi)}};
+  }
+
+  /// Advances slab `slab` in device buffer b `steps` steps from the state's time and layout, each step over the
+  /// planes visit_widths asks for; returns the T field that holds the temperature after them (0 without [thermal]).
+  int compute(const SlabGeometry& g, int slab, int b, int steps, const backend::Stream& stream) {
     const PopulationView<T> view = device_view(b, g);
     const FlagView flags{device_flags(b)};
     // Global z of device plane d: offset + lo + d - 1. Across a periodic z face the halo planes hold the far end's
@@ -437,6 +446,8 @@ class OutOfCoreSimulation final : public Simulation {
       d = end;
     }
     PopulationLayout layout = layout_;
+    const VisitWidths widths =
+        visit_widths(steps, layout == PopulationLayout::swapped, thermal_ ? thermal_->p.substeps : 0);
     int t_field = 0;
     const VelocityOutView<R> velocity =
         thermal_ ? VelocityOutView<R>{{thermal_field(b, 2), thermal_field(b, 3), thermal_field(b, 4)}}
@@ -444,9 +455,11 @@ class OutOfCoreSimulation final : public Simulation {
     for (int s = 0; s < steps; ++s) {
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, true, stream);
       const ForceFieldView<R> force = thermal_ ? buoyancy(thermal_field(b, t_field)) : ForceFieldView<R>{};
+      const Box planes = own_planes(g, slab, widths.fused[std::size_t(s)]);
       for (const Part& p : parts) {
-        if (p.hi <= p.lo) continue;
-        const Box box{{1, 1, p.lo}, {shape_.n[0] + 1, shape_.n[1] + 1, p.hi}};
+        const int lo = std::max(p.lo, planes.lo[2]), hi = std::min(p.hi, planes.hi[2]);
+        if (hi <= lo) continue;
+        const Box box{{1, 1, lo}, {shape_.n[0] + 1, shape_.n[1] + 1, hi}};
         const RoundingKey key{static_cast<std::uint32_t>(step_ + s),
                               {decomposition_.offset[0], decomposition_.offset[1], origin + p.shift}};
         stream_collide(view, layout, flags, g.shape, box, relax_, walls_, key, &stream, false, force, velocity,
@@ -454,7 +467,7 @@ class OutOfCoreSimulation final : public Simulation {
       }
       if (layout == PopulationLayout::swapped) copy_periodic_xy(view, flags, g.shape, false, stream);
       layout = after_step(layout);
-      if (thermal_) thermal_step(g, b, t_field, stream);
+      if (thermal_) thermal_step(g, slab, b, widths.scalar[std::size_t(s)], t_field, stream);
     }
     return t_field;
   }
@@ -485,7 +498,7 @@ class OutOfCoreSimulation final : public Simulation {
         carry(g, b, geometry(j + 1, h).lo, g.hi, false, stream);
         carried_.record(stream);
       }
-      const int t_field = compute(g, b, steps, stream);
+      const int t_field = compute(g, j, b, steps, stream);
       event(j, 2).record(stream);
       event(j, 3).record(stream);
       int lo = 0, hi = 0;

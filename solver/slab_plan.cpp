@@ -63,14 +63,39 @@ void SlabPlan::device_range(int slab, int depth, const SlabRequest& request, int
   if (request.wall_above) hi = std::min(hi, request.nz + 2);
 }
 
+VisitWidths visit_widths(int steps, bool first_odd, int substeps) {
+  VisitWidths w;
+  w.fused.assign(std::size_t(std::max(0, steps)), 0);
+  if (substeps > 0) w.scalar.assign(w.fused.size(), std::vector<int>(std::size_t(substeps), 0));
+  // Needed after step s: f within need_f planes of the own ones, T within need_t.
+  int need_f = ((steps - 1) % 2 == 1) != first_odd ? 0 : 1, need_t = 0;
+  for (int s = steps - 1; s >= 0; --s) {
+    const bool odd = (s % 2 == 1) != first_odd;
+    // Sub-step j must leave T right within need_t + (S - 1 - j) planes: each later sub-step reads 1 plane further.
+    int need_u = 0;
+    for (int j = 0; j < substeps; ++j) w.scalar[std::size_t(s)][std::size_t(j)] = need_t + (substeps - 1 - j);
+    if (substeps > 0) need_u = need_t + substeps;  // the first sub-step reads u within 1 plane of its own
+    // An odd step writes f into the cells within 1 plane: their slots are right where every writer is computed.
+    const int fused = std::max(need_f + (odd ? 1 : 0), need_u);
+    w.fused[std::size_t(s)] = fused;
+    need_f = fused + (odd ? 1 : 0);                                  // an odd step reads within 1 plane
+    need_t = std::max(fused, substeps > 0 ? need_t + substeps : 0);  // buoyancy at the cell; the sub-steps' reach
+  }
+  return w;
+}
+
 double SlabPlan::work_factor(const SlabRequest& request) const {
+  const VisitWidths w = visit_widths(time_block, false, 0);
   double planes = 0.0;
   for (int s = 0; s < slabs(); ++s) {
     int lo = 0, hi = 0;
-    device_range(s, halo, request, lo, hi);
-    planes += double(hi - lo - 2);
+    device_range(s, halo, request, lo, hi);  // the device block: planes lo + 1 .. hi - 2 can be updated
+    for (const int width : w.fused) {
+      const int from = std::max(lo + 1, first[s] - width), to = std::min(hi - 1, first[s + 1] + width);
+      planes += double(std::max(0, to - from));
+    }
   }
-  return planes / double(request.nz);
+  return planes / double(request.nz) / double(std::max<std::size_t>(1, w.fused.size()));
 }
 
 std::int64_t minimum_slab_budget(const SlabRequest& request) {

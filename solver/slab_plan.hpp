@@ -15,6 +15,13 @@
 // 1); the odd step writes the neighbours' slots from the cell's T too, L_f -> max(L_f + 2, L_T + 1, 2) (even:
 // max(L_f, L_T, 1)); and L_T -> max(L_T, L_u) + S. From L = 0 these give at most k S + 1 after k steps, reached for
 // every k, S and parity: the halo is k S + 1 planes (SlabRequest::reach = S; the thermal tests fail with k S).
+//
+// Run backwards, the same rules say which planes each step must compute at all (visit_widths): a visit hands back f
+// on the slab's own planes and one beyond (the block's ghost plane) and T on its own planes; a cell computed at an
+// odd step needs f of the cells within 1 plane and writes into them, at an even step only its own, and always T at
+// the cell; each sub-step needs T and u within 1 plane. So step s computes the own planes widened by a few planes
+// more than step s + 1 (1 a step on average, S + 1 with [thermal]), and planes beyond, which would only feed planes
+// never handed back, are left alone: about half the halo work of updating every plane of the buffer at every step.
 #pragma once
 
 #include <cstddef>
@@ -65,10 +72,22 @@ struct SlabPlan {
   /// ghost plane on a wall side; host plane 0 and nz + 1 are the ghost planes, planes outside [0, nz + 1] lie beyond
   /// a periodic face or in the next rank.
   void device_range(int slab, int depth, const SlabRequest& request, int& lo, int& hi) const;
-  /// z-planes updated per step, summed over the slabs (own planes and halos, the device block's outermost planes
-  /// left out), divided by the block's nz: 1 is no redundant work; the halos add about 2 (k + 1) planes per slab.
+  /// z-planes the stream-collide kernel updates per step of a visit of time_block steps (from an even step),
+  /// summed over the slabs (own planes and the halo planes visit_widths asks for), divided by the block's nz: 1 is
+  /// no redundant work; the halos add about k + 2 planes per slab.
   double work_factor(const SlabRequest& request) const;
 };
+
+/// Planes beyond a slab's own ones, on each side, that each step of a visit computes (the rules at the head of this
+/// file, run backwards from what the visit hands back). The caller clips them to the device block.
+struct VisitWidths {
+  std::vector<int> fused;                ///< [s]: the stream-collide kernel of step s (0-based)
+  std::vector<std::vector<int>> scalar;  ///< [s][j]: sub-step j of the scalar transport of step s (empty without T)
+};
+
+/// VisitWidths of a visit of `steps` steps whose first step is odd (`first_odd`: the layout is swapped) or even,
+/// with `substeps` scalar sub-steps per step (0: no [thermal]).
+VisitWidths visit_widths(int steps, bool first_odd, int substeps);
 
 /// Chooses time_block and slabs (those not given) and checks the plan fits:
 ///   - default time_block: the largest k <= 32 whose slabs still have at least 2 halo own planes (redundant

@@ -102,7 +102,8 @@ void ThermalField<R>::step(const FlagView& flags, const backend::Stream* stream)
   const R* const u[3] = {u_[0].data(), u_[1].data(), u_[2].data()};
   for (int s = 0; s < p_.substeps; ++s) {
     halo_.fill_ghosts(t_[current_].data(), stream);
-    advance_scalar(t_[current_].data(), t_[1 - current_].data(), u, flags, shape_, p_.walls, p_.kappa, p_.dt, stream);
+    advance_scalar(t_[current_].data(), t_[1 - current_].data(), u, flags, shape_, shape_.interior(), p_.walls,
+                   p_.kappa, p_.dt, stream);
     current_ = 1 - current_;
   }
 }

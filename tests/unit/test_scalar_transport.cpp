@@ -113,7 +113,8 @@ std::vector<R> device_step(const std::vector<CellFlag>& flags, const BlockShape&
   device_next.upload(std::vector<R>(cells, R(-99)));
   for (int a = 0; a < 3; ++a) device_u[a].upload(std::vector<R>(u[a].begin(), u[a].end()));
   const R* const u_ptr[3] = {device_u[0].data(), device_u[1].data(), device_u[2].data()};
-  advance_scalar(device_t.data(), device_next.data(), u_ptr, FlagView{device_flags.data()}, s, walls, R(kappa), R(dt));
+  advance_scalar(device_t.data(), device_next.data(), u_ptr, FlagView{device_flags.data()}, s, s.interior(), walls,
+                 R(kappa), R(dt));
   return device_next.download();
 }
 

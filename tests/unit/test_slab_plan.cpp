@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "io/case_config.hpp"
 #include "solver/slab_plan.hpp"
@@ -134,6 +135,117 @@ TEST(SlabPlan, GivenSlabsThatDoNotFitAreRefused) {
     FAIL() << "2 slabs of 50 planes fitted in 30 planes";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("numerics.slabs = 2"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace eddy
+
+namespace eddy {
+namespace {
+
+/// Which planes of a visit end right, on a line of planes (own planes [0, L), halo H on both sides), under the rules
+/// at the head of solver/slab_plan.hpp, computing at each step only the planes within the given widths of the own
+/// ones. A plane is right when its slots hold what an in-core run holds there; a plane not computed at a step keeps
+/// stale slots, so it is wrong after that step; the buffer's outermost planes never update. Returns f's rightness on
+/// planes -1 .. L (the block's ghost planes and the own ones) and T's on the own planes, in that order.
+std::vector<bool> right_after_visit(const VisitWidths& w, bool first_odd, int substeps, int own, int halo) {
+  const int steps = int(w.fused.size());
+  const int n = own + 2 * halo;  // plane p of the line is plane p - halo of the slab
+  std::vector<bool> f(static_cast<std::size_t>(n), true), t(static_cast<std::size_t>(n), true),
+      u(static_cast<std::size_t>(n), false);
+  auto in_box = [&](int p, int width) {
+    const int x = p - halo;
+    return p >= 1 && p < n - 1 && x >= -width && x < own + width;
+  };
+  auto right = [](const std::vector<bool>& v, int p) { return p >= 0 && p < int(v.size()) && v[std::size_t(p)]; };
+  for (int s = 0; s < steps; ++s) {
+    const bool odd = (s % 2 == 1) != first_odd;
+    std::vector<bool> computed(static_cast<std::size_t>(n)), next_f(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) {
+      const bool inputs = odd ? right(f, p - 1) && right(f, p) && right(f, p + 1) && t[std::size_t(p)]
+                              : f[std::size_t(p)] && t[std::size_t(p)];
+      computed[std::size_t(p)] = in_box(p, w.fused[std::size_t(s)]) && inputs;
+    }
+    for (int p = 0; p < n; ++p) {
+      // Even: a cell writes its own slots; odd: the slots of a plane are written by the cells within 1 plane.
+      next_f[std::size_t(p)] =
+          odd ? right(computed, p - 1) && right(computed, p) && right(computed, p + 1) : computed[std::size_t(p)];
+      u[std::size_t(p)] = computed[std::size_t(p)];
+    }
+    f = next_f;
+    for (int j = 0; j < substeps; ++j) {
+      std::vector<bool> next_t(static_cast<std::size_t>(n));
+      for (int p = 0; p < n; ++p) {
+        next_t[std::size_t(p)] = in_box(p, w.scalar[std::size_t(s)][std::size_t(j)]) && right(t, p - 1) &&
+                                 right(t, p) && right(t, p + 1) && right(u, p - 1) && right(u, p) && right(u, p + 1);
+      }
+      t = next_t;
+    }
+    if (substeps == 0) t.assign(std::size_t(n), true);  // no temperature: the buoyancy reads nothing
+  }
+  std::vector<bool> result;
+  for (int x = -1; x <= own; ++x) result.push_back(f[std::size_t(x + halo)]);
+  for (int x = 0; x < own; ++x) result.push_back(t[std::size_t(x + halo)]);
+  return result;
+}
+
+/// True when a visit with widths `w` hands back right every plane that a visit updating every plane of the buffer
+/// at every step hands back right (the ghost planes where that is right at all), and every own plane.
+bool hands_back_what_updating_everything_does(const VisitWidths& w, bool first_odd, int substeps, int own, int halo) {
+  VisitWidths everything = w;
+  for (int& width : everything.fused) width = 1 << 20;
+  for (auto& step : everything.scalar)
+    for (int& width : step) width = 1 << 20;
+  const std::vector<bool> narrow = right_after_visit(w, first_odd, substeps, own, halo);
+  const std::vector<bool> full = right_after_visit(everything, first_odd, substeps, own, halo);
+  for (std::size_t k = 0; k < narrow.size(); ++k) {
+    const bool own_plane = k >= 1 && k <= std::size_t(own);  // f's own planes
+    const bool temperature = k >= std::size_t(own + 2);
+    if ((own_plane || temperature) && !full[k]) return false;  // the halo itself is too thin: no plan works
+    if (full[k] && !narrow[k]) return false;
+  }
+  return true;
+}
+
+TEST(SlabPlan, VisitWidthsHandBackEveryPlaneRightAndSkipTheRest) {
+  for (int substeps = 0; substeps <= 3; ++substeps) {
+    for (int steps = 1; steps <= 9; ++steps) {
+      for (const bool first_odd : {false, true}) {
+        const int halo = halo_planes(steps, std::max(1, substeps));
+        const VisitWidths w = visit_widths(steps, first_odd, substeps);
+        ASSERT_EQ(int(w.fused.size()), steps);
+        EXPECT_TRUE(hands_back_what_updating_everything_does(w, first_odd, substeps, 5, halo))
+            << steps << " steps, first odd " << first_odd << ", " << substeps << " sub-steps";
+        // The widths never reach past the halo, and the last step computes only a few planes beyond the own ones.
+        for (const int width : w.fused) EXPECT_LE(width, halo);
+        EXPECT_LE(w.fused.back(), 2 + substeps);
+        for (int s = 1; s < steps; ++s) EXPECT_LE(w.fused[std::size_t(s)], w.fused[std::size_t(s - 1)]);
+      }
+    }
+  }
+}
+
+TEST(SlabPlan, AnyNarrowerVisitWidthLosesAPlane) {
+  // The widths are the least that work, and the model above can fail: one plane less at any one step of the
+  // stream-collide kernel or of a sub-step loses a plane handed back.
+  for (int substeps = 0; substeps <= 2; ++substeps) {
+    for (const bool first_odd : {false, true}) {
+      const int steps = 5, halo = halo_planes(steps, std::max(1, substeps));
+      const VisitWidths w = visit_widths(steps, first_odd, substeps);
+      for (int s = 0; s < steps; ++s) {
+        VisitWidths narrower = w;
+        --narrower.fused[std::size_t(s)];
+        EXPECT_FALSE(hands_back_what_updating_everything_does(narrower, first_odd, substeps, 5, halo))
+            << "step " << s << " of the kernel, first odd " << first_odd << ", " << substeps << " sub-steps";
+        for (int j = 0; j < substeps; ++j) {
+          narrower = w;
+          --narrower.scalar[std::size_t(s)][std::size_t(j)];
+          EXPECT_FALSE(hands_back_what_updating_everything_does(narrower, first_odd, substeps, 5, halo))
+              << "step " << s << ", sub-step " << j << ", first odd " << first_odd << ", " << substeps << " sub-steps";
+        }
+      }
+    }
   }
 }
 
