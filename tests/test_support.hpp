@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -36,6 +37,17 @@ inline CaseConfig box_case(int nx, int ny, int nz, double tau) {
 inline void make_periodic(CaseConfig& c, int axis) {
   c.faces[2 * axis].kind = FaceKind::periodic;
   c.faces[2 * axis + 1].kind = FaceKind::periodic;
+}
+
+/// A sphere named "ball" with halfway bounce-back walls (centre and radius in cells).
+inline SolidConfig halfway_ball(std::array<double, 3> center, double radius) {
+  SolidConfig ball;
+  ball.name = "ball";
+  ball.shape = SolidShape::sphere;
+  ball.center = center;
+  ball.radius = radius;
+  ball.wall = SolidWall::halfway;
+  return ball;
 }
 
 /// A periodic nx x ny x nz box holding a 3D Taylor-Green vortex of amplitude U (lattice units) in double, finalized.

@@ -51,13 +51,7 @@ CaseConfig staged_case(const StageCase& p) {
   }
   c.precision = p.precision;
   c.velocity = 0.05;
-  SolidConfig ball;
-  ball.name = "ball";
-  ball.shape = SolidShape::sphere;
-  ball.center = {30.4, 9.7, 4.2};
-  ball.radius = 3.4;
-  ball.wall = SolidWall::halfway;
-  if (p.walls) c.solids = {ball};
+  if (p.walls) c.solids = {test::halfway_ball({30.4, 9.7, 4.2}, 3.4)};
   finalize_case(c);
   return c;
 }

@@ -47,13 +47,7 @@ CaseConfig case_of(const OutOfPlaceCase& p) {
       test::make_periodic(c, 2);
       c.faces[0] = {FaceKind::moving_wall, {0.0, 0.03, 0.01}};
       c.faces[3] = {FaceKind::moving_wall, {0.05, 0.0, 0.02}};
-      SolidConfig ball;
-      ball.name = "ball";
-      ball.shape = SolidShape::sphere;
-      ball.center = {10.3, 5.7, 3.1};
-      ball.radius = 2.6;
-      ball.wall = SolidWall::halfway;
-      c.solids = {ball};
+      c.solids = {test::halfway_ball({10.3, 5.7, 3.1}, 2.6)};
       break;
     }
     case Kind::periodic:

@@ -76,13 +76,7 @@ std::vector<double> reference_step(const std::vector<CellFlag>& flags, const Blo
 CaseConfig walled_box_with_sphere() {
   CaseConfig c = test::box_case(45, 13, 37, 0.8);
   test::make_periodic(c, 2);
-  SolidConfig ball;
-  ball.name = "ball";
-  ball.shape = SolidShape::sphere;
-  ball.center = {21.3, 6.6, 17.2};
-  ball.radius = 4.1;
-  ball.wall = SolidWall::halfway;
-  c.solids.push_back(ball);
+  c.solids.push_back(test::halfway_ball({21.3, 6.6, 17.2}, 4.1));
   finalize_case(c);
   return c;
 }
