@@ -113,10 +113,11 @@ struct ScalarStep {
     return sum;
   }
 
+  /// Fluid cells advance; solid cells carry T unchanged, so both buffers of a field hold the same T there (whichever
+  /// the last step wrote, and whichever buffers an out-of-core slab was given).
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const Index p = Index(shape.index(x, y, z));
-    if (is_solid(flags.flag[p])) return;
-    t_next[p] = t[p] + dt * rate(x, y, z);
+    t_next[p] = is_solid(flags.flag[p]) ? t[p] : t[p] + dt * rate(x, y, z);
   }
 };
 
@@ -152,6 +153,8 @@ struct ScalarColumnStep {
       cell.t_next[p] = c.t_here + cell.dt * interior_rate(cell.kappa, c.t_here, t_n, u_p, u_n);
     } else if (!is_solid(flag)) {
       cell.t_next[p] = c.t_here + cell.dt * cell.rate(x, y, z);
+    } else {
+      cell.t_next[p] = c.t_here;  // solid: T carried unchanged, as ScalarStep does
     }
     c = Column{c.t_here, t_above, c.uz_here, uz_above};
   }
