@@ -73,9 +73,9 @@ EDDY_HOST_DEVICE inline R interior_rate(R kappa, R t_p, const R (&t_n)[6], const
   return sum;
 }
 
-/// Scalar transport of one step, cell by cell: reads T and u on the block (ghosts filled), writes T_next on fluid
-/// interior cells. Index: the integer type of cell offsets (32-bit when the block has fewer than 2^32 cells: fewer
-/// instructions and registers on GPUs).
+/// The fields and constants of one scalar transport step, and its rate cell by cell (every neighbour read from the
+/// fields; ScalarColumnStep launches it). Index: the integer type of cell offsets (32-bit when the block has fewer than
+/// 2^32 cells: fewer instructions and registers on GPUs).
 template <class R, class Index = std::int64_t>
 struct ScalarStep {
   const R* t;
@@ -112,13 +112,6 @@ struct ScalarStep {
     }
     return sum;
   }
-
-  /// Fluid cells advance; solid cells carry T unchanged, so both buffers of a field hold the same T there (whichever
-  /// the last step wrote, and whichever buffers an out-of-core slab was given).
-  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
-    const Index p = Index(shape.index(x, y, z));
-    t_next[p] = is_solid(flags.flag[p]) ? t[p] : t[p] + dt * rate(x, y, z);
-  }
 };
 
 /// The same step as ScalarStep, walking each column along z (kernels/column_march.hpp): T and u_z of the cell
@@ -154,7 +147,9 @@ struct ScalarColumnStep {
     } else if (!is_solid(flag)) {
       cell.t_next[p] = c.t_here + cell.dt * cell.rate(x, y, z);
     } else {
-      cell.t_next[p] = c.t_here;  // solid: T carried unchanged, as ScalarStep does
+      // Solid: T carried unchanged, so both buffers of a field hold the same T there (whichever the last step wrote,
+      // and whichever buffers an out-of-core slab was given).
+      cell.t_next[p] = c.t_here;
     }
     c = Column{c.t_here, t_above, c.uz_here, uz_above};
   }

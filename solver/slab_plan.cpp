@@ -67,7 +67,9 @@ VisitWidths visit_widths(int steps, bool first_odd, int substeps) {
   VisitWidths w;
   w.fused.assign(std::size_t(std::max(0, steps)), 0);
   if (substeps > 0) w.scalar.assign(w.fused.size(), std::vector<int>(std::size_t(substeps), 0));
-  // Needed after step s: f within need_f planes of the own ones, T within need_t.
+  // Needed after step s: f within need_f planes of the own ones, T within need_t. After the last step f is handed
+  // back on the own planes and the ghost plane beyond: after an odd step every slot there is written by a cell within
+  // 1 plane (the step's width of 1 covers them), after an even one by its own cell (width 1).
   int need_f = ((steps - 1) % 2 == 1) != first_odd ? 0 : 1, need_t = 0;
   for (int s = steps - 1; s >= 0; --s) {
     const bool odd = (s % 2 == 1) != first_odd;
