@@ -2,7 +2,11 @@
 // (kernels/streaming.hpp). At ghost plane 0 the 5 populations with c_i[axis] = -1 are copied, at plane n + 1 those
 // with c_i[axis] = +1: the ones that point out of the block there.
 //   into the ghosts (before an odd step): plane 0 <- plane n, plane n + 1 <- plane 1. These slots hold the
-//     post-collision populations that the interior planes send across the periodic boundary.
+//     post-collision populations that the interior planes send across the periodic boundary. The ghost nodes of
+//     open faces (kOpen, on the edges where an open face meets this axis) are skipped: the open-face pass writes
+//     there the populations the odd step gathers from them, and a fill repeated after that pass (a caller that
+//     took the population array, solver/lattice_simulation.cpp) must not overwrite them. No step reads their
+//     other slots.
 //   out of the ghosts (after an odd step): plane n <- plane 0, plane 1 <- plane n + 1. The odd step wrote there
 //     the populations that left the block; they arrive at the other side. A slot whose upstream cell (the cell it
 //     streams from, x - c_i) is solid is skipped: the odd step bounced a population into it at x itself.
@@ -32,6 +36,7 @@ struct PeriodicCopy {
     p[axis] = ghost_plane == 0 ? shape.n[axis] : 1;  // the interior cell paired with this ghost
     const std::int64_t ghost = shape.index(x, y, z);
     const std::int64_t interior = shape.index(p[0], p[1], p[2]);
+    if (into_ghosts && is_open(flags.flag[ghost])) return;
     const std::int64_t to = into_ghosts ? ghost : interior, from = into_ghosts ? interior : ghost;
 EDDY_UNROLL
     for (int i = 1; i < d3q19::Q; ++i) {

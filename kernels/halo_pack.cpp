@@ -19,23 +19,23 @@ struct PlaneCopy {
   int axis;
   CrossingDirections dirs;
   T* buffer;
-  bool pack;                      // true: plane -> buffer; false: buffer -> plane
-  const CellFlag* upstream_flags;  // unpack only: skip slots whose upstream cell is solid (null: write all)
+  bool pack;           // true: plane -> buffer; false: buffer -> plane
+  FlagView flags;      // unpack only (unpack_plane's rules)
+  bool out_of_ghosts;  // unpack only
 
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const int p3[3] = {x, y, z};
     const std::int64_t cells = plane_cells(shape, axis);
     const std::int64_t p = plane_slot(shape, axis, x, y, z);
     const std::int64_t cell = shape.index(x, y, z);
+    if (!pack && !out_of_ghosts && is_open(flags.flag[cell])) return;
     EDDY_UNROLL
     for (int k = 0; k < kCrossingDirections; ++k) {
       T& in_block = f.f[dirs.i[k] * f.n_cells + cell];
       T& in_buffer = buffer[k * cells + p];
       if (pack) {
         in_buffer = in_block;
-      } else if (upstream_flags == nullptr) {
-        in_block = in_buffer;
-      } else if (upstream_is_fluid(FlagView{upstream_flags}, shape, p3, dirs.i[k])) {
+      } else if (!out_of_ghosts || upstream_is_fluid(flags, shape, p3, dirs.i[k])) {
         in_block = in_buffer;
       }
     }
@@ -55,16 +55,16 @@ CrossingDirections crossing_directions(int axis, int sign) {
 template <class T>
 void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream) {
-  parallel_for(plane_box(shape, axis, plane), PlaneCopy<T>{f, shape, axis, dirs, buffer, true, nullptr}, "pack_plane",
-               stream);
+  parallel_for(plane_box(shape, axis, plane),
+               PlaneCopy<T>{f, shape, axis, dirs, buffer, true, FlagView{nullptr}, false}, "pack_plane", stream);
 }
 
 template <class T>
 void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
-                  const CrossingDirections& dirs, const T* buffer, const CellFlag* upstream_flags,
+                  const CrossingDirections& dirs, const T* buffer, const FlagView& flags, bool out_of_ghosts,
                   const backend::Stream* stream) {
   parallel_for(plane_box(shape, axis, plane),
-               PlaneCopy<T>{f, shape, axis, dirs, const_cast<T*>(buffer), false, upstream_flags}, "unpack_plane",
+               PlaneCopy<T>{f, shape, axis, dirs, const_cast<T*>(buffer), false, flags, out_of_ghosts}, "unpack_plane",
                stream);
 }
 
@@ -72,13 +72,15 @@ template void pack_plane<float>(const PopulationView<float>&, const BlockShape&,
                                 float*, const backend::Stream*);
 template void pack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
                                  const CrossingDirections&, double*, const backend::Stream*);
-template void unpack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int,
-                                  const CrossingDirections&, const float*, const CellFlag*, const backend::Stream*);
+template void unpack_plane<float>(const PopulationView<float>&, const BlockShape&, int, int, const CrossingDirections&,
+                                  const float*, const FlagView&, bool, const backend::Stream*);
 template void unpack_plane<double>(const PopulationView<double>&, const BlockShape&, int, int,
-                                   const CrossingDirections&, const double*, const CellFlag*, const backend::Stream*);
+                                   const CrossingDirections&, const double*, const FlagView&, bool,
+                                   const backend::Stream*);
 template void pack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int, const CrossingDirections&,
                                  half_t*, const backend::Stream*);
 template void unpack_plane<half_t>(const PopulationView<half_t>&, const BlockShape&, int, int,
-                                   const CrossingDirections&, const half_t*, const CellFlag*, const backend::Stream*);
+                                   const CrossingDirections&, const half_t*, const FlagView&, bool,
+                                   const backend::Stream*);
 
 }  // namespace eddy

@@ -40,12 +40,15 @@ template <class T>
 void pack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
                 const CrossingDirections& dirs, T* buffer, const backend::Stream* stream = nullptr);
 
-/// The inverse of pack_plane: writes `buffer` into populations `dirs` of plane `plane`. With `upstream_flags`
-/// (out of the ghosts, see solver/halo_exchange.hpp), a slot i of cell x is written only when upstream_is_fluid:
-/// where x - c_i is solid, x itself put a bounced population there, and the buffer holds nothing.
+/// The inverse of pack_plane: writes `buffer` into populations `dirs` of plane `plane`, skipping slots by the block's
+/// `flags` (solver/halo_exchange.hpp):
+///   - out of the ghosts (out_of_ghosts = true), a slot i of cell x is written only when upstream_is_fluid: where
+///     x - c_i is solid, x itself put a bounced population there, and the buffer holds nothing;
+///   - into the ghosts, the ghost nodes of open faces (is_open) are left alone: they hold the open-face pass's
+///     populations, which a fill repeated after that pass must not overwrite (kernels/open_boundaries.hpp).
 template <class T>
 void unpack_plane(const PopulationView<T>& f, const BlockShape& shape, int axis, int plane,
-                  const CrossingDirections& dirs, const T* buffer, const CellFlag* upstream_flags,
+                  const CrossingDirections& dirs, const T* buffer, const FlagView& flags, bool out_of_ghosts,
                   const backend::Stream* stream = nullptr);
 
 }  // namespace eddy

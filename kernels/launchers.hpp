@@ -75,7 +75,8 @@ void compute_moments(const PopulationView<T>& a, PopulationLayout layout, const 
 ///   into_ghosts = false (after an odd step):  interior plane n <- ghost plane 0, 1 <- n + 1.
 /// Each plane spans the whole block; call x, y, z in that order into the ghosts and z, y, x out of them, so edges and
 /// corners travel without diagonal copies. Out of the ghosts, slots whose upstream cell (x - c_i) is solid are
-/// left alone: the odd step bounced a population into them.
+/// left alone: the odd step bounced a population into them. Into the ghosts, the ghost nodes of open faces
+/// (is_open) are left alone: they hold the open-face pass's populations (kernels/open_boundaries.hpp).
 template <class T>
 void copy_periodic_ghosts(const PopulationView<T>& a, const FlagView& flags, const BlockShape& shape, int axis,
                           bool into_ghosts, const backend::Stream* stream = nullptr);

@@ -140,8 +140,7 @@ void HaloExchange<T>::exchange_axis(int axis, const PopulationView<T>& f, const 
   }
   for (int side : {kLow, kHigh})
     if (neighbour[side] != kNoNeighbour)
-      unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(),
-                   into ? nullptr : flags.flag, &stream);
+      unpack_plane(f, shape_, axis, recv_plane[side], *recv_dirs[side], b.recv[side].data(), flags, !into, &stream);
 }
 
 template class HaloExchange<float>;

@@ -2,7 +2,9 @@
 // (kernels/streaming.hpp). Per face, 5 populations cross: those with c_i pointing out of the block at the ghost
 // plane. Two directions:
 //   into_ghosts   (before an odd step): the neighbour's boundary plane -> our ghost plane; these slots hold the
-//                 neighbour's post-collision populations that stream into our block;
+//                 neighbour's post-collision populations that stream into our block (the ghost nodes of open
+//                 faces, on the edges where an open face meets the rank boundary, are skipped: the open-face pass
+//                 fills them, and a fill repeated after it must not undo that);
 //   out_of_ghosts (after an odd step):  our ghost plane -> the neighbour's boundary plane; the odd step wrote there
 //                 the populations that left our block, and they arrive in the neighbour's cells (slots whose
 //                 upstream cell is solid are skipped: a bounced population lives there).

@@ -204,6 +204,37 @@ TEST(MpiOpenBoundaries, BodiesReachingOpenFacesBitwiseEqualToOneRank) {
   }
 }
 
+// Taking the population array before an odd step fills the ghost layer again (in case the caller writes through
+// it); the fill that an MPI neighbour's message unpacks must not overwrite the ghost nodes of open faces where the
+// open faces meet a rank boundary (kernels/halo_pack.hpp), nor must a periodic copy (one rank along z, periodic).
+TEST(MpiOpenBoundaries, ReadingThePopulationArrayBetweenStepsChangesNothing) {
+  EDDY_REQUIRE_DEVICE();
+  const std::array<int, 3> layouts[] = {{1, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 1, 2}};
+  const int steps = 12;
+  for (const bool periodic_z : {false, true}) {
+    const CaseConfig config = open_case(Precision::float32, periodic_z);
+    std::vector<double> reference;
+    if (world_rank() == 0) {
+      auto serial = Simulation::create(config);
+      serial->advance(steps);
+      reference = global_state(*serial, MPI_COMM_SELF);
+    }
+    for (const auto& dims : layouts) {
+      if (world_size() % (dims[0] * dims[1] * dims[2]) != 0) continue;
+      const std::vector<double> state = run_split(config, dims, true, 0, [&](Simulation& s, MPI_Comm g) {
+        for (int step = 0; step < steps; ++step) {
+          s.advance(1);
+          (void)s.population_array();
+        }
+        return global_state(s, g);
+      });
+      if (world_rank() != 0) continue;
+      EXPECT_EQ(state, reference) << "ranks " << dims[0] << "x" << dims[1] << "x" << dims[2] << ", periodic z "
+                                  << periodic_z;
+    }
+  }
+}
+
 TEST(MpiOpenBoundaries, ThinBlocksAtAPressureOutletAreRefused) {
   // 6 cells over 4 ranks along x: blocks of 2, 2, 1, 1; the last one touches the outlet x_max.
   CaseConfig c = open_case(Precision::float32, false);
