@@ -65,7 +65,9 @@ class HostThermal final : public ThermalComponent {
   std::array<double, 6> face_inflow() const override {
     return wall_heat_inflow(host.data(), flags_, shape_, p, decomposition_);
   }
-  ThermalDiagnostics diagnose() const override { return temperature_diagnostics(interior(), decomposition_); }
+  ThermalDiagnostics diagnose() const override {
+    return temperature_diagnostics(interior(), flags_, shape_, decomposition_);
+  }
 
   ThermalParameters<R> p;
   PinnedBuffer<R> host;          // T of every block cell

@@ -193,23 +193,24 @@ std::array<double, 6> ThermalField<R>::face_inflow() const {
 
 template <class R>
 ThermalDiagnostics ThermalField<R>::diagnose() const {
-  return temperature_diagnostics(interior(), decomposition_);
+  return temperature_diagnostics(interior(), flags_.data(), shape_, decomposition_);
 }
 
-ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const Decomposition& decomposition) {
-  // Solid interior cells do not exist (walls are in the ghost layer), so every interior value is a fluid cell's.
+ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const CellFlag* flags, const BlockShape& shape,
+                                           const Decomposition& decomposition) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0.0;
   long long first_bad = std::numeric_limits<long long>::max();  // global linear index
   const auto& g = decomposition.global_size;
   const auto& n = decomposition.local_size;
   for (std::size_t k = 0; k < t.size(); ++k) {
+    const int x = int(k % n[0]), y = int((k / n[0]) % n[1]), z = int(k / (std::size_t(n[0]) * n[1]));
+    if (is_solid(flags[shape.index(x + 1, y + 1, z + 1)])) continue;
     const double v = t[k];
     if (!std::isfinite(v)) {
       if (first_bad == std::numeric_limits<long long>::max()) {
-        const long long x = decomposition.offset[0] + static_cast<long long>(k % n[0]);
-        const long long y = decomposition.offset[1] + static_cast<long long>((k / n[0]) % n[1]);
-        const long long z = decomposition.offset[2] + static_cast<long long>(k / (std::size_t(n[0]) * n[1]));
-        first_bad = x + g[0] * (y + (long long)g[1] * z);
+        const long long gx = decomposition.offset[0] + x, gy = decomposition.offset[1] + y;
+        const long long gz = decomposition.offset[2] + z;
+        first_bad = gx + g[0] * (gy + (long long)g[1] * gz);
       }
       continue;
     }

@@ -60,8 +60,11 @@ template <class R>
 std::array<double, 6> wall_heat_inflow(const R* t, const CellFlag* flags, const BlockShape& shape,
                                        const ThermalParameters<R>& p, const Decomposition& decomposition);
 
-/// ThermalComponent::diagnose of T on this rank's interior cells (MacroscopicFields order). Collective.
-ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const Decomposition& decomposition);
+/// ThermalComponent::diagnose of T on this rank's interior cells (MacroscopicFields order), counting the fluid
+/// cells only: solid cells (host `flags` of the block of `shape`, ghost layer included) keep their initial T, which
+/// is no heat of the fluid. Collective.
+ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const CellFlag* flags, const BlockShape& shape,
+                                           const Decomposition& decomposition);
 
 /// Device bytes the thermal fields of a block of `shape` take: two T buffers and the three velocity components,
 /// one R each per block cell.

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "io/csv_table.hpp"
+#include "solver/lattice_setup.hpp"
 #include "solver/simulation.hpp"
 #include "tests/test_support.hpp"
 
@@ -173,6 +174,47 @@ TEST(Thermal, UniformTemperatureStaysUniformInAMovingFlow) {
   EXPECT_EQ(d.min, 1.0);
   EXPECT_EQ(d.max, 1.0);
   for (double q : sim->face_heat_inflow()) EXPECT_EQ(q, 0.0);
+}
+
+// The progress line's T range and total are over fluid cells (ThermalDiagnostics): a solid body keeps its initial T
+// (the scalar step carries it unchanged), which is no heat of the fluid. A periodic box at T = 2 with a random
+// perturbation around a sphere: diffusion evens the fluid out, the solid cells keep their extremes.
+TEST(Thermal, DiagnosticsCountFluidCellsOnly) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = test::box_case(16, 12, 10, 0.0);
+  for (int a = 0; a < 3; ++a) test::make_periodic(c, a);
+  c.velocity = 0.1;
+  c.reynolds = 20.0;
+  c.precision = Precision::float64;
+  c.thermal.enabled = true;
+  c.thermal.prandtl = 1.0;
+  c.thermal.initial_temperature = 2.0;
+  c.thermal.perturbation = 0.3;
+  c.solids.push_back(test::halfway_ball({8.0, 6.0, 5.0}, 3.2));
+  finalize_case(c);
+  auto sim = Simulation::create(c);
+  sim->advance(200);
+  const std::vector<double> t = sim->temperature();
+  const std::vector<std::int32_t> labels = solid_labels(c, serial_decomposition(c));
+  ASSERT_EQ(t.size(), labels.size());
+  double lo = 1e300, hi = -1e300, total = 0.0, solid_max = -1e300;
+  int solids = 0;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (labels[k] != 0) {
+      ++solids;
+      solid_max = std::max(solid_max, t[k]);
+      continue;
+    }
+    lo = std::min(lo, t[k]);
+    hi = std::max(hi, t[k]);
+    total += t[k];
+  }
+  ASSERT_GT(solids, 50);
+  ASSERT_GT(solid_max, hi + 0.1) << "diffusion should have narrowed the fluid's range below the solid's";
+  const ThermalDiagnostics d = sim->thermal_diagnostics();
+  EXPECT_EQ(d.min, lo);
+  EXPECT_EQ(d.max, hi);
+  EXPECT_DOUBLE_EQ(d.total, total);
 }
 
 }  // namespace
