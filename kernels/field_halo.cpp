@@ -1,7 +1,10 @@
 // Planes of cell fields (one value per block cell, ghost layer included, BlockShape::index order) for the ghost
 // exchange of solver/field_halo.hpp: copy one plane into a message buffer, write or add a buffer into a plane, or
-// clear a plane. Planes and their buffer slots: kernels/halo_plane.hpp (the populations' halo uses the same). No
-// arithmetic beyond the addition; bytes per plane cell: one value read, one written (two read for the addition).
+// clear a plane; and the velocity planes of an outer layer (solver/outer_layer.hpp). Planes and their buffer slots:
+// kernels/halo_plane.hpp (the populations' halo uses the same). No arithmetic beyond the addition; bytes per plane
+// cell: one value read, one written (two read for the addition).
+#include <limits>
+
 #include "kernels/field_launchers.hpp"
 #include "kernels/parallel_for.hpp"
 
@@ -38,6 +41,21 @@ struct UnpackPlane {
   }
 };
 
+template <class R>
+struct PackOuterPlane {
+  const R* u[3];
+  FlagView flags;
+  R* buffer;
+  PlaneMap map;
+  bool present;  // the plane is an interior one
+  EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
+    const std::int64_t cell = map.shape.index(x, y, z), slot = map.slot(x, y, z);
+    const std::int64_t cells = plane_cells(map.shape, map.axis);
+    const bool fluid = present && is_fluid(flags.flag[cell]);
+    for (int c = 0; c < 3; ++c) buffer[c * cells + slot] = fluid ? u[c][cell] : std::numeric_limits<R>::quiet_NaN();
+  }
+};
+
 template <class V>
 struct ClearPlane {
   V* field;
@@ -61,6 +79,15 @@ void unpack_field_plane(V* field, const BlockShape& shape, int axis, int plane, 
                "unpack_field_plane", stream);
 }
 
+template <class R>
+void pack_outer_plane(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, int axis, int plane,
+                      R* buffer, const backend::Stream* stream) {
+  const bool present = plane >= 1 && plane <= shape.n[axis];
+  parallel_for(plane_box(shape, axis, present ? plane : 1),
+               PackOuterPlane<R>{{u[0], u[1], u[2]}, flags, buffer, PlaneMap{shape, axis}, present}, "pack_outer_plane",
+               stream);
+}
+
 template <class V>
 void clear_field_plane(V* field, const BlockShape& shape, int axis, int plane, const backend::Stream* stream) {
   parallel_for(plane_box(shape, axis, plane), ClearPlane<V>{field, shape}, "clear_field_plane", stream);
@@ -74,5 +101,9 @@ EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)
 EDDY_INSTANTIATE(unsigned long long)
 #undef EDDY_INSTANTIATE
+template void pack_outer_plane<float>(const float* const (&)[3], const FlagView&, const BlockShape&, int, int, float*,
+                                      const backend::Stream*);
+template void pack_outer_plane<double>(const double* const (&)[3], const FlagView&, const BlockShape&, int, int,
+                                       double*, const backend::Stream*);
 
 }  // namespace eddy

@@ -47,20 +47,37 @@ namespace eddy {
 /// Which kernel a stencil launcher runs: the same results (see above), different memory access.
 enum class StencilVariant : int { plain = 0, tiled = 1 };
 
-/// Vorticity omega = curl u on the interior cells. u[a], omega[a]: cell fields (a = x, y, z).
+/// The second layer of cells beyond a block's faces, for the velocity stencils (vorticity, Q, |S|). A cell of the
+/// block's edge plane (1 or n along an axis) whose inner neighbour is solid takes the one-sided difference
+/// s (-3 f0 + 4 f1 - f2) / 2 outwards (kernels/stencils.hpp): f1 is a ghost cell and f2 lies beyond the ghost layer.
+/// Without this layer the stencil falls back to first order there, so a rank boundary (or a periodic face) next to
+/// a body changed the values; with it, every rank count gives the values of one block (solver/outer_layer.hpp).
+/// face[2 axis + side] (side 0: the cells at coordinate -1 along `axis`, side 1: at n + 2): C components of
+/// plane_cells(shape, axis) values each, component after component, at their plane_slot (kernels/halo_plane.hpp);
+/// NaN where the cell is not fluid. A null face (a wall there, or nothing filled) makes those cells not open, as
+/// cells beyond the block are without it. Device memory; lattice units like the field.
+template <class R>
+struct OuterLayerView {
+  const R* face[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+};
+
+/// Vorticity omega = curl u on the interior cells. u[a], omega[a]: cell fields (a = x, y, z); `outer`: the second
+/// layer of u beyond the block (OuterLayerView; none by default). The same `outer` for q_criterion and
+/// strain_rate_magnitude.
 template <class R>
 void vorticity(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* const (&omega)[3],
-               StencilVariant variant, const backend::Stream* stream = nullptr);
+               StencilVariant variant, const backend::Stream* stream = nullptr, const OuterLayerView<R>& outer = {});
 
 /// Q-criterion (Hunt, Wray & Moin 1988) of u on the interior cells, into the cell field q (lattice units: 1/step^2).
 template <class R>
 void q_criterion(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* q, StencilVariant variant,
-                 const backend::Stream* stream = nullptr);
+                 const backend::Stream* stream = nullptr, const OuterLayerView<R>& outer = {});
 
 /// Strain-rate magnitude |S| = sqrt(2 S_ij S_ij) of u on the interior cells, into the cell field s (1/step).
 template <class R>
 void strain_rate_magnitude(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* s,
-                           StencilVariant variant, const backend::Stream* stream = nullptr);
+                           StencilVariant variant, const backend::Stream* stream = nullptr,
+                           const OuterLayerView<R>& outer = {});
 
 /// Divergence d u_i / d x_i of u on the interior cells, into the cell field div (1/step).
 template <class R>

@@ -5,6 +5,7 @@
 // Laplacian 9 / 17 B, compulsory traffic).
 #include "kernels/stencils.hpp"
 
+#include "kernels/halo_plane.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/stencil_launchers.hpp"
 #include "kernels/stencil_tiles.hpp"
@@ -12,19 +13,48 @@
 namespace eddy {
 namespace {
 
-/// C components of a cell field with the block's flags: what both variants read.
+/// C components of a cell field with the block's flags and its outer layer (OuterLayerView): what both variants read.
 template <class R, int C>
 struct Field {
   const R* f[C];
   FlagView flags;
   BlockShape shape;
+  OuterLayerView<R> outer;
 
-  EDDY_HOST_DEVICE R load(int x, int y, int z, int c) const { return f[c][shape.index(x, y, z)]; }
+  EDDY_HOST_DEVICE bool inside(int x, int y, int z) const {
+    return x >= 0 && y >= 0 && z >= 0 && x <= shape.n[0] + 1 && y <= shape.n[1] + 1 && z <= shape.n[2] + 1;
+  }
+  /// The outer layer's face that holds (x, y, z), beyond the block: -1 elsewhere (an edge or corner of that layer,
+  /// which no derivative along one axis from an interior cell reaches).
+  EDDY_HOST_DEVICE int outer_face(int x, int y, int z) const {
+    const int p[3] = {x, y, z};
+    int face = -1;
+    for (int a = 0; a < 3; ++a) {
+      if (p[a] >= 0 && p[a] <= shape.n[a] + 1) continue;
+      if (face >= 0 || (p[a] != -1 && p[a] != shape.n[a] + 2)) return -1;
+      face = 2 * a + (p[a] > 0 ? 1 : 0);
+    }
+    return face;
+  }
+  /// Component c of the outer layer's cell (x, y, z) on `face` (outer_face).
+  EDDY_HOST_DEVICE R outer_value(int face, int x, int y, int z, int c) const {
+    const int axis = face / 2;
+    return outer.face[face][c * plane_cells(shape, axis) + plane_slot(shape, axis, x, y, z)];
+  }
+
+  /// Read only where open (kernels/stencils.hpp).
+  EDDY_HOST_DEVICE R load(int x, int y, int z, int c) const {
+    if (inside(x, y, z)) return f[c][shape.index(x, y, z)];
+    return outer_value(outer_face(x, y, z), x, y, z, c);
+  }
   /// Inside the block (ghost layer included) and fluid (neither solid nor an open face's ghost node, which holds no
-  /// velocity: the stencils are one-sided there as at walls).
+  /// velocity: the stencils are one-sided there as at walls); beyond it, a fluid cell of the outer layer.
   EDDY_HOST_DEVICE bool open(int x, int y, int z) const {
-    if (x < 0 || y < 0 || z < 0 || x > shape.n[0] + 1 || y > shape.n[1] + 1 || z > shape.n[2] + 1) return false;
-    return is_fluid(flags.flag[shape.index(x, y, z)]);
+    if (inside(x, y, z)) return is_fluid(flags.flag[shape.index(x, y, z)]);
+    const int face = outer_face(x, y, z);
+    if (face < 0 || outer.face[face] == nullptr) return false;
+    const R v = outer_value(face, x, y, z, 0);
+    return v == v;  // NaN marks a cell that is not fluid
   }
 };
 
@@ -186,22 +216,22 @@ void launch(const Field<R, Op::kIn>& in, const Op& op, StencilVariant variant, c
 
 template <class R>
 void vorticity(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* const (&omega)[3],
-               StencilVariant variant, const backend::Stream* stream) {
-  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape}, Vorticity<R>{{omega[0], omega[1], omega[2]}}, variant,
+               StencilVariant variant, const backend::Stream* stream, const OuterLayerView<R>& outer) {
+  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape, outer}, Vorticity<R>{{omega[0], omega[1], omega[2]}}, variant,
          variant == StencilVariant::tiled ? "vorticity (tiled)" : "vorticity", stream);
 }
 
 template <class R>
 void q_criterion(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* q, StencilVariant variant,
-                 const backend::Stream* stream) {
-  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape}, QCriterion<R>{q}, variant,
+                 const backend::Stream* stream, const OuterLayerView<R>& outer) {
+  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape, outer}, QCriterion<R>{q}, variant,
          variant == StencilVariant::tiled ? "q_criterion (tiled)" : "q_criterion", stream);
 }
 
 template <class R>
 void strain_rate_magnitude(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* s,
-                           StencilVariant variant, const backend::Stream* stream) {
-  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape}, StrainRate<R>{s}, variant,
+                           StencilVariant variant, const backend::Stream* stream, const OuterLayerView<R>& outer) {
+  launch(Field<R, 3>{{u[0], u[1], u[2]}, flags, shape, outer}, StrainRate<R>{s}, variant,
          variant == StencilVariant::tiled ? "strain_rate_magnitude (tiled)" : "strain_rate_magnitude", stream);
 }
 
@@ -228,11 +258,11 @@ void laplacian(const R* f, const FlagView& flags, const BlockShape& shape, R* la
 
 #define EDDY_INSTANTIATE(R)                                                                                            \
   template void vorticity<R>(const R* const(&)[3], const FlagView&, const BlockShape&, R* const(&)[3], StencilVariant, \
-                             const backend::Stream*);                                                                  \
+                             const backend::Stream*, const OuterLayerView<R>&);                                        \
   template void q_criterion<R>(const R* const(&)[3], const FlagView&, const BlockShape&, R*, StencilVariant,           \
-                               const backend::Stream*);                                                                \
+                               const backend::Stream*, const OuterLayerView<R>&);                                      \
   template void strain_rate_magnitude<R>(const R* const(&)[3], const FlagView&, const BlockShape&, R*, StencilVariant, \
-                                         const backend::Stream*);                                                      \
+                                         const backend::Stream*, const OuterLayerView<R>&);                            \
   template void divergence<R>(const R* const(&)[3], const FlagView&, const BlockShape&, R*, StencilVariant,            \
                               const backend::Stream*);                                                                 \
   template void gradient<R>(const R*, const FlagView&, const BlockShape&, R* const(&)[3], StencilVariant,              \

@@ -23,13 +23,14 @@ int derived_components(const std::vector<std::string>& names);
 inline constexpr StencilVariant kStencilVariant = StencilVariant::tiled;
 
 /// Runs the stencils of the fields among `names`, in kOutputFields order, on the velocity `u` (cell fields of
-/// `shape`, ghost cells filled) into the cell fields `out` (3, reused from field to field), and after each field
-/// calls take(component, scale) for each of its components: scale = rate for vorticity and |S|, rate^2 for Q
+/// `shape`, ghost cells filled, with its outer layer `outer`: kernels/stencil_launchers.hpp) into the cell fields `out`
+/// (3, reused from field to field), and after each field calls take(component, scale) for each of its components: scale
+/// = rate for vorticity and |S|, rate^2 for Q
 /// (`rate`: 1 / step in output units). Device work is queued on `stream`; take is called after it is queued.
 template <class R>
-void run_derived_stencils(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, R* const (&out)[3],
-                          const std::vector<std::string>& names, double rate,
-                          const std::function<void(const R* component, double scale)>& take,
+void run_derived_stencils(const R* const (&u)[3], const OuterLayerView<R>& outer, const FlagView& flags,
+                          const BlockShape& shape, R* const (&out)[3], const std::vector<std::string>& names,
+                          double rate, const std::function<void(const R* component, double scale)>& take,
                           const backend::Stream* stream);
 
 }  // namespace eddy

@@ -20,6 +20,24 @@ MPI_Datatype mpi_type() {
 
 }  // namespace
 
+void exchange_with_neighbours(const Decomposition& decomposition, int axis, const void* const (&send)[2],
+                              void* const (&recv)[2], int count, MPI_Datatype type) {
+  const int* neighbour = decomposition.neighbour[axis].data();
+  MPI_Request requests[4];
+  int pending = 0;
+  for (int side : {kLow, kHigh}) {
+    if (neighbour[side] == kNoNeighbour) continue;
+    EDDY_MPI_CHECK(MPI_Irecv(recv[side], count, type, neighbour[side], 2 * axis + (side == kLow), decomposition.comm,
+                             &requests[pending++]));
+  }
+  for (int side : {kLow, kHigh}) {
+    if (neighbour[side] == kNoNeighbour) continue;
+    EDDY_MPI_CHECK(MPI_Isend(send[side], count, type, neighbour[side], 2 * axis + (side == kHigh), decomposition.comm,
+                             &requests[pending++]));
+  }
+  EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+}
+
 template <class V>
 FieldHalo<V>::FieldHalo(const Decomposition& decomposition, const BlockShape& shape)
     : decomposition_(decomposition), shape_(shape) {
@@ -65,25 +83,15 @@ void FieldHalo<V>::exchange_axis(V* field, int axis, Mode mode, const backend::S
   const bool local = decomposition_.serial() || decomposition_.dims[axis] == 1;
   if (!local) {
     backend::synchronize();
-    const MPI_Datatype type = mpi_type<V>();
-    const int count_int = static_cast<int>(count);
-    MPI_Request requests[4];
-    int pending = 0;
     for (int side : {kLow, kHigh}) {
       if (neighbour[side] == kNoNeighbour) continue;
       host_send_[side].resize(std::size_t(count));
       host_recv_[side].resize(std::size_t(count));
       backend::copy_to_host(host_send_[side].data(), send_[side].data(), std::size_t(count) * sizeof(V));
-      // Tag 2 * axis + 1: a message moving up the axis; 2 * axis: moving down.
-      EDDY_MPI_CHECK(MPI_Irecv(host_recv_[side].data(), count_int, type, neighbour[side], 2 * axis + (side == kLow),
-                               decomposition_.comm, &requests[pending++]));
     }
-    for (int side : {kLow, kHigh}) {
-      if (neighbour[side] == kNoNeighbour) continue;
-      EDDY_MPI_CHECK(MPI_Isend(host_send_[side].data(), count_int, type, neighbour[side], 2 * axis + (side == kHigh),
-                               decomposition_.comm, &requests[pending++]));
-    }
-    EDDY_MPI_CHECK(MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE));
+    exchange_with_neighbours(decomposition_, axis, {host_send_[kLow].data(), host_send_[kHigh].data()},
+                             {host_recv_[kLow].data(), host_recv_[kHigh].data()}, static_cast<int>(count),
+                             mpi_type<V>());
     for (int side : {kLow, kHigh}) {
       if (neighbour[side] == kNoNeighbour) continue;
       backend::copy_to_device(recv_[side].data(), host_recv_[side].data(), std::size_t(count) * sizeof(V));

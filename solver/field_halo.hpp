@@ -18,6 +18,12 @@
 
 namespace eddy {
 
+/// Sends send[side] (`count` values of `type`, host memory) to this rank's neighbour on that side along `axis`
+/// (side 0 lower, 1 upper) and receives recv[side] from it, skipping sides without one; blocking. Tag 2 axis + 1: a
+/// message moving up the axis; 2 axis: moving down (as the population halo). Collective along the axis.
+void exchange_with_neighbours(const Decomposition& decomposition, int axis, const void* const (&send)[2],
+                              void* const (&recv)[2], int count, MPI_Datatype type);
+
 /// V = float, double or unsigned long long (the fixed-point deposit).
 template <class V>
 class FieldHalo {

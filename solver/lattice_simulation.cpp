@@ -49,10 +49,11 @@
 #include "solver/flow_statistics.hpp"
 #include "solver/halo_exchange.hpp"
 #include "solver/host_memory.hpp"
-#include "solver/mpi_check.hpp"
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
+#include "solver/mpi_check.hpp"
 #include "solver/open_boundaries.hpp"
+#include "solver/outer_layer.hpp"
 #include "solver/precision.hpp"
 
 namespace eddy {
@@ -301,12 +302,15 @@ class LatticeSimulation final : public Simulation {
                            &compute_);
     FieldHalo<R> halo(decomposition_, shape_);
     for (R* component : u_ptr) halo.fill_ghosts(component, &compute_);
+    OuterLayer<R> outer(decomposition_, shape_);
+    outer.fill(u_ptr, FlagView{flags_.data()}, &compute_);
     DeviceBuffer<R> w[3] = {DeviceBuffer<R>(cells), DeviceBuffer<R>(cells), DeviceBuffer<R>(cells)};
     VelocitySlab slab;
     for (int a = 0; a < 3; ++a) {
       slab.u[a] = u_ptr[a];
       slab.scratch[a] = w[a].data();
     }
+    for (int face = 0; face < 6; ++face) slab.outer[face] = outer.view().face[face];
     slab.flags = FlagView{flags_.data()};
     slab.shape = shape_;
     slab.lo = 1;

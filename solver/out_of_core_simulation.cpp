@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/d3q19.hpp"
@@ -21,6 +22,7 @@
 #include "solver/host_state.hpp"
 #include "solver/lattice_setup.hpp"
 #include "solver/out_of_core.hpp"
+#include "solver/outer_layer.hpp"
 #include "solver/slab_plan.hpp"
 #include "solver/thermal_field.hpp"
 #include "solver/timing.hpp"
@@ -567,30 +569,42 @@ class OutOfCoreSimulation final : public Simulation {
   }
 
   /// Slab by slab: the velocity of the slab and one plane beyond it (from its populations with 2 halo planes) is
-  /// computed in the other buffer, its periodic x and y ghosts copied, as the stencils of the in-core run need.
-  /// Collective along z (the halos are refreshed first).
+  /// computed in the other buffer, with the planes two beyond (readout_z_planes) and the periodic x and y ghosts and
+  /// outer layers, as the stencils of the in-core run need. Collective along z (the halos are refreshed first).
   void for_each_velocity_slab(const std::function<void(const VelocitySlab&)>& fn) override {
     refresh_halos();
     Decomposition xy = decomposition_;  // x and y ghosts as in core; z comes with the halo planes
     xy.neighbour[2] = {kNoNeighbour, kNoNeighbour};
-    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
     const backend::Stream& stream = streams_[0];
+    const std::vector<std::vector<R>> beyond = readout_z_planes();
     for (int j = 0; j < plan_.slabs(); ++j) {
       const SlabGeometry g = load_for_readout(j, 2);
-      const PopulationView<T> view = device_view(0, g);
       const FlagView flags{device_flags(0)};
       const std::size_t cells = std::size_t(g.shape.n_cells());
       R* base = reinterpret_cast<R*>(buffers_[1].data());  // 6 fields of R fit where 19 populations and a flag do
       R* const u[3] = {base, base + cells, base + 2 * cells};
-      const ForceFieldView<R> cell_force = thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{};
-      compute_velocity_field(view, layout_, flags, g.shape, force, cell_force, walls_, u, &stream);
+      slab_velocity(g, u, stream);
+      // Device planes 0 and n + 1 are the host planes two beyond the own ones unless clamped at a wall.
+      const int device_plane[2] = {0, g.shape.n[2] + 1}, host_plane[2] = {plan_.first[j] - 2, plan_.first[j + 1] + 1};
+      for (int side = 0; side < 2; ++side) {
+        const std::vector<R>& plane = beyond[std::size_t(2 * j + side)];
+        if (plane.empty() || g.lo + device_plane[side] != host_plane[side]) continue;
+        for (int a = 0; a < 3; ++a) {
+          backend::copy_to_device_async(u[a] + std::int64_t(device_plane[side]) * plane_cells_,
+                                        plane.data() + std::int64_t(a) * plane_cells_,
+                                        std::size_t(plane_cells_) * sizeof(R), stream);
+        }
+      }
       FieldHalo<R> halo(xy, g.shape);
       for (R* component : u) halo.fill_ghosts(component, &stream);
+      OuterLayer<R> outer(xy, g.shape);
+      outer.fill(u, flags, &stream);
       VelocitySlab slab;
       for (int a = 0; a < 3; ++a) {
         slab.u[a] = u[a];
         slab.scratch[a] = base + (3 + a) * cells;
       }
+      for (int face = 0; face < 6; ++face) slab.outer[face] = outer.view().face[face];
       slab.flags = flags;
       slab.shape = g.shape;
       slab.lo = plan_.first[j] - g.lo;
@@ -599,6 +613,79 @@ class OutOfCoreSimulation final : public Simulation {
       slab.stream = &stream;
       fn(slab);
     }
+  }
+
+  /// The velocity of the cells of slab geometry `g` (populations in device buffer 0) into the cell fields u.
+  void slab_velocity(const SlabGeometry& g, R* const (&u)[3], const backend::Stream& stream) {
+    const R force[3] = {relax_.force[0], relax_.force[1], relax_.force[2]};
+    const ForceFieldView<R> cell_force = thermal_ ? buoyancy(thermal_field(0, 0)) : ForceFieldView<R>{};
+    compute_velocity_field(device_view(0, g), layout_, FlagView{device_flags(0)}, g.shape, force, cell_force, walls_, u,
+                           &stream);
+  }
+
+  /// u (3 components of one whole plane, plane_cells_ values each) at host plane p, from the populations of planes
+  /// p - 1 .. p + 1 (uploaded into buffer 0; u computed in buffer 1). p in 0 .. nz + 1 (0 and nz + 1 not on a wall).
+  std::vector<R> velocity_plane(int p) {
+    const backend::Stream& stream = streams_[0];
+    const SlabGeometry g{p - 1, p + 2, BlockShape{{shape_.n[0], shape_.n[1], 1}}};
+    upload(g, g.lo, 0, stream);
+    if (layout_ == PopulationLayout::swapped) {
+      copy_periodic_xy(device_view(0, g), FlagView{device_flags(0)}, g.shape, true, stream);
+    }
+    R* base = reinterpret_cast<R*>(buffers_[1].data());
+    const std::size_t cells = std::size_t(g.shape.n_cells());
+    R* const u[3] = {base, base + cells, base + 2 * cells};
+    slab_velocity(g, u, stream);
+    std::vector<R> plane(3 * std::size_t(plane_cells_));
+    for (int a = 0; a < 3; ++a) {
+      backend::copy_to_host_async(plane.data() + std::int64_t(a) * plane_cells_, u[a] + plane_cells_,
+                                  std::size_t(plane_cells_) * sizeof(R), stream);
+    }
+    stream.synchronize();
+    return plane;
+  }
+
+  /// For the derived read-outs: u at the host planes two beyond each slab's own, first[j] - 2 ([2 j]) and
+  /// first[j + 1] + 1 ([2 j + 1]), where the slab's buffer ends (its velocity there would need populations one plane
+  /// further). Inside the block and its halo from the populations (velocity_plane); at planes -1 and nz + 2 from the
+  /// neighbour's planes nz - 1 and 2 (MPI), or this block's own across a periodic face; empty beyond a wall.
+  /// Collective along z.
+  std::vector<std::vector<R>> readout_z_planes() {
+    const int nz = shape_.n[2];
+    const auto& neighbour = decomposition_.neighbour[2];
+    std::vector<R> outer[2];  // host planes -1 and nz + 2
+    if (decomposition_.serial() || decomposition_.dims[2] == 1) {
+      const auto image = [nz](int p) { return ((p - 1) % nz + nz) % nz + 1; };
+      if (neighbour[0] != kNoNeighbour) outer[0] = velocity_plane(image(-1));
+      if (neighbour[1] != kNoNeighbour) outer[1] = velocity_plane(image(nz + 2));
+    } else {
+      // Down goes plane 2 (the lower neighbour's nz + 2), up plane nz - 1 (the upper one's -1); blocks out of core
+      // along z hold at least the halo's 2 planes (SlabPlan).
+      std::vector<R> send[2];
+      for (int side = 0; side < 2; ++side) {
+        if (neighbour[side] == kNoNeighbour) continue;
+        send[side] = velocity_plane(side == 0 ? std::min(2, nz) : std::max(nz - 1, 1));
+        outer[side].resize(send[side].size());
+      }
+      exchange_with_neighbours(decomposition_, 2, {send[0].data(), send[1].data()}, {outer[0].data(), outer[1].data()},
+                               int(3 * plane_cells_), std::is_same_v<R, double> ? MPI_DOUBLE : MPI_FLOAT);
+    }
+    std::vector<std::vector<R>> planes(2 * std::size_t(plan_.slabs()));
+    for (int j = 0; j < plan_.slabs(); ++j) {
+      const int host_plane[2] = {plan_.first[j] - 2, plan_.first[j + 1] + 1};
+      for (int side = 0; side < 2; ++side) {
+        const int p = host_plane[side];
+        std::vector<R>& plane = planes[std::size_t(2 * j + side)];
+        if (p == -1 || p == nz + 2) {
+          plane = outer[p == -1 ? 0 : 1];
+        } else if (p >= 1 && p <= nz) {
+          plane = velocity_plane(p);
+        } else if (neighbour[p == 0 ? 0 : 1] != kNoNeighbour) {  // the ghost plane 0 or nz + 1: a halo plane
+          plane = velocity_plane(p);
+        }
+      }
+    }
+    return planes;
   }
 
   /// Sets every cell, ghost planes included, to the initial populations (f_eq + f_neq, initialize_populations),

@@ -104,11 +104,13 @@ std::vector<R> Simulation::derived_values(const OutputScaling& scaling, const st
   for_each_velocity_slab([&](const VelocitySlab& s) {
     const R* const u[3] = {static_cast<const R*>(s.u[0]), static_cast<const R*>(s.u[1]), static_cast<const R*>(s.u[2])};
     R* const w[3] = {static_cast<R*>(s.scratch[0]), static_cast<R*>(s.scratch[1]), static_cast<R*>(s.scratch[2])};
+    OuterLayerView<R> outer;
+    for (int face = 0; face < 6; ++face) outer.face[face] = static_cast<const R*>(s.outer[face]);
     const std::size_t cells = std::size_t(s.shape.n_cells());
     all.resize(cells);
     int c = 0;
     run_derived_stencils<R>(
-        u, s.flags, s.shape, w, names, scaling.length / scaling.velocity,  // 1/step -> L/U
+        u, outer, s.flags, s.shape, w, names, scaling.length / scaling.velocity,  // 1/step -> L/U
         [&](const R* component, double scale) {
           backend::synchronize();
           backend::copy_to_host(all.data(), component, cells * sizeof(R));

@@ -151,6 +151,8 @@ struct MomentSlab {
 struct VelocitySlab {
   void* u[3] = {nullptr, nullptr, nullptr};
   void* scratch[3] = {nullptr, nullptr, nullptr};
+  /// The faces of u's outer layer (OuterLayerView of the arithmetic type; null where there is none).
+  const void* outer[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   FlagView flags{};
   BlockShape shape{};
   int lo = 0, hi = 0, first_plane = 1;

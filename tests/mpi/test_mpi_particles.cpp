@@ -163,6 +163,49 @@ TEST(MpiStencils, VorticityAndQCriterionMatchOneRank) {
   });
 }
 
+/// Vorticity, Q and |S| next to bodies, 1 rank against x2, 2x2x1 and z4, after an even and an odd number of steps:
+/// a fluid cell of a block's edge plane whose inner neighbour is solid differences across the rank boundary two
+/// cells out, through the outer layer (solver/outer_layer.hpp), as one block does. The spheres' surfaces pass
+/// between the first and second plane of blocks on both sides of the x and y splits and below z = 4 (their solid
+/// cells start 1 cell inside a block).
+TEST(MpiStencils, DerivedFieldsNextToBodiesMatchOneRank) {
+  EDDY_REQUIRE_DEVICE();
+  CaseConfig c = test::box_case(16, 12, 16, 0.7);
+  for (int axis = 0; axis < 3; ++axis) test::make_periodic(c, axis);
+  c.body_force = {2e-5, -1e-5, 1.5e-5};
+  c.solids = {test::halfway_ball({8.0, 6.0, 8.0}, 3.3), test::halfway_ball({11.6, 9.6, 13.0}, 2.6),
+              test::halfway_ball({4.4, 2.6, 12.5}, 2.3)};
+  c.solids[1].name = "upper ball";
+  c.solids[2].name = "lower ball";
+  finalize_case(c);
+  const char* names[] = {"vorticity", "q_criterion", "strain_rate"};
+  const int components[] = {3, 1, 1};
+  auto global = [&](Simulation& sim, MPI_Comm comm) {
+    std::vector<double> all;
+    for (int f = 0; f < 3; ++f) {
+      const std::vector<double> g = test::gather_global(sim.fields(), sim.derived_field(names[f]), components[f], comm);
+      all.insert(all.end(), g.begin(), g.end());
+    }
+    return all;
+  };
+  for (const int steps : {30, 31}) {
+    std::vector<double> reference;
+    if (world_rank() == 0) {
+      auto serial = Simulation::create(c);
+      serial->advance(steps);
+      reference = global(*serial, MPI_COMM_SELF);
+    }
+    test::for_each_layout(c, [&](const CaseConfig& d, MPI_Comm group) {
+      const auto& dims = d.parallel.ranks;
+      auto sim = Simulation::create(d, decompose(d, group));
+      sim->advance(steps);
+      const std::vector<double> all = global(*sim, group);
+      if (world_rank() != 0) return;
+      EXPECT_TRUE(all == reference) << dims[0] << "x" << dims[1] << "x" << dims[2] << ", " << steps << " steps";
+    });
+  }
+}
+
 TEST(MpiParticles, TracersInCavityWithWalls) {
   EDDY_REQUIRE_DEVICE();
   expect_particles_match_one_rank(cavity_tracer_case(), 300);
