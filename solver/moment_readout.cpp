@@ -85,14 +85,6 @@ MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& dec
   return out;
 }
 
-template <class R>
-void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling) {
-  if (scaling.density == 1.0 && scaling.velocity == 1.0) return;  // lattice units: nothing to scale
-  const R inv_u = R(1.0 / scaling.velocity);
-  for (std::int64_t k = 0; k < n; ++k) host[k] *= R(scaling.density);
-  for (std::int64_t k = n; k < 4 * n; ++k) host[k] *= inv_u;
-}
-
 bool wants_output(const CaseConfig& config, std::string_view name) {
   const OutputField* field = find_output_field(name);
   if (field && field->source == FieldSource::statistics) {
@@ -174,13 +166,12 @@ StagedPiece stage_piece_vti(const std::string& path, const OutputBox& box, const
   return staged;
 }
 
-#define EDDY_INSTANTIATE(R)                                                                                         \
-  template void DiagnosticsAccumulator::add<R>(const R*, std::int64_t, std::int64_t, std::int64_t);               \
-  template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                            \
-  template void scale_moments<R>(std::vector<R>&, std::int64_t, const OutputScaling&);                             \
-  template StagedPiece stage_piece_vti<R>(const std::string&, const OutputBox&, const OutputScaling&,               \
-                                          const Decomposition&, const std::shared_ptr<const std::vector<R>>&,     \
-                                          const std::vector<std::pair<std::string, int>>&,                         \
+#define EDDY_INSTANTIATE(R)                                                                                   \
+  template void DiagnosticsAccumulator::add<R>(const R*, std::int64_t, std::int64_t, std::int64_t);           \
+  template MacroscopicFields to_fields<R>(const std::vector<R>&, const Decomposition&);                       \
+  template StagedPiece stage_piece_vti<R>(const std::string&, const OutputBox&, const OutputScaling&,         \
+                                          const Decomposition&, const std::shared_ptr<const std::vector<R>>&, \
+                                          const std::vector<std::pair<std::string, int>>&,                    \
                                           const std::vector<std::string>&, std::int64_t, VtkCompression);
 EDDY_INSTANTIATE(float)
 EDDY_INSTANTIATE(double)

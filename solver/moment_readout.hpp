@@ -41,11 +41,19 @@ class DiagnosticsAccumulator {
 /// Global coordinates of interior cell k of a block of `size` cells at `offset`.
 std::array<int, 3> interior_to_global(std::int64_t k, const std::array<int, 3>& size, const std::array<int, 3>& offset);
 
+/// Factors applied to rho and to u while gathering (gather_moments_into, moment_factors).
+template <class R>
+struct MomentFactors {
+  R rho = R(1), u = R(1);
+};
+
 /// Gathers the slabs of `for_each_slab` into `host`, resized to 4 blocks of n interior values (rho, ux, uy, uz); a
-/// vector kept from an earlier read-out is reused without clearing (every value is overwritten). The copies run on
-/// the host's threads (a slab is up to 256 MiB; one thread copies a few GB/s).
+/// vector kept from an earlier read-out is reused without clearing (every value is overwritten). Each value is
+/// multiplied by `factor` (rho's, then u's: MomentFactors) as it is copied, unless the factor is 1. The copies run
+/// on the host's threads (a slab is up to 256 MiB; one thread copies a few GB/s).
 template <class R, class ForEachSlab>
-void gather_moments_into(std::vector<R>& host, std::int64_t n, ForEachSlab&& for_each_slab) {
+void gather_moments_into(std::vector<R>& host, std::int64_t n, ForEachSlab&& for_each_slab,
+                         const MomentFactors<R>& factor = {}) {
   host.resize(std::size_t(4 * n));
   for_each_slab([&](const R* part, std::int64_t slab, std::int64_t first, std::int64_t cells) {
     constexpr std::int64_t kPiece = std::int64_t(1) << 18;  // values per copy: 1 MiB in float
@@ -54,7 +62,14 @@ void gather_moments_into(std::vector<R>& host, std::int64_t n, ForEachSlab&& for
     for (int q = 0; q < 4; ++q) {
       for (std::int64_t k = 0; k < pieces; ++k) {
         const std::int64_t lo = k * kPiece, count = std::min(kPiece, cells - lo);
-        std::copy_n(part + q * slab + lo, count, host.begin() + q * n + first + lo);
+        const R* from = part + q * slab + lo;
+        R* to = host.data() + q * n + first + lo;
+        const R f = q == 0 ? factor.rho : factor.u;
+        if (f == R(1)) {
+          std::copy_n(from, count, to);
+        } else {
+          for (std::int64_t i = 0; i < count; ++i) to[i] = from[i] * f;
+        }
       }
     }
   });
@@ -72,9 +87,12 @@ std::vector<R> gather_moments(std::int64_t n, ForEachSlab&& for_each_slab) {
 template <class R>
 MacroscopicFields to_fields(const std::vector<R>& host, const Decomposition& decomposition);
 
-/// Scales the first 4 blocks of n values (rho, u) of `host` for output: rho by scaling.density, u by 1 / velocity.
+/// The factors that put rho and u in output units: rho by scaling.density, u by 1 / velocity (1 and 1 in lattice
+/// units). MomentFactors<R> is declared above gather_moments_into.
 template <class R>
-void scale_moments(std::vector<R>& host, std::int64_t n, const OutputScaling& scaling);
+MomentFactors<R> moment_factors(const OutputScaling& scaling) {
+  return MomentFactors<R>{R(scaling.density), R(1.0 / scaling.velocity)};
+}
 
 /// True when the case asks for output field `name` ([output] fields; the statistics fields: [statistics] fields).
 bool wants_output(const CaseConfig& config, std::string_view name);

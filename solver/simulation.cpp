@@ -140,10 +140,13 @@ std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& 
   std::shared_ptr<std::vector<R>>& buffer = staging_buffer<R>();
   if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<std::vector<R>>();  // the last one still in use
   std::vector<R>& host = *buffer;
-  gather_moments_into(host, interior_cells(d), [&](auto fn) {
-    for_each_moment_slab([&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
-  });
-  scale_moments(host, interior_cells(d), scaling);
+  gather_moments_into(
+      host, interior_cells(d),
+      [&](auto fn) {
+        for_each_moment_slab(
+            [&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
+      },
+      moment_factors<R>(scaling));  // scaled as they are copied: no second pass over the staged array
   const std::vector<R> derived = derived_values<R>(scaling, config_.output_fields);
   host.insert(host.end(), derived.begin(), derived.end());
   if (thermal_component_ && wants_output(config_, "temperature")) {

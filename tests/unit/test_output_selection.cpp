@@ -14,8 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "io/case_config.hpp"
+#include "solver/output_box.hpp"
+#include "solver/simulation.hpp"
 #include "tests/cli_run.hpp"
 #include "tests/file_helpers.hpp"
+#include "tests/test_support.hpp"
 #include "tests/vtk_read.hpp"
 
 namespace eddy {
@@ -216,6 +220,42 @@ TEST(OutputSelectionThroughEddy, MetresUnderUnits) {
       "[[output.slice]]\nname = \"mid\"\nnormal = \"z\"\nposition = 0.009\nevery = 2\n"
       "[[output.slice]]\nnormal = \"x\"\nposition = 0.026\n";
   check_selection(si_case, si_selection, 2, "--set 'parallel.ranks=[2,1,1]'", "SI, 2 ranks");
+}
+
+// The values themselves: a snapshot in SI holds rho times units.density and u divided by dx / dt at every node,
+// as the read-out's fields give them in lattice units (a scaling applied to the wrong field, or not at all, wrote
+// files that every comparison with eddy's own full snapshot above accepts). Staged and written through the
+// Simulation, read back with VTK's reader; float output, so to float rounding.
+TEST(OutputSelectionThroughEddy, SnapshotValuesAreTheFieldsInOutputUnits) {
+  if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
+  EDDY_REQUIRE_DEVICE();
+  TempDir dir;
+  write_text(dir.file("case.toml"),
+             "[domain]\nsize = [13, 11, 9]\n[units]\ndx = 0.002\nvelocity = 0.5\nviscosity = 1e-4\n"
+             "lattice_velocity = 0.08\ndensity = 998.2\n[boundary.y_max]\ntype = \"moving_wall\"\n"
+             "velocity = [1, 0, 0.3]\n[run]\nsteps = 6\n");
+  const CaseConfig c = load_case(dir.file("case.toml"));
+  auto sim = Simulation::create(c);
+  sim->advance(6);
+  const OutputScaling scaling = OutputScaling::of(c);
+  const std::string path = dir.file("state.vti");
+  for (const StagedPiece& piece : sim->stage_vti({VtiTarget{path, volume_box(c)}}, scaling)) piece.write();
+  const Arrays arrays = read_arrays(path);
+  const std::vector<double>& rho = arrays.at("point/density").numbers;
+  const std::vector<double>& u = arrays.at("point/velocity").numbers;
+  const MacroscopicFields f = sim->fields();
+  ASSERT_EQ(rho.size(), f.rho.size());
+  ASSERT_EQ(u.size(), 3 * f.rho.size());
+  const double u_si = 1.0 / scaling.velocity;  // m/s per lattice velocity: dx / dt
+  double largest = 0.0;
+  for (std::size_t k = 0; k < rho.size(); ++k) {
+    ASSERT_NEAR(rho[k], f.rho[k] * 998.2, 1e-6 * 998.2) << "node " << k;
+    for (int a = 0; a < 3; ++a) {
+      ASSERT_NEAR(u[3 * k + a], f.u[a][k] * u_si, 1e-6 * 0.5) << "node " << k << ", component " << a;
+      largest = std::max(largest, std::abs(u[3 * k + a]));
+    }
+  }
+  EXPECT_GT(largest, 0.05) << "the lid (0.5 m/s) should have set the fluid in motion";
 }
 
 }  // namespace
