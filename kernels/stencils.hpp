@@ -15,9 +15,10 @@
 // the block and fluid: not solid, and not the ghost node of an open face, which holds no velocity); the one-sided
 // formula towards the open side when exactly one is; 0 when neither is (a fluid cell squeezed between two solid cells
 // along that axis has no difference along it). Where the one-sided formula's farther cells are not open (a gap of one
-// or two fluid cells, or the block edge), the cell falls back to the widest open one-sided formula: first derivative
-// (f(x+s) - f(x)) s (first order), second derivative f(x) - 2 f(x+s) + f(x+2s) (first order) or 0 (only one open
-// neighbour). A fluid cell flagged kFluid has only fluid neighbours among the 18 D3Q19 directions
+// or two fluid cells, or beyond the block: past its ghost layer only an outer layer, OuterLayerView in
+// kernels/stencil_launchers.hpp, holds values), the cell falls back to the widest open one-sided formula: first
+// derivative (f(x+s) - f(x)) s (first order), second derivative f(x) - 2 f(x+s) + f(x+2s) (first order) or 0 (only one
+// open neighbour). A fluid cell flagged kFluid has only fluid neighbours among the 18 D3Q19 directions
 // (kernels/cell_flags.hpp), so it takes the central formulas without reading neighbour flags; kFluidNearSolid cells
 // check each neighbour.
 //

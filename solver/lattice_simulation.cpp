@@ -82,9 +82,13 @@ double device_bytes_needed(const CaseConfig& config, const Decomposition& decomp
   const BlockShape shape = block_shape(decomposition);
   const double stored_bytes = double(storage_bytes(config.precision));
   const double slab_cells = std::min(double(shape.interior_cells()), double(kMomentSlabCells));
-  // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once.
+  // Derived output fields (vorticity, Q, |S|): the velocity of every cell and at most 3 output components at once,
+  // and the velocity's outer layer (solver/outer_layer.hpp: 3 values of a plane for each of the 6 faces and the 2
+  // messages).
   const bool derived = std::any_of(config.output_fields.begin(), config.output_fields.end(), is_derived_field);
-  const double derived_bytes = derived ? double(shape.n_cells()) * 6.0 * output_value_bytes(config) : 0.0;
+  const double largest_plane = double(std::max({plane_cells(shape, 0), plane_cells(shape, 1), plane_cells(shape, 2)}));
+  const double derived_bytes =
+      derived ? (double(shape.n_cells()) * 6.0 + 24.0 * largest_plane) * output_value_bytes(config) : 0.0;
   return double(shape.n_cells()) * (d3q19::Q * stored_bytes + sizeof(CellFlag)) +
          slab_cells * 4.0 * output_value_bytes(config) + particle_bytes_needed(config, decomposition) + derived_bytes +
          double(thermal_device_bytes(config, shape.n_cells())) +
