@@ -47,11 +47,10 @@ struct PackOuterPlane {
   FlagView flags;
   R* buffer;
   PlaneMap map;
-  bool present;  // the plane is an interior one
   EDDY_HOST_DEVICE void operator()(int x, int y, int z) const {
     const std::int64_t cell = map.shape.index(x, y, z), slot = map.slot(x, y, z);
     const std::int64_t cells = plane_cells(map.shape, map.axis);
-    const bool fluid = present && is_fluid(flags.flag[cell]);
+    const bool fluid = is_fluid(flags.flag[cell]);
     for (int c = 0; c < 3; ++c) buffer[c * cells + slot] = fluid ? u[c][cell] : std::numeric_limits<R>::quiet_NaN();
   }
 };
@@ -82,10 +81,8 @@ void unpack_field_plane(V* field, const BlockShape& shape, int axis, int plane, 
 template <class R>
 void pack_outer_plane(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, int axis, int plane,
                       R* buffer, const backend::Stream* stream) {
-  const bool present = plane >= 1 && plane <= shape.n[axis];
-  parallel_for(plane_box(shape, axis, present ? plane : 1),
-               PackOuterPlane<R>{{u[0], u[1], u[2]}, flags, buffer, PlaneMap{shape, axis}, present}, "pack_outer_plane",
-               stream);
+  parallel_for(plane_box(shape, axis, plane),
+               PackOuterPlane<R>{{u[0], u[1], u[2]}, flags, buffer, PlaneMap{shape, axis}}, "pack_outer_plane", stream);
 }
 
 template <class V>

@@ -36,10 +36,10 @@ template <class V>
 void unpack_field_plane(V* field, const BlockShape& shape, int axis, int plane, const V* buffer, bool add,
                         const backend::Stream* stream = nullptr);
 
-/// Copies plane `plane` (1..n along `axis`) of the three cell fields u into `buffer` for an outer layer
+/// Copies plane `plane` (0..n+1 along `axis`) of the three cell fields u into `buffer` for an outer layer
 /// (kernels/stencil_launchers.hpp, OuterLayerView): component c at c * plane_cells + plane_slot, NaN where the cell
-/// is not fluid (flags). A plane outside 1..n (a block thinner than the layer needs) packs as NaN throughout.
-/// R = float, double. Traffic per plane cell: 3 R read + 1 flag byte + 3 R written.
+/// is not fluid (flags). A ghost plane is valid once the field ghost exchange has filled it: a block one cell thick
+/// passes on its neighbour's plane. R = float, double. Traffic per plane cell: 3 R read + 1 flag byte + 3 R written.
 template <class R>
 void pack_outer_plane(const R* const (&u)[3], const FlagView& flags, const BlockShape& shape, int axis, int plane,
                       R* buffer, const backend::Stream* stream = nullptr);

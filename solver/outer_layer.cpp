@@ -35,7 +35,8 @@ void OuterLayer<R>::fill(const R* const (&u)[3], const FlagView& flags, const ba
   for (int axis = 0; axis < 3; ++axis) {
     if (!decomposition_.exchanges(axis)) continue;
     const int n = shape_.n[axis];
-    // What this block sends down is its plane 2 (the lower neighbour's plane n + 2), up its plane n - 1.
+    // What this block sends down is its plane 2 (the lower neighbour's plane n + 2), up its plane n - 1. A block one
+    // cell thick sends its ghost planes (2 = n + 1 and 0): what its neighbours sent it in the ghost exchange.
     const int send_plane[2] = {2, n - 1};
     if (decomposition_.serial() || decomposition_.dims[axis] == 1) {  // periodic, this block on both sides
       pack_outer_plane(u, flags, shape_, axis, send_plane[kHigh], face_[2 * axis + kLow].data(), stream);

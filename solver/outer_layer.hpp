@@ -27,8 +27,9 @@ class OuterLayer {
   /// DeviceError when they do not fit.
   OuterLayer(const Decomposition& decomposition, const BlockShape& shape);
 
-  /// Fills the faces from the velocity `u` (3 cell fields of `shape`, valid on the interior cells) and `flags`
-  /// (NaN where a cell is not fluid). Collective over the decomposition's ranks.
+  /// Fills the faces from the velocity `u` (3 cell fields of `shape`, valid on the interior cells, ghost planes
+  /// filled by the field ghost exchange) and `flags` (NaN where a cell is not fluid). Collective over the
+  /// decomposition's ranks.
   void fill(const R* const (&u)[3], const FlagView& flags, const backend::Stream* stream);
 
   /// The faces for the stencil launchers (null where the block has no neighbour).
