@@ -43,12 +43,6 @@ struct TileView {
     return data[c * kStencilHaloCells + (x - origin[0]) +
                 kStencilHaloX * ((y - origin[1]) + kStencilHaloY * (z - origin[2]))];
   }
-  /// The staged value where contained, else f.load(x, y, z, c) (a read from the field itself, for stencils that
-  /// reach further than one cell, e.g. one-sided differences at walls).
-  template <class F>
-  EDDY_HOST_DEVICE V get(const F& f, int x, int y, int z, int c) const {
-    return contains(x, y, z) ? (*this)(x, y, z, c) : f.load(x, y, z, c);
-  }
 };
 
 namespace detail {

@@ -42,10 +42,11 @@ struct Field {
     return outer.face[face][c * plane_cells(shape, axis) + plane_slot(shape, axis, x, y, z)];
   }
 
-  /// Read only where open (kernels/stencils.hpp).
-  EDDY_HOST_DEVICE R load(int x, int y, int z, int c) const {
-    if (inside(x, y, z)) return f[c][shape.index(x, y, z)];
-    return outer_value(outer_face(x, y, z), x, y, z, c);
+  /// A cell inside the block (ghost layer included): the central differences and the tiles' staging.
+  EDDY_HOST_DEVICE R load(int x, int y, int z, int c) const { return f[c][shape.index(x, y, z)]; }
+  /// Any open cell, inside the block or in its outer layer: the one-sided differences' far reads.
+  EDDY_HOST_DEVICE R read(int x, int y, int z, int c) const {
+    return inside(x, y, z) ? load(x, y, z, c) : outer_value(outer_face(x, y, z), x, y, z, c);
   }
   /// Inside the block (ghost layer included) and fluid (neither solid nor an open face's ghost node, which holds no
   /// velocity: the stencils are one-sided there as at walls); beyond it, a fluid cell of the outer layer.
@@ -58,12 +59,15 @@ struct Field {
   }
 };
 
-/// Accessor of kernels/stencils.hpp reading the field itself (plain variant).
+/// Accessor of kernels/stencils.hpp reading the field itself (plain variant). A cell with no solid neighbour (not
+/// `near`) reads only its neighbours, inside the block: no outer-layer test on the common path.
 template <class R, int C>
 struct DirectAccessor {
   const Field<R, C>& field;
   bool near;
-  EDDY_HOST_DEVICE R value(int c, int x, int y, int z) const { return field.load(x, y, z, c); }
+  EDDY_HOST_DEVICE R value(int c, int x, int y, int z) const {
+    return near ? field.read(x, y, z, c) : field.load(x, y, z, c);
+  }
   EDDY_HOST_DEVICE bool open(int x, int y, int z) const { return field.open(x, y, z); }
   EDDY_HOST_DEVICE bool near_solid() const { return near; }
 };
@@ -74,7 +78,9 @@ struct TileAccessor {
   const Field<R, C>& field;
   const TileView<R, C>& tile;
   bool near;
-  EDDY_HOST_DEVICE R value(int c, int x, int y, int z) const { return tile.get(field, x, y, z, c); }
+  EDDY_HOST_DEVICE R value(int c, int x, int y, int z) const {
+    return tile.contains(x, y, z) ? tile(x, y, z, c) : field.read(x, y, z, c);
+  }
   EDDY_HOST_DEVICE bool open(int x, int y, int z) const { return field.open(x, y, z); }
   EDDY_HOST_DEVICE bool near_solid() const { return near; }
 };

@@ -314,7 +314,8 @@ class LatticeSimulation final : public Simulation {
       slab.u[a] = u_ptr[a];
       slab.scratch[a] = w[a].data();
     }
-    for (int face = 0; face < 6; ++face) slab.outer[face] = outer.view().face[face];
+    const OuterLayerView<R> faces = outer.view();
+    for (int face = 0; face < 6; ++face) slab.outer[face] = faces.face[face];
     slab.flags = FlagView{flags_.data()};
     slab.shape = shape_;
     slab.lo = 1;

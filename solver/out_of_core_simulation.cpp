@@ -604,7 +604,8 @@ class OutOfCoreSimulation final : public Simulation {
         slab.u[a] = u[a];
         slab.scratch[a] = base + (3 + a) * cells;
       }
-      for (int face = 0; face < 6; ++face) slab.outer[face] = outer.view().face[face];
+      const OuterLayerView<R> faces = outer.view();
+      for (int face = 0; face < 6; ++face) slab.outer[face] = faces.face[face];
       slab.flags = flags;
       slab.shape = g.shape;
       slab.lo = plan_.first[j] - g.lo;

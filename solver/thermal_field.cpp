@@ -202,21 +202,26 @@ ThermalDiagnostics temperature_diagnostics(const std::vector<double>& t, const C
   long long first_bad = std::numeric_limits<long long>::max();  // global linear index
   const auto& g = decomposition.global_size;
   const auto& n = decomposition.local_size;
-  for (std::size_t k = 0; k < t.size(); ++k) {
-    const int x = int(k % n[0]), y = int((k / n[0]) % n[1]), z = int(k / (std::size_t(n[0]) * n[1]));
-    if (is_solid(flags[shape.index(x + 1, y + 1, z + 1)])) continue;
-    const double v = t[k];
-    if (!std::isfinite(v)) {
-      if (first_bad == std::numeric_limits<long long>::max()) {
-        const long long gx = decomposition.offset[0] + x, gy = decomposition.offset[1] + y;
-        const long long gz = decomposition.offset[2] + z;
-        first_bad = gx + g[0] * (gy + (long long)g[1] * gz);
+  std::size_t k = 0;  // interior index (MacroscopicFields order), the cells in that order
+  for (int z = 0; z < n[2]; ++z) {
+    for (int y = 0; y < n[1]; ++y) {
+      const CellFlag* row = flags + shape.index(1, y + 1, z + 1);
+      for (int x = 0; x < n[0]; ++x, ++k) {
+        if (is_solid(row[x])) continue;
+        const double v = t[k];
+        if (!std::isfinite(v)) {
+          if (first_bad == std::numeric_limits<long long>::max()) {
+            const long long gx = decomposition.offset[0] + x, gy = decomposition.offset[1] + y;
+            const long long gz = decomposition.offset[2] + z;
+            first_bad = gx + g[0] * (gy + (long long)g[1] * gz);
+          }
+          continue;
+        }
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
       }
-      continue;
     }
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
   }
   if (!decomposition.serial() && decomposition.size > 1) {
     double in[2] = {-lo, hi}, out[2];
