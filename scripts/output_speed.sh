@@ -9,7 +9,7 @@
 # N = 0 skips the N^3 part (checkpoint, restart, snapshot).
 #
 # DD_BLOCKS (default 128) sets the dd test's size in 64 MiB blocks; MODES (default all) the M^3 runs, a list of none,
-# inline, background, checkpoint_inline and checkpoint_background.
+# inline, background, checkpoint_inline and checkpoint_background; STEPS (default 4 K) their length.
 # Snapshots need a build with VTK; without it the snapshot lines are skipped (the checkpoint needs none). The output
 # directory is removed at the end.
 set -euo pipefail
@@ -53,7 +53,7 @@ fi
 rm -rf "$dir/s"
 fi
 
-steps=$((4 * k))
+steps=${STEPS:-$((4 * k))}
 echo "== ${m}^3 float, $steps steps: no output, snapshots every $k in line and in the background, checkpoints every"
 echo "   $k in line and in the background (the last step's checkpoint is written in line in both)"
 for mode in ${MODES:-none inline background checkpoint_inline checkpoint_background}; do
