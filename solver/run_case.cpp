@@ -223,10 +223,14 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
       const bool save = config.checkpoint_every > 0 && (now % config.checkpoint_every == 0 || now == config.steps);
       if (report || output || save) {
         sim.synchronize();
-        const Diagnostics d = reduce_diagnostics(sim.diagnose(), s.decomposition);
+        if (report) s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
+        // A snapshot's read-out of rho and u gives the diagnostics too: one pass over the populations, not two. Its
+        // files are written once the guard has passed the state (or, if it stops the run, before it throws).
+        Diagnostics local;
+        if (!(output && s.snapshots.stage_scheduled(sim, s.log, local))) local = sim.diagnose();
+        const Diagnostics d = reduce_diagnostics(local, s.decomposition);
         const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
         if (report) {
-          s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
           s.checkpoints.poll(sim, s.log);
           s.progress->print(sim, d, td, s.initial, s.log, s.forces->progress(sim));
           s.forces->flush();
@@ -234,7 +238,7 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
           s.energy->flush();
         }
         guard(config, d, td, sim, s.snapshots, s.log);
-        if (output) s.snapshots.write(sim, s.log, SnapshotDue::scheduled);
+        if (output) s.snapshots.start_staged(sim, s.log);
         if (save) {
           s.forces->flush();  // the samples up to the checkpoint's step are in the file before it exists
           s.probes->flush();

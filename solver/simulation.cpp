@@ -134,19 +134,24 @@ std::vector<double> Simulation::derived_field(const std::string& name) {
 /// Components back to back in kOutputFields order: rho, u (3), the derived fields, T, the solid labels, the
 /// statistics (piece_fields).
 template <class R>
-std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& targets,
-                                                  const OutputScaling& scaling) {
+std::vector<StagedPiece> Simulation::stage_pieces(const std::vector<VtiTarget>& targets, const OutputScaling& scaling,
+                                                  Diagnostics* diagnostics) {
   const Decomposition& d = decomposition();
   std::shared_ptr<std::vector<R>>& buffer = staging_buffer<R>();
   if (!buffer || buffer.use_count() > 1) buffer = std::make_shared<std::vector<R>>();  // the last one still in use
   std::vector<R>& host = *buffer;
+  DiagnosticsAccumulator sums;  // diagnose()'s sums, over the same slabs in lattice units
   gather_moments_into(
       host, interior_cells(d),
       [&](auto fn) {
-        for_each_moment_slab(
-            [&](const MomentSlab& s) { fn(static_cast<const R*>(s.values), s.slab, s.first, s.cells); });
+        for_each_moment_slab([&](const MomentSlab& s) {
+          const R* values = static_cast<const R*>(s.values);
+          if (diagnostics) sums.add(values, s.slab, s.first, s.cells);
+          fn(values, s.slab, s.first, s.cells);
+        });
       },
       moment_factors<R>(scaling));  // scaled as they are copied: no second pass over the staged array
+  if (diagnostics) *diagnostics = sums.result(d.local_size, d.offset);
   const std::vector<R> derived = derived_values<R>(scaling, config_.output_fields);
   host.insert(host.end(), derived.begin(), derived.end());
   if (thermal_component_ && wants_output(config_, "temperature")) {
@@ -185,9 +190,11 @@ std::shared_ptr<std::vector<double>>& Simulation::staging_buffer<double>() {
   return staging_double_;
 }
 
-std::vector<StagedPiece> Simulation::stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling) {
-  if (temperature_bytes() == 8) return stage_pieces<double>(targets, scaling);
-  return stage_pieces<float>(targets, scaling);
+std::vector<StagedPiece> Simulation::stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling,
+                                               Diagnostics* diagnostics) {
+  // The precision diagnose() reads the moments in, so the diagnostics are bitwise its own.
+  if (temperature_bytes() == 8) return stage_pieces<double>(targets, scaling, diagnostics);
+  return stage_pieces<float>(targets, scaling, diagnostics);
 }
 
 RawState Simulation::raw_state() {

@@ -219,8 +219,11 @@ class Simulation {
   /// several ranks this rank's piece of the target's path (extended by one node of the box towards its upper
   /// neighbours so pieces join without gaps; nothing where the rank holds none of the box). The fields are read
   /// from the device once for all targets; the files are written when each StagedPiece's write is called (then or
-  /// on a background thread, solver/snapshot_writer.hpp), compressed as output.compression says. Collective.
-  std::vector<StagedPiece> stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling);
+  /// on a background thread, solver/snapshot_writer.hpp), compressed as output.compression says. With
+  /// `diagnostics`, the same read-out also gives this rank's diagnose(), bitwise: a step that writes a snapshot and
+  /// checks the state reads the populations once. Collective.
+  std::vector<StagedPiece> stage_vti(const std::vector<VtiTarget>& targets, const OutputScaling& scaling,
+                                     Diagnostics* diagnostics = nullptr);
   /// A field derived from the velocity by finite differences (kernels/stencil_launchers.hpp): "vorticity" (3
   /// components back to back), "q_criterion" or "strain_rate", on this rank's interior cells (MacroscopicFields
   /// order), lattice units (1/step, 1/step^2 for Q). Collective (the velocity's ghost planes are exchanged first).
@@ -471,7 +474,8 @@ class Simulation {
   template <class R>
   std::vector<R> derived_values(const OutputScaling& scaling, const std::vector<std::string>& names);
   template <class R>
-  std::vector<StagedPiece> stage_pieces(const std::vector<VtiTarget>& targets, const OutputScaling& scaling);
+  std::vector<StagedPiece> stage_pieces(const std::vector<VtiTarget>& targets, const OutputScaling& scaling,
+                                        Diagnostics* diagnostics);
   /// The host array stage_pieces fills, kept between snapshots (no allocation and no page faults at the next one)
   /// unless a staged write still holds it; one per arithmetic type.
   template <class R>

@@ -107,6 +107,16 @@ SnapshotWriter::SnapshotWriter(const CaseConfig& config)
 }
 
 void SnapshotWriter::write(Simulation& sim, std::ostream& log, SnapshotDue due) {
+  stage_due(sim, log, due, nullptr);
+  start_staged(sim, log);
+}
+
+bool SnapshotWriter::stage_scheduled(Simulation& sim, std::ostream& log, Diagnostics& diagnostics) {
+  return stage_due(sim, log, SnapshotDue::scheduled, &diagnostics);
+}
+
+bool SnapshotWriter::stage_due(Simulation& sim, std::ostream& log, SnapshotDue due, Diagnostics* diagnostics) {
+  finish_held(sim, log);  // a step staged and not started (an instability found in between): written now
   const std::int64_t now = sim.time_step();
   const bool all = due == SnapshotDue::all;
   const bool volume = last_step_ != now && (all || scheduled(config_.output_every, now));
@@ -122,34 +132,52 @@ void SnapshotWriter::write(Simulation& sim, std::ostream& log, SnapshotDue due) 
     slice_last_step_[k] = now;
   }
   if (volume) last_step_ = now;
-  if (!files.empty()) {
-    complete(sim, log);  // the previous step's files first: one staged step in host memory at a time
-    // The final step's files are written at once, like those of SnapshotDue::all.
-    stage(sim, std::move(files), config_.output_asynchronous && !all && now != config_.steps);
-    if (!pending_background_) complete(sim, log);
-  }
-  if (volume && config_.write_vtk && sim.has_particles()) write_particles(sim, log);
+  held_particles_ = volume && config_.write_vtk && sim.has_particles();
+  if (files.empty()) return false;
+  complete(sim, log);  // the previous step's files first: one staged step in host memory at a time
+  // The final step's files are written at once, like those of SnapshotDue::all.
+  held_background_ = config_.output_asynchronous && !all && now != config_.steps;
+  stage(sim, std::move(files), diagnostics);
+  return true;
 }
 
-void SnapshotWriter::stage(Simulation& sim, std::vector<PendingFile> files, bool background) {
+void SnapshotWriter::start_staged(Simulation& sim, std::ostream& log) {
+  if (held_job_) {
+    if (held_background_) {
+      pending_ = std::async(std::launch::async, std::move(held_job_));  // while the next steps run
+      pending_background_ = true;
+    } else {
+      pending_ = std::async(std::launch::deferred, std::move(held_job_));
+      pending_background_ = false;
+      complete(sim, log);
+    }
+    held_job_ = nullptr;
+  }
+  if (held_particles_) write_particles(sim, log);
+  held_particles_ = false;
+}
+
+void SnapshotWriter::finish_held(Simulation& sim, std::ostream& log) {
+  held_background_ = false;  // in line: whatever comes next may stop the run
+  start_staged(sim, log);
+}
+
+void SnapshotWriter::stage(Simulation& sim, std::vector<PendingFile> files, Diagnostics* diagnostics) {
   std::vector<VtiTarget> targets;
   for (const PendingFile& f : files)
     targets.push_back({rank_file(config_.output_directory, f.base, sim.decomposition()), f.box});
   const auto stage_begin = std::chrono::steady_clock::now();
-  auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_));
+  auto staged = std::make_shared<std::vector<StagedPiece>>(sim.stage_vti(targets, scaling_, diagnostics));
   pending_stage_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - stage_begin).count();
   pending_bytes_ = 0;
   for (const StagedPiece& piece : *staged) pending_bytes_ += piece.bytes;
   pending_files_ = std::move(files);
   pending_step_ = sim.time_step();
-  pending_background_ = background;
-  const auto job = [staged] {
+  held_job_ = [staged] {
     const auto begin = std::chrono::steady_clock::now();
     for (const StagedPiece& piece : *staged) piece.write();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
-  // In the background while the next steps run, or when complete() asks (deferred).
-  pending_ = std::async(background ? std::launch::async : std::launch::deferred, job);
 }
 
 void SnapshotWriter::poll(Simulation& sim, std::ostream& log) {

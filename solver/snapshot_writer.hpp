@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <iosfwd>
 #include <string>
@@ -44,6 +45,15 @@ class SnapshotWriter {
   /// of SnapshotDue::all are written at once. A failed write throws OutputError on every rank (exit status 5) at
   /// that point; the files it wrote are complete (each renamed from a temporary name), never listed half.
   void write(Simulation& sim, std::ostream& log, SnapshotDue due = SnapshotDue::all);
+  /// The first half of write(sim, log, SnapshotDue::scheduled), for a step that also checks the state: stages the
+  /// step's files (collective) and, when it staged any, sets `diagnostics` to this rank's sim.diagnose() from the
+  /// same read-out of the populations and returns true. Nothing is written until start_staged(); a write() or
+  /// stage_scheduled() before it writes the staged files in line first (so an instability found in between still
+  /// leaves them). Returns false, `diagnostics` untouched, when nothing was staged.
+  bool stage_scheduled(Simulation& sim, std::ostream& log, Diagnostics& diagnostics);
+  /// The second half: starts the staged files' write (in the background with output.asynchronous, else in line)
+  /// and writes the particles' snapshot of the step (collective; nothing when nothing is staged).
+  void start_staged(Simulation& sim, std::ostream& log);
   /// Completes the background write when every rank's has finished (collective; nothing when none is pending):
   /// called at report lines, so a write's error shows there.
   void poll(Simulation& sim, std::ostream& log);
@@ -74,9 +84,13 @@ class SnapshotWriter {
     OutputBox box;
     int slice = -1;
   };
-  /// Stages `files` of the current step (collective) and starts their write: on a background thread, or deferred
-  /// to complete().
-  void stage(Simulation& sim, std::vector<PendingFile> files, bool background);
+  /// The files `due` now: the statistics' profile written, the files staged and held (stage); their diagnostics
+  /// into `diagnostics` when given. Returns whether files were staged.
+  bool stage_due(Simulation& sim, std::ostream& log, SnapshotDue due, Diagnostics* diagnostics);
+  /// Stages `files` of the current step (collective) and holds their write (held_job_) for start_staged().
+  void stage(Simulation& sim, std::vector<PendingFile> files, Diagnostics* diagnostics);
+  /// Writes a held step in line (and its particles).
+  void finish_held(Simulation& sim, std::ostream& log);
 
   const CaseConfig& config_;
   OutputScaling scaling_;
@@ -88,6 +102,9 @@ class SnapshotWriter {
   std::int64_t pending_step_ = -1;
   std::size_t pending_bytes_ = 0;  ///< this rank's staged bytes
   bool pending_background_ = false;
+  std::function<double()> held_job_;  ///< the staged step's write, not started yet; empty when none is held
+  bool held_background_ = false;      ///< whether start_staged() runs it in the background
+  bool held_particles_ = false;       ///< whether start_staged() writes the step's particles
   double pending_stage_seconds_ = 0;  ///< how long the run paused to stage it (the slowest rank)
   PvdCollection particle_collection_;
   std::int64_t last_step_ = -1;
