@@ -227,7 +227,21 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
         // A snapshot's read-out of rho and u gives the diagnostics too: one pass over the populations, not two. Its
         // files are written once the guard has passed the state (or, if it stops the run, before it throws).
         Diagnostics local;
-        if (!(output && s.snapshots.stage_scheduled(sim, s.log, local))) local = sim.diagnose();
+        bool staged = false;
+        try {
+          staged = output && s.snapshots.stage_scheduled(sim, s.log, local);
+        } catch (const OutputError& failed) {
+          // The previous snapshot's background write failed. An instability by this step is still reported
+          // first, as when the state was checked before staging, with the failure after it.
+          try {
+            guard_current_state(config, sim, s.snapshots, s.log);
+          } catch (const InstabilityError& unstable) {
+            throw InstabilityError(std::string(unstable.what()) +
+                                   "; an earlier snapshot's write had failed: " + failed.what());
+          }
+          throw;
+        }
+        if (!staged) local = sim.diagnose();
         const Diagnostics d = reduce_diagnostics(local, s.decomposition);
         const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
         if (report) {

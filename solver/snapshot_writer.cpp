@@ -120,7 +120,6 @@ bool SnapshotWriter::stage_due(Simulation& sim, std::ostream& log, SnapshotDue d
   const std::int64_t now = sim.time_step();
   const bool all = due == SnapshotDue::all;
   const bool volume = last_step_ != now && (all || scheduled(config_.output_every, now));
-  if (volume) write_statistics_profile(config_, sim, log);  // with statistics.average, also without VTK (collective)
 
   // The files of this step: the volume snapshot first, then the slices in file order.
   std::vector<PendingFile> files;
@@ -129,12 +128,17 @@ bool SnapshotWriter::stage_due(Simulation& sim, std::ostream& log, SnapshotDue d
     const SliceConfig& slice = config_.slices[k];
     if (slice_last_step_[k] == now || !(all || scheduled(slice.every, now))) continue;
     files.push_back({slice_stem(config_, slice) + step_suffix(now), slice_box(config_, slice), int(k)});
-    slice_last_step_[k] = now;
+  }
+  // The previous step's files first (one staged step in host memory at a time). Its write may have failed: then
+  // nothing of this step is marked written, so a state check that stops the run still writes it.
+  if (!files.empty()) complete(sim, log);
+  if (volume) write_statistics_profile(config_, sim, log);  // with statistics.average, also without VTK (collective)
+  for (const PendingFile& f : files) {
+    if (f.slice >= 0) slice_last_step_[std::size_t(f.slice)] = now;
   }
   if (volume) last_step_ = now;
   held_particles_ = volume && config_.write_vtk && sim.has_particles();
   if (files.empty()) return false;
-  complete(sim, log);  // the previous step's files first: one staged step in host memory at a time
   // The final step's files are written at once, like those of SnapshotDue::all.
   held_background_ = config_.output_asynchronous && !all && now != config_.steps;
   stage(sim, std::move(files), diagnostics);
@@ -197,7 +201,9 @@ void SnapshotWriter::complete(Simulation& sim, std::ostream& log) {
     // The step's files that were written are listed nowhere: removed, so what stays is what the .pvd files list.
     for (const PendingFile& f : files) {
       std::error_code ignored;
-      std::filesystem::remove(rank_file(config_.output_directory, f.base, d), ignored);
+      const std::filesystem::path path = rank_file(config_.output_directory, f.base, d);
+      if (std::filesystem::is_regular_file(path, ignored))
+        std::filesystem::remove(path, ignored);  // not what was in the way
     }
     throw;
   }
