@@ -114,6 +114,27 @@ void stop_by_signal(const CaseConfig& config, Simulation& sim, int signal, bool 
   print_stop(config, signal, now, path, log);
 }
 
+/// At a step with a snapshot due: stages it (SnapshotWriter::stage_scheduled, its write held for start_staged) and
+/// returns this rank's diagnostics from the same read-out, or from sim.diagnose() when nothing was staged. If the
+/// previous snapshot's background write failed, the state is checked first (an instability is what the run
+/// reports, the write's failure after it), as when the check came before staging. Collective.
+Diagnostics stage_snapshot_and_diagnose(const CaseConfig& config, Simulation& sim, SnapshotWriter& snapshots,
+                                        std::ostream& log) {
+  Diagnostics local;
+  try {
+    if (snapshots.stage_scheduled(sim, log, local)) return local;
+  } catch (const OutputError& failed) {
+    try {
+      guard_current_state(config, sim, snapshots, log);
+    } catch (const InstabilityError& unstable) {
+      throw InstabilityError(std::string(unstable.what()) +
+                             "; an earlier snapshot's write had failed: " + failed.what());
+    }
+    throw;
+  }
+  return sim.diagnose();
+}
+
 }  // namespace
 
 /// Everything one run holds, in the order it is set up (and destroyed in reverse: the locks last).
@@ -226,23 +247,8 @@ bool CaseRun::run_to(std::int64_t end, std::int64_t every, const std::function<v
         if (report) s.snapshots.poll(sim, s.log);  // a background write that has finished is listed, its error reported
         // A snapshot's read-out of rho and u gives the diagnostics too: one pass over the populations, not two. Its
         // files are written once the guard has passed the state (or, if it stops the run, before it throws).
-        Diagnostics local;
-        bool staged = false;
-        try {
-          staged = output && s.snapshots.stage_scheduled(sim, s.log, local);
-        } catch (const OutputError& failed) {
-          // The previous snapshot's background write failed. An instability by this step is still reported
-          // first, as when the state was checked before staging, with the failure after it.
-          try {
-            guard_current_state(config, sim, s.snapshots, s.log);
-          } catch (const InstabilityError& unstable) {
-            throw InstabilityError(std::string(unstable.what()) +
-                                   "; an earlier snapshot's write had failed: " + failed.what());
-          }
-          throw;
-        }
-        if (!staged) local = sim.diagnose();
-        const Diagnostics d = reduce_diagnostics(local, s.decomposition);
+        const Diagnostics d = reduce_diagnostics(
+            output ? stage_snapshot_and_diagnose(config, sim, s.snapshots, s.log) : sim.diagnose(), s.decomposition);
         const ThermalDiagnostics td = sim.thermal_diagnostics();  // collective; defaults without [thermal]
         if (report) {
           s.checkpoints.poll(sim, s.log);

@@ -222,6 +222,38 @@ TEST(OutputSelectionThroughEddy, MetresUnderUnits) {
   check_selection(si_case, si_selection, 2, "--set 'parallel.ranks=[2,1,1]'", "SI, 2 ranks");
 }
 
+/// A lid-driven box of uneven sides in SI units ([units]: water-like density), `steps` steps.
+std::string si_lid_case(int steps) {
+  return "[domain]\nsize = [13, 11, 9]\n[units]\ndx = 0.002\nvelocity = 0.5\nviscosity = 1e-4\n"
+         "lattice_velocity = 0.08\ndensity = 998.2\n[boundary.y_max]\ntype = \"moving_wall\"\n"
+         "velocity = [1, 0, 0.3]\n[run]\nsteps = " +
+         std::to_string(steps) + "\n";
+}
+
+/// A cavity that blows up: U = 0.1, nu = 0.001 on 128^2 (tau = 0.503, accepted explicitly), NaN by about step 500
+/// in float; out of core, where only the checks at report and output steps see it. `numerics` adds keys to
+/// [numerics].
+std::string blow_up_case(const std::string& numerics, int report_every, int output_every) {
+  return "[domain]\nsize = [128, 128, 1]\n[physics]\nvelocity = 0.1\nviscosity = 0.001\n"
+         "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\n[numerics]\nmin_tau = 0.502\n" +
+         numerics +
+         "out_of_core = true\nslabs = 1\n[run]\nsteps = 5000\nreport_every = " + std::to_string(report_every) +
+         "\n[output]\nevery = " + std::to_string(output_every) + "\n";
+}
+
+/// The step of "became unstable by step N" in `log`; -1 when there is none.
+long unstable_step(const std::string& log) {
+  std::smatch m;
+  return std::regex_search(log, m, std::regex(R"(became unstable by step (\d+))")) ? std::stol(m[1]) : -1;
+}
+
+/// The volume snapshot's file name of `step` for a case named "case" on one rank.
+std::string snapshot_name(long step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "case_%08ld.vti", step);
+  return name;
+}
+
 // The values themselves: a snapshot in SI holds rho times units.density and u divided by dx / dt at every node,
 // as the read-out's fields give them in lattice units (a scaling applied to the wrong field, or not at all, wrote
 // files that every comparison with eddy's own full snapshot above accepts). Staged and written through the
@@ -230,10 +262,7 @@ TEST(OutputSelectionThroughEddy, SnapshotValuesAreTheFieldsInOutputUnits) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
   EDDY_REQUIRE_DEVICE();
   TempDir dir;
-  write_text(dir.file("case.toml"),
-             "[domain]\nsize = [13, 11, 9]\n[units]\ndx = 0.002\nvelocity = 0.5\nviscosity = 1e-4\n"
-             "lattice_velocity = 0.08\ndensity = 998.2\n[boundary.y_max]\ntype = \"moving_wall\"\n"
-             "velocity = [1, 0, 0.3]\n[run]\nsteps = 6\n");
+  write_text(dir.file("case.toml"), si_lid_case(6));
   const CaseConfig c = load_case(dir.file("case.toml"));
   auto sim = Simulation::create(c);
   sim->advance(6);
@@ -265,10 +294,7 @@ TEST(SnapshotStaging, GivesTheDiagnosticsOfDiagnoseBitwise) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
   EDDY_REQUIRE_DEVICE();
   TempDir dir;
-  write_text(dir.file("case.toml"),
-             "[domain]\nsize = [13, 11, 9]\n[units]\ndx = 0.002\nvelocity = 0.5\nviscosity = 1e-4\n"
-             "lattice_velocity = 0.08\ndensity = 998.2\n[boundary.y_max]\ntype = \"moving_wall\"\n"
-             "velocity = [1, 0, 0.3]\n[run]\nsteps = 7\n");
+  write_text(dir.file("case.toml"), si_lid_case(7));
   const std::vector<std::vector<std::string>> variants = {{},
                                                           {"numerics.storage=\"fp16\""},
                                                           {"numerics.storage=\"double\""},
@@ -333,19 +359,13 @@ TEST(OutputSelectionThroughEddy, ProgressLinesAtSnapshotStepsMatchARunWithoutOut
 TEST(OutputSelectionThroughEddy, AnInstabilityFoundAtASnapshotStepStillWritesItsSnapshot) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
   TempDir dir;
-  // U = 0.1, nu = 0.001 on 128^2 (tau = 0.503, accepted explicitly): NaN by about step 500 in float.
-  write_text(dir.file("case.toml"),
-             "[domain]\nsize = [128, 128, 1]\n[physics]\nvelocity = 0.1\nviscosity = 0.001\n"
-             "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\n[numerics]\nmin_tau = 0.502\n"
-             "out_of_core = true\nslabs = 1\n[run]\nsteps = 5000\nreport_every = 5000\n[output]\nevery = 50\n");
+  write_text(dir.file("case.toml"), blow_up_case("", 5000, 50));
   std::string log;
   ASSERT_EQ(test::run_eddy_ranks(dir, "out", 1, "", log, EDDY_TEST_MPIEXEC), 3) << log;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(became unstable by step (\d+))"))) << log;
-  const long step = std::stol(m[1]);
+  const long step = unstable_step(log);
+  ASSERT_GE(step, 0) << log;
   ASSERT_EQ(step % 50, 0) << log;
-  char name[32];
-  std::snprintf(name, sizeof name, "case_%08ld.vti", step);
+  const std::string name = snapshot_name(step);
   EXPECT_TRUE(fs::exists(dir.path() / "out" / name)) << log;
   EXPECT_NE(read_text((dir.path() / "out" / "case.pvd").string()).find(name), std::string::npos);
   EXPECT_NE(log.find("instability detected; writing the current fields"), std::string::npos) << log;
@@ -358,23 +378,17 @@ TEST(OutputSelectionThroughEddy, AnInstabilityFoundAtASnapshotStepStillWritesIts
 TEST(OutputSelectionThroughEddy, AnInstabilityIsReportedBeforeAnEarlierWriteFailure) {
   if (!EDDY_TEST_WITH_VTK) GTEST_SKIP() << "SKIPPED: eddy was built without VTK (EDDY_WITH_VTK=OFF)";
   TempDir dir;
-  // The blow-up above with BGK: |u| passes the lattice limit between steps 66 and 132.
-  write_text(dir.file("case.toml"),
-             "[domain]\nsize = [128, 128, 1]\n[physics]\nvelocity = 0.1\nviscosity = 0.001\n"
-             "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [1, 0, 0]\n[numerics]\nmin_tau = 0.502\n"
-             "collision = \"bgk\"\nout_of_core = true\nslabs = 1\n[run]\nsteps = 5000\nreport_every = 1000\n"
-             "[output]\nevery = 66\n");
+  // With BGK: |u| passes the lattice limit between steps 66 and 132.
+  write_text(dir.file("case.toml"), blow_up_case("collision = \"bgk\"\n", 1000, 66));
   fs::create_directories(dir.path() / "out" / "case_00000066.vti");
   std::string log;
   ASSERT_EQ(test::run_eddy_ranks(dir, "out", 1, "", log, EDDY_TEST_MPIEXEC), 3) << log;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(became unstable by step (\d+))"))) << log;
-  const long step = std::stol(m[1]);
+  const long step = unstable_step(log);
+  ASSERT_GE(step, 0) << log;
   EXPECT_GT(step, 66) << log;
   EXPECT_NE(log.find("an earlier snapshot's write had failed"), std::string::npos) << log;
   EXPECT_NE(log.find("case_00000066.vti"), std::string::npos) << log;
-  char name[32];
-  std::snprintf(name, sizeof name, "case_%08ld.vti", step);
+  const std::string name = snapshot_name(step);
   EXPECT_TRUE(fs::exists(dir.path() / "out" / name)) << log;
   EXPECT_TRUE(fs::is_directory(dir.path() / "out" / "case_00000066.vti"));
 }
